@@ -1,0 +1,24 @@
+/// \file
+/// Parsing `.skel` text into the Skeleton IR, with the semantic checks of
+/// docs/skeleton-language.md. Errors are InputError with `file:line:col` and
+/// what was expected.
+#pragma once
+
+#include "skelcast/skeleton/Skeleton.h"
+
+#include <string>
+#include <string_view>
+
+namespace skelcast::skeleton {
+
+/// Parse and check skeleton text; `path` names it in diagnostics and anchors
+/// relative sample-file paths.
+SkeletonFile parseSkeleton(std::string_view text, const std::string &path);
+
+/// Read and parse a file; an unreadable file is an InputError naming it.
+SkeletonFile parseSkeletonFile(const std::string &path);
+
+/// Read a whole file; an unreadable file is an InputError naming it.
+std::string readTextFile(const std::string &path);
+
+} // namespace skelcast::skeleton

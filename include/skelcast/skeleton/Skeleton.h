@@ -1,0 +1,179 @@
+/// \file
+/// The code-skeleton IR: what GROPHECY's projection works on (SC'11, section 5).
+///
+/// A SkeletonFile holds macros, arrays (element type, extents, sample hints) and
+/// kernels; a kernel is a `parallel_for` loop space whose body is a tree of
+/// statements: `comp N`, `ld`/`st` of array elements, scalar bindings, `stream`
+/// and `for` loops, and branches with probabilities. The IR keeps macro names and
+/// comments so that printing it gives back the file in canonical form; every
+/// node carries its source position for diagnostics. All types are plain values
+/// (copyable, comparable); the parser builds them, the frontend builds them from
+/// Clang's AST, later stages only read them.
+#pragma once
+
+#include "skelcast/support/Diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::skeleton {
+
+/// Element types of the language with their sizes in bytes.
+enum class ElemType { Char, Short, Int, Long, Float, Double };
+int elemBytes(ElemType t);
+const char *elemTypeName(ElemType t);
+std::optional<ElemType> parseElemType(const std::string &name);
+
+/// An integer expression: literal, name, unary minus, binary operator, or an
+/// array element (`M[i][n]`) used as a value (an indirect index).
+struct Expr {
+  enum class Kind { IntLit, Name, Neg, Binary, Access };
+  Kind kind = Kind::IntLit;
+  int64_t value = 0;         ///< IntLit
+  std::string name;          ///< Name, or the array of an Access
+  char op = 0;               ///< Binary: one of + - * / %
+  std::vector<Expr> args;    ///< Neg: 1, Binary: 2, Access: the indices
+  SourceLoc loc;
+
+  static Expr lit(int64_t v, SourceLoc loc = {});
+  static Expr ref(std::string name, SourceLoc loc = {});
+  static Expr neg(Expr e, SourceLoc loc = {});
+  static Expr binary(char op, Expr l, Expr r, SourceLoc loc = {});
+  static Expr access(std::string array, std::vector<Expr> idx, SourceLoc loc = {});
+
+  /// Structural equality; positions are ignored.
+  bool operator==(const Expr &o) const;
+  bool operator!=(const Expr &o) const { return !(*this == o); }
+};
+
+/// Comments attached to an item: the ones on lines before it, and one after it
+/// on its own last line. Stored with their delimiters (`// x`, `/* x */`).
+struct Comments {
+  std::vector<std::string> leading;
+  std::string trailing;
+  bool operator==(const Comments &o) const {
+    return leading == o.leading && trailing == o.trailing;
+  }
+};
+
+/// `ld A[i][k]` or `st C[i][j]`: one global-memory access.
+struct MemAccess {
+  bool isStore = false;
+  std::string array;
+  std::vector<Expr> index; ///< one per dimension of the array
+  bool operator==(const MemAccess &o) const {
+    return isStore == o.isStore && array == o.array && index == o.index;
+  }
+};
+
+struct Stmt;
+
+/// `stream k = lo:hi[:step] [(hint:N)] { ... }` or `for n = lo:hi { ... }`.
+struct Loop {
+  bool isStream = false; ///< streaming loop (stageable) vs small `for` loop
+  std::string index;
+  Expr lo, hi;
+  std::optional<Expr> step;       ///< absent means 1
+  std::optional<int64_t> tripHint; ///< average trip count when bounds are data-dependent
+  std::vector<Stmt> body;
+  std::vector<std::string> closingComments; ///< comments before the closing brace
+  bool operator==(const Loop &o) const;
+};
+
+/// `if (p=0.25) { ... } else { ... }`.
+struct Branch {
+  double prob = 0.5;
+  std::vector<Stmt> thenBody, elseBody;
+  bool hasElse = false;
+  std::vector<std::string> thenClosingComments, elseClosingComments;
+  bool operator==(const Branch &o) const;
+};
+
+/// One statement of a kernel body.
+struct Stmt {
+  enum class Kind { Comp, Mem, Bind, Loop, Branch };
+  Kind kind = Kind::Comp;
+  int64_t comp = 0;          ///< Comp: the instruction count
+  MemAccess mem;             ///< Mem
+  std::string bindName;      ///< Bind: `name = value`
+  Expr bindValue;            ///< Bind
+  skeleton::Loop loop;       ///< Loop
+  skeleton::Branch branch;   ///< Branch
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const Stmt &o) const;
+};
+
+/// `#define NAME expr`.
+struct Macro {
+  std::string name;
+  Expr value;
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const Macro &o) const {
+    return name == o.name && value == o.value && comments == o.comments;
+  }
+};
+
+/// `float A[N][K]`, optionally `: hints<sample="file">`.
+struct Array {
+  ElemType type = ElemType::Float;
+  std::string name;
+  std::vector<Expr> extents;
+  std::optional<std::string> sampleFile; ///< as written, relative to the skeleton file
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const Array &o) const {
+    return type == o.type && name == o.name && extents == o.extents &&
+           sampleFile == o.sampleFile && comments == o.comments;
+  }
+};
+
+/// One dimension of a loop space: `N` (0 to N) or `lo:hi`.
+struct ParallelDim {
+  std::optional<Expr> lo; ///< absent means 0
+  Expr hi;
+  bool operator==(const ParallelDim &o) const { return lo == o.lo && hi == o.hi; }
+};
+
+/// `parallel_for [name](D1, ..., Dn) : i1, ..., in { body }`, 1 <= n <= 3.
+struct Kernel {
+  std::string name; ///< may be empty in the text; kernelName() gives the used name
+  std::vector<ParallelDim> dims;
+  std::vector<std::string> indices;
+  std::vector<Stmt> body;
+  std::vector<std::string> closingComments;
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const Kernel &o) const;
+};
+
+/// A top-level item in file order.
+struct Item {
+  enum class Kind { Macro, Array, Kernel };
+  Kind kind;
+  size_t index; ///< into SkeletonFile::macros / arrays / kernels
+  bool operator==(const Item &o) const { return kind == o.kind && index == o.index; }
+};
+
+/// A whole `.skel` file.
+struct SkeletonFile {
+  std::string path; ///< the file it came from ("<stdin>", "<string>" allowed)
+  std::vector<Macro> macros;
+  std::vector<Array> arrays;
+  std::vector<Kernel> kernels;
+  std::vector<Item> order;                  ///< items in file order, for printing
+  std::vector<std::string> closingComments; ///< comments after the last item
+
+  const Array *findArray(const std::string &name) const;
+  const Macro *findMacro(const std::string &name) const;
+  /// The kernel's name if written, else "kernel<N>" (N counted from 0).
+  std::string kernelName(size_t k) const;
+
+  /// Structural equality (paths and positions ignored).
+  bool operator==(const SkeletonFile &o) const;
+};
+
+} // namespace skelcast::skeleton

@@ -1,0 +1,64 @@
+#include "skelcast/cli/Cli.h"
+
+#include "Commands.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <ostream>
+
+namespace skelcast::cli {
+
+int guarded(Context &ctx, const std::function<int()> &body) {
+  try {
+    return body();
+  } catch (const InputError &e) {
+    ctx.err << e.what() << '\n';
+    return InputFailure;
+  } catch (const std::bad_alloc &) {
+    ctx.err << "skelcast: error: out of memory\n";
+    return InputFailure;
+  }
+}
+
+int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  CLI::App app{"skelcast: project the GPU performance of CPU loop nests (GROPHECY)", "skelcast"};
+  app.set_version_flag("--version", std::string("skelcast ") + SKELCAST_VERSION);
+  app.require_subcommand(1);
+  Context ctx{out, err, {}};
+  registerFmt(app, ctx);
+
+  // CLI11 wants argv order reversed when given a vector.
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp &) {
+    out << app.help();
+    return Success;
+  } catch (const CLI::CallForAllHelp &) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return Success;
+  } catch (const CLI::CallForVersion &) {
+    out << app.version() << '\n';
+    return Success;
+  } catch (const CLI::ParseError &e) {
+    // A subcommand's --help is reported through the same exception type.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      for (const CLI::App *sub : app.get_subcommands())
+        if (sub->parsed()) {
+          out << sub->help();
+          return Success;
+        }
+      out << app.help();
+      return Success;
+    }
+    err << "skelcast: error: " << e.what() << '\n';
+    err << "run 'skelcast --help' for usage\n";
+    return UsageFailure;
+  }
+  if (!ctx.action) {
+    err << "skelcast: error: no subcommand given\n";
+    return UsageFailure;
+  }
+  return ctx.action();
+}
+
+} // namespace skelcast::cli

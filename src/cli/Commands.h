@@ -1,0 +1,27 @@
+// One registration function per subcommand; each lives in its own file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iosfwd>
+
+namespace skelcast::cli {
+
+/// Streams and the action chosen by the parsed command line.
+struct Context {
+  std::ostream &out;
+  std::ostream &err;
+  std::function<int()> action; ///< set by the subcommand that was selected
+};
+
+void registerFmt(CLI::App &app, Context &ctx);
+void registerHw(CLI::App &app, Context &ctx);
+void registerProject(CLI::App &app, Context &ctx);
+void registerExplain(CLI::App &app, Context &ctx);
+void registerSkeletonize(CLI::App &app, Context &ctx);
+
+/// Runs `body`, turning an InputError into a message on `err` and exit code 1.
+int guarded(Context &ctx, const std::function<int()> &body);
+
+} // namespace skelcast::cli

@@ -1,0 +1,245 @@
+#include "Check.h"
+
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/skeleton/Sample.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace skelcast::skeleton {
+namespace {
+
+/// What a name in a kernel body refers to.
+enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar };
+
+class Checker {
+public:
+  explicit Checker(const SkeletonFile &f) : f_(f) {}
+
+  void run() {
+    std::set<std::string> global;
+    auto declare = [&](const std::string &n, const SourceLoc &l, const char *what) {
+      if (!global.insert(n).second)
+        throw InputError(at(l), fmt::format("{} '{}' is already declared", what, n));
+    };
+    for (const auto &m : f_.macros)
+      declare(m.name, m.loc, "macro");
+    macros_ = evalMacros(f_);
+    for (const auto &a : f_.arrays) {
+      declare(a.name, a.loc, "array");
+      std::vector<int64_t> ext;
+      for (const auto &e : a.extents) {
+        int64_t v = evalConstExpr(e, macros_, f_.path);
+        if (v <= 0)
+          throw InputError(at(e.loc), fmt::format("extent of array '{}' must be positive, is {}",
+                                                  a.name, v));
+        ext.push_back(v);
+      }
+      extents_[a.name] = ext;
+      if (a.sampleFile) {
+        SampleData d = loadSample(resolveRelative(f_.path, *a.sampleFile), at(a.loc));
+        int64_t size = 1;
+        for (int64_t x : ext)
+          if (__builtin_mul_overflow(size, x, &size))
+            size = INT64_MAX;
+        if (static_cast<int64_t>(d.values.size()) > size)
+          throw InputError({d.path, d.lines[static_cast<size_t>(size)], 0},
+                           fmt::format("sample holds more values than array '{}' has elements ({})",
+                                       a.name, size));
+        samples_[a.name] = std::move(d);
+      }
+    }
+    std::set<std::string> kernelNames;
+    for (size_t k = 0; k < f_.kernels.size(); ++k) {
+      const Kernel &kr = f_.kernels[k];
+      if (!kr.name.empty()) {
+        if (global.count(kr.name) || !kernelNames.insert(kr.name).second)
+          throw InputError(at(kr.loc), fmt::format("kernel name '{}' is already used", kr.name));
+      }
+      checkKernel(kr);
+    }
+  }
+
+private:
+  SourceLoc at(const SourceLoc &l) const {
+    SourceLoc r = l;
+    if (r.file.empty())
+      r.file = f_.path;
+    return r;
+  }
+
+  using Scope = std::map<std::string, NameKind>;
+
+  void checkKernel(const Kernel &k) {
+    if (k.dims.empty() || k.dims.size() > 3)
+      throw InputError(at(k.loc), fmt::format("parallel_for must have 1 to 3 dimensions, has {}",
+                                              k.dims.size()));
+    if (k.indices.size() != k.dims.size())
+      throw InputError(at(k.loc),
+                       fmt::format("parallel_for has {} dimensions but {} index names",
+                                   k.dims.size(), k.indices.size()));
+    for (const auto &d : k.dims) {
+      int64_t lo = d.lo ? evalConstExpr(*d.lo, macros_, f_.path) : 0;
+      int64_t hi = evalConstExpr(d.hi, macros_, f_.path);
+      if (hi <= lo)
+        throw InputError(at(d.hi.loc),
+                         fmt::format("loop space dimension must be non-empty, is {}:{}", lo, hi));
+    }
+    Scope scope;
+    for (const auto &m : f_.macros)
+      scope[m.name] = NameKind::Macro;
+    for (const auto &n : k.indices) {
+      if (scope.count(n) || extents_.count(n))
+        throw InputError(at(k.loc), fmt::format("index '{}' is already declared", n));
+      scope[n] = NameKind::ParallelIndex;
+    }
+    checkBlock(k.body, scope);
+  }
+
+  void checkBlock(const std::vector<Stmt> &body, Scope scope) {
+    for (const auto &s : body) {
+      switch (s.kind) {
+      case Stmt::Kind::Comp:
+        if (s.comp < 0)
+          throw InputError(at(s.loc),
+                           fmt::format("instruction count must not be negative, is {}", s.comp));
+        break;
+      case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
+      case Stmt::Kind::Bind:
+        checkExpr(s.bindValue, scope);
+        if (scope.count(s.bindName) || extents_.count(s.bindName))
+          throw InputError(at(s.loc),
+                           fmt::format("name '{}' is already declared in this scope", s.bindName));
+        scope[s.bindName] = NameKind::Scalar;
+        bindings_[s.bindName] = &s.bindValue;
+        break;
+      case Stmt::Kind::Loop: {
+        const Loop &l = s.loop;
+        checkExpr(l.lo, scope);
+        checkExpr(l.hi, scope);
+        if (l.step) {
+          checkExpr(*l.step, scope);
+          if (isConstExpr(*l.step, macros_) && evalConstExpr(*l.step, macros_, f_.path) <= 0)
+            throw InputError(at(l.step->loc), "loop step must be positive");
+        }
+        if (l.tripHint && *l.tripHint < 0)
+          throw InputError(at(s.loc), fmt::format("trip-count hint must not be negative, is {}",
+                                                  *l.tripHint));
+        std::string dataName;
+        if (!l.tripHint && (dependsOnData(l.lo, scope, dataName) ||
+                            dependsOnData(l.hi, scope, dataName)))
+          throw InputError(at(s.loc),
+                           fmt::format("bounds of loop '{}' depend on data ('{}'): add a trip-count "
+                                       "hint '(hint:N)'",
+                                       l.index, dataName));
+        if (scope.count(l.index) || extents_.count(l.index))
+          throw InputError(at(s.loc),
+                           fmt::format("loop index '{}' is already declared in this scope", l.index));
+        Scope inner = scope;
+        inner[l.index] = NameKind::LoopIndex;
+        checkBlock(l.body, inner);
+        break;
+      }
+      case Stmt::Kind::Branch:
+        if (!(s.branch.prob >= 0.0 && s.branch.prob <= 1.0))
+          throw InputError(at(s.loc), fmt::format("branch probability must be within [0, 1], is {}",
+                                                  s.branch.prob));
+        checkBlock(s.branch.thenBody, scope);
+        checkBlock(s.branch.elseBody, scope);
+        break;
+      }
+    }
+  }
+
+  bool dependsOnData(const Expr &e, const Scope &scope, std::string &name) const {
+    if (e.kind == Expr::Kind::Access) {
+      name = e.name;
+      return true;
+    }
+    if (e.kind == Expr::Kind::Name) {
+      auto it = scope.find(e.name);
+      if (it != scope.end() && it->second == NameKind::Scalar) {
+        name = e.name;
+        return true;
+      }
+    }
+    for (const auto &a : e.args)
+      if (dependsOnData(a, scope, name))
+        return true;
+    return false;
+  }
+
+  void checkExpr(const Expr &e, const Scope &scope) {
+    switch (e.kind) {
+    case Expr::Kind::IntLit: break;
+    case Expr::Kind::Name:
+      if (!scope.count(e.name)) {
+        if (extents_.count(e.name))
+          throw InputError(at(e.loc),
+                           fmt::format("array '{}' used without an index", e.name));
+        throw InputError(at(e.loc), fmt::format("undeclared name '{}'", e.name));
+      }
+      break;
+    case Expr::Kind::Access: checkAccess(e.name, e.args, e.loc, scope); break;
+    case Expr::Kind::Binary:
+      checkExpr(e.args[0], scope);
+      checkExpr(e.args[1], scope);
+      if ((e.op == '/' || e.op == '%') && isConstExpr(e.args[1], macros_) &&
+          evalConstExpr(e.args[1], macros_, f_.path) == 0)
+        throw InputError(at(e.loc), "division by zero");
+      break;
+    case Expr::Kind::Neg: checkExpr(e.args[0], scope); break;
+    }
+  }
+
+  void checkAccess(const std::string &array, const std::vector<Expr> &idx, const SourceLoc &loc,
+                   const Scope &scope) {
+    auto it = extents_.find(array);
+    if (it == extents_.end())
+      throw InputError(at(loc), fmt::format("undeclared array '{}'", array));
+    if (idx.size() != it->second.size())
+      throw InputError(at(loc), fmt::format("array '{}' has {} dimensions but {} indices are given",
+                                            array, it->second.size(), idx.size()));
+    for (size_t d = 0; d < idx.size(); ++d) {
+      checkExpr(idx[d], scope);
+      checkSampleRange(idx[d], it->second[d], array, d);
+    }
+  }
+
+  /// Sample values used directly as an index must lie within that dimension.
+  void checkSampleRange(const Expr &e, int64_t extent, const std::string &array, size_t dim) {
+    const Expr *src = &e;
+    if (e.kind == Expr::Kind::Name) {
+      auto b = bindings_.find(e.name);
+      if (b == bindings_.end())
+        return;
+      src = b->second;
+    }
+    if (src->kind != Expr::Kind::Access)
+      return;
+    auto s = samples_.find(src->name);
+    if (s == samples_.end())
+      return;
+    for (size_t i = 0; i < s->second.values.size(); ++i) {
+      int64_t v = s->second.values[i];
+      if (v < 0 || v >= extent)
+        throw InputError({s->second.path, s->second.lines[i], 0},
+                         fmt::format("sample value {} is outside dimension {} of '{}' (0 to {})", v,
+                                     dim + 1, array, extent - 1));
+    }
+  }
+
+  const SkeletonFile &f_;
+  MacroTable macros_;
+  std::map<std::string, std::vector<int64_t>> extents_;
+  std::map<std::string, SampleData> samples_;
+  std::map<std::string, const Expr *> bindings_;
+};
+
+} // namespace
+
+void checkSkeleton(const SkeletonFile &f) { Checker(f).run(); }
+
+} // namespace skelcast::skeleton

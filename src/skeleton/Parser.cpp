@@ -1,0 +1,592 @@
+// Recursive-descent parser of the skeleton language (grammar in
+// docs/skeleton-language.md). The lexer keeps comments beside the tokens they
+// precede so that the printer can put them back.
+#include "skelcast/skeleton/Parser.h"
+
+#include "Check.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace skelcast::skeleton {
+namespace {
+
+enum class Tok { Ident, Int, Number, String, Punct, Define, End };
+
+struct Token {
+  Tok kind = Tok::End;
+  std::string text;
+  int64_t ival = 0;
+  double dval = 0;
+  int line = 0, col = 0, endLine = 0;
+  std::vector<std::string> commentsBefore;
+  int firstCommentLine = 0; ///< line where the first comment before it starts
+};
+
+std::string describe(const Token &t) {
+  switch (t.kind) {
+  case Tok::End: return "end of file";
+  case Tok::Define: return "'#define'";
+  case Tok::String: return fmt::format("string \"{}\"", t.text);
+  default: return fmt::format("'{}'", t.text);
+  }
+}
+
+class Lexer {
+public:
+  Lexer(std::string_view text, std::string file) : s_(text), file_(std::move(file)) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    std::vector<std::string> comments;
+    int firstCommentLine = 0;
+    for (;;) {
+      skipSpace();
+      if (at("//") || at("/*")) {
+        int cl = line_;
+        if (comments.empty())
+          firstCommentLine = cl;
+        comments.push_back(readComment());
+        continue;
+      }
+      Token t;
+      t.line = line_;
+      t.col = col_;
+      t.commentsBefore = std::move(comments);
+      t.firstCommentLine = firstCommentLine;
+      comments.clear();
+      firstCommentLine = 0;
+      if (pos_ >= s_.size()) {
+        t.kind = Tok::End;
+        t.endLine = line_;
+        out.push_back(std::move(t));
+        return out;
+      }
+      char c = s_[pos_];
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        size_t b = pos_;
+        while (pos_ < s_.size() &&
+               (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+          advance();
+        t.kind = Tok::Ident;
+        t.text = std::string(s_.substr(b, pos_ - b));
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && pos_ + 1 < s_.size() &&
+                  std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
+        lexNumber(t);
+      } else if (c == '"') {
+        advance();
+        size_t b = pos_;
+        while (pos_ < s_.size() && s_[pos_] != '"' && s_[pos_] != '\n')
+          advance();
+        if (pos_ >= s_.size() || s_[pos_] != '"')
+          throw InputError({file_, t.line, t.col}, "unterminated string");
+        t.kind = Tok::String;
+        t.text = std::string(s_.substr(b, pos_ - b));
+        advance();
+      } else if (c == '#') {
+        size_t b = pos_;
+        advance();
+        while (pos_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[pos_])))
+          advance();
+        std::string word(s_.substr(b, pos_ - b));
+        if (word != "#define")
+          throw InputError({file_, t.line, t.col},
+                           fmt::format("unknown directive '{}', expected '#define'", word));
+        t.kind = Tok::Define;
+        t.text = word;
+      } else if (std::string_view("()[]{},:=+-*/%<>").find(c) != std::string_view::npos) {
+        t.kind = Tok::Punct;
+        t.text = std::string(1, c);
+        advance();
+      } else {
+        std::string shown = std::isprint(static_cast<unsigned char>(c))
+                                ? fmt::format("'{}'", c)
+                                : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
+        throw InputError({file_, t.line, t.col}, fmt::format("unexpected character {}", shown));
+      }
+      t.endLine = line_;
+      out.push_back(std::move(t));
+    }
+  }
+
+private:
+  bool at(std::string_view p) const { return s_.substr(pos_, p.size()) == p; }
+  void advance() {
+    if (s_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
+  void skipSpace() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+      advance();
+  }
+  std::string readComment() {
+    size_t b = pos_;
+    int l = line_, c = col_;
+    if (at("//")) {
+      while (pos_ < s_.size() && s_[pos_] != '\n')
+        advance();
+      std::string text(s_.substr(b, pos_ - b));
+      while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+      return text;
+    }
+    advance();
+    advance();
+    while (pos_ < s_.size() && !at("*/"))
+      advance();
+    if (pos_ >= s_.size())
+      throw InputError({file_, l, c}, "unterminated comment, expected '*/'");
+    advance();
+    advance();
+    return std::string(s_.substr(b, pos_ - b));
+  }
+  void lexNumber(Token &t) {
+    size_t b = pos_;
+    bool isFloat = false;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '.' || s_[pos_] == '_')) {
+      if (s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')
+        isFloat = true;
+      if ((s_[pos_] == 'e' || s_[pos_] == 'E') && pos_ + 1 < s_.size() &&
+          (s_[pos_ + 1] == '-' || s_[pos_ + 1] == '+'))
+        advance();
+      advance();
+    }
+    t.text = std::string(s_.substr(b, pos_ - b));
+    errno = 0;
+    char *end = nullptr;
+    if (isFloat) {
+      t.kind = Tok::Number;
+      t.dval = std::strtod(t.text.c_str(), &end);
+    } else {
+      t.kind = Tok::Int;
+      long long v = std::strtoll(t.text.c_str(), &end, 10);
+      t.ival = v;
+      t.dval = static_cast<double>(v);
+      if (errno == ERANGE)
+        throw InputError({file_, t.line, t.col},
+                         fmt::format("integer '{}' does not fit in 64 bits", t.text));
+    }
+    if (end != t.text.c_str() + t.text.size())
+      throw InputError({file_, t.line, t.col}, fmt::format("malformed number '{}'", t.text));
+  }
+
+  std::string_view s_;
+  std::string file_;
+  size_t pos_ = 0;
+  int line_ = 1, col_ = 1;
+};
+
+bool isKeyword(const std::string &s) {
+  static const char *kw[] = {"comp", "ld",   "st",     "stream", "for",   "if",    "else",
+                             "parallel_for", "hints", "char", "short", "int", "long",
+                             "float", "double"};
+  for (const char *k : kw)
+    if (s == k)
+      return true;
+  return false;
+}
+
+class Parser {
+public:
+  Parser(std::vector<Token> toks, std::string file) : t_(std::move(toks)), file_(std::move(file)) {}
+
+  SkeletonFile run() {
+    SkeletonFile f;
+    f.path = file_;
+    while (peek().kind != Tok::End) {
+      const Token &t = peek();
+      if (t.kind == Tok::Define) {
+        f.macros.push_back(parseMacro());
+        f.order.push_back({Item::Kind::Macro, f.macros.size() - 1});
+      } else if (t.kind == Tok::Ident && parseElemType(t.text)) {
+        f.arrays.push_back(parseArray());
+        f.order.push_back({Item::Kind::Array, f.arrays.size() - 1});
+      } else if (t.kind == Tok::Ident && t.text == "parallel_for") {
+        f.kernels.push_back(parseKernel());
+        f.order.push_back({Item::Kind::Kernel, f.kernels.size() - 1});
+      } else {
+        fail(t, fmt::format("expected '#define', an array declaration or 'parallel_for', found {}",
+                            describe(t)));
+      }
+    }
+    take(); // End: its comments close the file
+    f.closingComments = drainPending();
+    return f;
+  }
+
+private:
+  const Token &peek(size_t k = 0) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
+  SourceLoc loc(const Token &t) const { return {file_, t.line, t.col}; }
+  [[noreturn]] void fail(const Token &t, const std::string &msg) const {
+    throw InputError(loc(t), msg);
+  }
+  const Token &take() {
+    const Token &t = t_[p_];
+    for (const auto &c : t.commentsBefore)
+      pending_.push_back(c);
+    lastLine_ = t.endLine;
+    if (p_ + 1 < t_.size())
+      ++p_;
+    return t;
+  }
+  std::vector<std::string> drainPending() {
+    std::vector<std::string> out;
+    out.swap(pending_);
+    return out;
+  }
+  bool isPunct(const Token &t, char c) const {
+    return t.kind == Tok::Punct && t.text.size() == 1 && t.text[0] == c;
+  }
+  const Token &expectPunct(char c, const char *what) {
+    const Token &t = peek();
+    if (!isPunct(t, c))
+      fail(t, fmt::format("expected '{}' {}, found {}", c, what, describe(t)));
+    return take();
+  }
+  const Token &expectWord(const char *w, const char *what) {
+    const Token &t = peek();
+    if (t.kind != Tok::Ident || t.text != w)
+      fail(t, fmt::format("expected '{}' {}, found {}", w, what, describe(t)));
+    return take();
+  }
+  std::string expectName(const char *what) {
+    const Token &t = peek();
+    if (t.kind != Tok::Ident)
+      fail(t, fmt::format("expected {}, found {}", what, describe(t)));
+    if (isKeyword(t.text))
+      fail(t, fmt::format("expected {}, found keyword '{}'", what, t.text));
+    return take().text;
+  }
+  int64_t expectInt(const char *what) {
+    const Token &t = peek();
+    bool neg = false;
+    if (isPunct(t, '-')) {
+      neg = true;
+      take();
+    }
+    const Token &n = peek();
+    if (n.kind != Tok::Int)
+      fail(n, fmt::format("expected {}, found {}", what, describe(n)));
+    take();
+    return neg ? -n.ival : n.ival;
+  }
+  /// After a one-line item: a comment starting on its last line is trailing.
+  std::string takeTrailing() {
+    Token &n = t_[p_];
+    if (!n.commentsBefore.empty() && n.firstCommentLine == lastLine_) {
+      std::string c = n.commentsBefore.front();
+      if (c.find('\n') == std::string::npos) {
+        n.commentsBefore.erase(n.commentsBefore.begin());
+        n.firstCommentLine = 0; // the rest start on later lines
+        return c;
+      }
+    }
+    return {};
+  }
+
+  // expr := term (('+'|'-') term)* ; term := unary (('*'|'/'|'%') unary)*
+  Expr parseExpr() {
+    Expr l = parseTerm();
+    while (isPunct(peek(), '+') || isPunct(peek(), '-')) {
+      const Token &op = take();
+      char c = op.text[0];
+      SourceLoc ol = loc(op);
+      Expr r = parseTerm();
+      l = Expr::binary(c, std::move(l), std::move(r), ol);
+    }
+    return l;
+  }
+  Expr parseTerm() {
+    Expr l = parseUnary();
+    while (isPunct(peek(), '*') || isPunct(peek(), '/') || isPunct(peek(), '%')) {
+      const Token &op = take();
+      char c = op.text[0];
+      SourceLoc ol = loc(op);
+      Expr r = parseUnary();
+      l = Expr::binary(c, std::move(l), std::move(r), ol);
+    }
+    return l;
+  }
+  Expr parseUnary() {
+    if (isPunct(peek(), '-')) {
+      SourceLoc l = loc(take());
+      if (peek().kind == Tok::Int) // a negative literal stays one node
+        return Expr::lit(-take().ival, l);
+      return Expr::neg(parseUnary(), l);
+    }
+    return parsePrimary();
+  }
+  Expr parsePrimary() {
+    const Token &t = peek();
+    if (t.kind == Tok::Int) {
+      take();
+      return Expr::lit(t.ival, loc(t));
+    }
+    if (isPunct(t, '(')) {
+      take();
+      Expr e = parseExpr();
+      expectPunct(')', "to close the parenthesis");
+      return e;
+    }
+    if (t.kind == Tok::Ident && !isKeyword(t.text)) {
+      SourceLoc l = loc(t);
+      std::string name = take().text;
+      if (isPunct(peek(), '['))
+        return Expr::access(name, parseIndices(), l);
+      return Expr::ref(name, l);
+    }
+    fail(t, fmt::format("expected an integer expression, found {}", describe(t)));
+  }
+  std::vector<Expr> parseIndices() {
+    std::vector<Expr> idx;
+    while (isPunct(peek(), '[')) {
+      take();
+      idx.push_back(parseExpr());
+      expectPunct(']', "after the index");
+    }
+    return idx;
+  }
+
+  Macro parseMacro() {
+    Macro m;
+    const Token &d = take();
+    m.comments.leading = drainPending();
+    m.loc = loc(d);
+    const Token &n = peek();
+    if (n.kind != Tok::Ident || n.line != d.line)
+      fail(n, fmt::format("expected a macro name after '#define', found {}", describe(n)));
+    const Token &nameTok = peek();
+    m.name = expectName("a macro name");
+    if (peek().line != d.line || peek().kind == Tok::End)
+      fail(nameTok, fmt::format("expected the value of macro '{}' on the same line", m.name));
+    m.value = parseExpr();
+    m.comments.trailing = takeTrailing();
+    return m;
+  }
+
+  Array parseArray() {
+    Array a;
+    const Token &ty = take();
+    a.comments.leading = drainPending();
+    a.loc = loc(ty);
+    a.type = *parseElemType(ty.text);
+    a.name = expectName("an array name");
+    if (!isPunct(peek(), '['))
+      fail(peek(), fmt::format("expected '[' and the extents of array '{}', found {}", a.name,
+                               describe(peek())));
+    a.extents = parseIndices();
+    if (isPunct(peek(), ':')) {
+      take();
+      expectWord("hints", "after ':' in an array declaration");
+      expectPunct('<', "after 'hints'");
+      expectWord("sample", "inside 'hints<...>'");
+      expectPunct('=', "after 'sample'");
+      const Token &s = peek();
+      if (s.kind != Tok::String)
+        fail(s, fmt::format("expected a quoted file name, found {}", describe(s)));
+      a.sampleFile = take().text;
+      expectPunct('>', "to close 'hints<'");
+    }
+    a.comments.trailing = takeTrailing();
+    return a;
+  }
+
+  Kernel parseKernel() {
+    Kernel k;
+    const Token &pf = take();
+    k.comments.leading = drainPending();
+    k.loc = loc(pf);
+    if (peek().kind == Tok::Ident)
+      k.name = expectName("a kernel name or '('");
+    expectPunct('(', "after 'parallel_for'");
+    for (;;) {
+      ParallelDim d;
+      Expr e = parseExpr();
+      if (isPunct(peek(), ':')) {
+        take();
+        d.lo = std::move(e);
+        d.hi = parseExpr();
+      } else {
+        d.hi = std::move(e);
+      }
+      k.dims.push_back(std::move(d));
+      if (isPunct(peek(), ',')) {
+        take();
+        continue;
+      }
+      expectPunct(')', "or ',' in the loop space");
+      break;
+    }
+    expectPunct(':', "and the index names after the loop space");
+    for (;;) {
+      const Token &it = peek();
+      k.indices.push_back(expectName("an index name"));
+      (void)it;
+      if (isPunct(peek(), ',')) {
+        take();
+        continue;
+      }
+      break;
+    }
+    k.body = parseBlock(k.closingComments);
+    return k;
+  }
+
+  std::vector<Stmt> parseBlock(std::vector<std::string> &closing) {
+    expectPunct('{', "to open a block");
+    std::vector<Stmt> body;
+    while (!isPunct(peek(), '}')) {
+      if (peek().kind == Tok::End)
+        fail(peek(), "expected '}' to close the block, found end of file");
+      body.push_back(parseStmt());
+    }
+    take();
+    closing = drainPending();
+    return body;
+  }
+
+  Stmt parseStmt() {
+    const Token &t = peek();
+    Stmt s;
+    s.loc = loc(t);
+    if (t.kind != Tok::Ident)
+      fail(t, fmt::format("expected a statement (comp, ld, st, stream, for, if or a scalar "
+                          "binding), found {}",
+                          describe(t)));
+    const std::string w = t.text;
+    if (w == "comp") {
+      take();
+      s.comments.leading = drainPending();
+      s.kind = Stmt::Kind::Comp;
+      s.comp = expectInt("an instruction count after 'comp'");
+      s.comments.trailing = takeTrailing();
+    } else if (w == "ld" || w == "st") {
+      take();
+      s.comments.leading = drainPending();
+      s.kind = Stmt::Kind::Mem;
+      s.mem.isStore = (w == "st");
+      s.mem.array = expectName("an array name");
+      if (!isPunct(peek(), '['))
+        fail(peek(), fmt::format("expected '[' and an index after '{} {}', found {}", w,
+                                 s.mem.array, describe(peek())));
+      s.mem.index = parseIndices();
+      s.comments.trailing = takeTrailing();
+    } else if (w == "stream" || w == "for") {
+      take();
+      s.comments.leading = drainPending();
+      s.kind = Stmt::Kind::Loop;
+      Loop &l = s.loop;
+      l.isStream = (w == "stream");
+      l.index = expectName("a loop index name");
+      expectPunct('=', "after the loop index");
+      l.lo = parseExpr();
+      expectPunct(':', "between the loop bounds");
+      l.hi = parseExpr();
+      if (isPunct(peek(), ':')) {
+        take();
+        l.step = parseExpr();
+      }
+      if (isPunct(peek(), '(')) {
+        take();
+        expectWord("hint", "in '(hint:N)'");
+        expectPunct(':', "after 'hint'");
+        l.tripHint = expectInt("a trip count in '(hint:N)'");
+        expectPunct(')', "to close '(hint:N)'");
+      }
+      l.body = parseBlock(l.closingComments);
+    } else if (w == "if") {
+      take();
+      s.comments.leading = drainPending();
+      s.kind = Stmt::Kind::Branch;
+      expectPunct('(', "after 'if'");
+      expectWord("p", "in 'if (p=...)'");
+      expectPunct('=', "after 'p'");
+      const Token &pt = peek();
+      if (pt.kind != Tok::Int && pt.kind != Tok::Number)
+        fail(pt, fmt::format("expected a probability, found {}", describe(pt)));
+      s.branch.prob = take().dval;
+      expectPunct(')', "after the probability");
+      s.branch.thenBody = parseBlock(s.branch.thenClosingComments);
+      if (peek().kind == Tok::Ident && peek().text == "else") {
+        take();
+        s.branch.hasElse = true;
+        // comments between '}' and 'else' join the then-block's closing ones
+        auto extra = drainPending();
+        s.branch.thenClosingComments.insert(s.branch.thenClosingComments.end(), extra.begin(),
+                                            extra.end());
+        s.branch.elseBody = parseBlock(s.branch.elseClosingComments);
+      }
+    } else if (!isKeyword(w) && isPunct(peek(1), '=')) {
+      take();
+      s.comments.leading = drainPending();
+      s.kind = Stmt::Kind::Bind;
+      s.bindName = w;
+      take(); // '='
+      s.bindValue = parseExpr();
+      s.comments.trailing = takeTrailing();
+    } else {
+      fail(t, fmt::format("expected a statement (comp, ld, st, stream, for, if or a scalar "
+                          "binding), found '{}'",
+                          w));
+    }
+    return s;
+  }
+
+  std::vector<Token> t_;
+  std::string file_;
+  size_t p_ = 0;
+  int lastLine_ = 0;
+  std::vector<std::string> pending_;
+};
+
+} // namespace
+
+SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
+  if (text.find('\0') != std::string_view::npos) {
+    size_t at = text.find('\0');
+    int line = 1, col = 1;
+    for (size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError({path, line, col}, "unexpected NUL byte: not a text file");
+  }
+  auto toks = Lexer(text, path).run();
+  SkeletonFile f = Parser(std::move(toks), path).run();
+  checkSkeleton(f);
+  return f;
+}
+
+std::string readTextFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError({path, 0, 0}, "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    throw InputError({path, 0, 0}, "cannot read file");
+  return ss.str();
+}
+
+SkeletonFile parseSkeletonFile(const std::string &path) {
+  return parseSkeleton(readTextFile(path), path);
+}
+
+} // namespace skelcast::skeleton

@@ -1,0 +1,139 @@
+#include "skelcast/skeleton/Skeleton.h"
+
+#include <fmt/format.h>
+
+namespace skelcast::skeleton {
+
+int elemBytes(ElemType t) {
+  switch (t) {
+  case ElemType::Char: return 1;
+  case ElemType::Short: return 2;
+  case ElemType::Int: return 4;
+  case ElemType::Long: return 8;
+  case ElemType::Float: return 4;
+  case ElemType::Double: return 8;
+  }
+  return 4;
+}
+
+const char *elemTypeName(ElemType t) {
+  switch (t) {
+  case ElemType::Char: return "char";
+  case ElemType::Short: return "short";
+  case ElemType::Int: return "int";
+  case ElemType::Long: return "long";
+  case ElemType::Float: return "float";
+  case ElemType::Double: return "double";
+  }
+  return "float";
+}
+
+std::optional<ElemType> parseElemType(const std::string &n) {
+  if (n == "char") return ElemType::Char;
+  if (n == "short") return ElemType::Short;
+  if (n == "int") return ElemType::Int;
+  if (n == "long") return ElemType::Long;
+  if (n == "float") return ElemType::Float;
+  if (n == "double") return ElemType::Double;
+  return std::nullopt;
+}
+
+Expr Expr::lit(int64_t v, SourceLoc loc) {
+  Expr e;
+  e.kind = Kind::IntLit;
+  e.value = v;
+  e.loc = std::move(loc);
+  return e;
+}
+Expr Expr::ref(std::string name, SourceLoc loc) {
+  Expr e;
+  e.kind = Kind::Name;
+  e.name = std::move(name);
+  e.loc = std::move(loc);
+  return e;
+}
+Expr Expr::neg(Expr a, SourceLoc loc) {
+  Expr e;
+  e.kind = Kind::Neg;
+  e.args.push_back(std::move(a));
+  e.loc = std::move(loc);
+  return e;
+}
+Expr Expr::binary(char op, Expr l, Expr r, SourceLoc loc) {
+  Expr e;
+  e.kind = Kind::Binary;
+  e.op = op;
+  e.args.push_back(std::move(l));
+  e.args.push_back(std::move(r));
+  e.loc = std::move(loc);
+  return e;
+}
+Expr Expr::access(std::string array, std::vector<Expr> idx, SourceLoc loc) {
+  Expr e;
+  e.kind = Kind::Access;
+  e.name = std::move(array);
+  e.args = std::move(idx);
+  e.loc = std::move(loc);
+  return e;
+}
+
+bool Expr::operator==(const Expr &o) const {
+  return kind == o.kind && value == o.value && name == o.name && op == o.op && args == o.args;
+}
+
+bool Loop::operator==(const Loop &o) const {
+  return isStream == o.isStream && index == o.index && lo == o.lo && hi == o.hi &&
+         step == o.step && tripHint == o.tripHint && body == o.body &&
+         closingComments == o.closingComments;
+}
+
+bool Branch::operator==(const Branch &o) const {
+  return prob == o.prob && thenBody == o.thenBody && elseBody == o.elseBody &&
+         hasElse == o.hasElse && thenClosingComments == o.thenClosingComments &&
+         elseClosingComments == o.elseClosingComments;
+}
+
+bool Stmt::operator==(const Stmt &o) const {
+  if (kind != o.kind || !(comments == o.comments))
+    return false;
+  switch (kind) {
+  case Kind::Comp: return comp == o.comp;
+  case Kind::Mem: return mem == o.mem;
+  case Kind::Bind: return bindName == o.bindName && bindValue == o.bindValue;
+  case Kind::Loop: return loop == o.loop;
+  case Kind::Branch: return branch == o.branch;
+  }
+  return false;
+}
+
+bool Kernel::operator==(const Kernel &o) const {
+  return name == o.name && dims == o.dims && indices == o.indices && body == o.body &&
+         closingComments == o.closingComments && comments == o.comments;
+}
+
+const Array *SkeletonFile::findArray(const std::string &name) const {
+  for (const auto &a : arrays)
+    if (a.name == name)
+      return &a;
+  return nullptr;
+}
+
+const Macro *SkeletonFile::findMacro(const std::string &name) const {
+  for (const auto &m : macros)
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
+
+std::string SkeletonFile::kernelName(size_t k) const {
+  if (k < kernels.size() && !kernels[k].name.empty())
+    return kernels[k].name;
+  return fmt::format("kernel{}", k);
+}
+
+bool SkeletonFile::operator==(const SkeletonFile &o) const {
+  return macros == o.macros && arrays == o.arrays && kernels == o.kernels && order == o.order &&
+         closingComments == o.closingComments;
+}
+
+} // namespace skelcast::skeleton

@@ -1,0 +1,267 @@
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/skeleton/Printer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace skelcast;
+using namespace skelcast::skeleton;
+
+namespace {
+
+SkeletonFile parse(const std::string &text) { return parseSkeleton(text, "t.skel"); }
+
+const char *kAllElements = R"(// file comment
+#define ROWS 132
+#define COLS (2048*2)
+#define HALF COLS/2 - 1 // trailing comment
+int J[ROWS + 1]
+int Idx[ROWS]
+float B[ROWS][COLS][2]
+double D[ROWS]
+char Ch[4]
+short Sh[4]
+long L[4]
+parallel_for spmv(ROWS, 1:COLS - 1) : j, i {
+  ld J[j]
+  begin = J[j]
+  end = J[j + 1]
+  comp 4
+  stream n = begin:end (hint:14) {
+    ld Idx[n]
+    r = Idx[n]
+    ld B[r][i][0]
+    ld B[Idx[n]][i % 7][1]
+    comp 22
+  }
+  for m = 0:4:2 {
+    comp 1
+  }
+  if (p=0.25) {
+    st D[j]
+  } else {
+    comp 3
+  }
+  /* closing */
+}
+parallel_for(ROWS) : x {
+  st Ch[x/64]
+}
+)";
+
+} // namespace
+
+TEST(Parser, EveryElement) {
+  SkeletonFile f = parse(kAllElements);
+  ASSERT_EQ(f.macros.size(), 3u);
+  EXPECT_EQ(f.macros[2].comments.trailing, "// trailing comment");
+  EXPECT_EQ(f.macros[0].comments.leading, std::vector<std::string>{"// file comment"});
+  MacroTable m = evalMacros(f);
+  EXPECT_EQ(m["COLS"], 4096);
+  EXPECT_EQ(m["HALF"], 2047);
+  ASSERT_EQ(f.arrays.size(), 7u);
+  EXPECT_EQ(f.arrays[2].extents.size(), 3u);
+  EXPECT_EQ(elemBytes(f.arrays[3].type), 8);
+  EXPECT_EQ(elemBytes(f.arrays[4].type), 1);
+  EXPECT_EQ(elemBytes(f.arrays[5].type), 2);
+  EXPECT_EQ(elemBytes(f.arrays[6].type), 8);
+  ASSERT_EQ(f.kernels.size(), 2u);
+  const Kernel &k = f.kernels[0];
+  EXPECT_EQ(k.name, "spmv");
+  EXPECT_EQ(f.kernelName(1), "kernel1");
+  ASSERT_EQ(k.dims.size(), 2u);
+  ASSERT_TRUE(k.dims[1].lo.has_value());
+  EXPECT_EQ(k.indices, (std::vector<std::string>{"j", "i"}));
+  ASSERT_EQ(k.body.size(), 7u);
+  EXPECT_EQ(k.body[0].kind, Stmt::Kind::Mem);
+  EXPECT_FALSE(k.body[0].mem.isStore);
+  EXPECT_EQ(k.body[1].kind, Stmt::Kind::Bind);
+  EXPECT_EQ(k.body[1].bindName, "begin");
+  const Loop &s = k.body[4].loop;
+  EXPECT_TRUE(s.isStream);
+  EXPECT_EQ(s.tripHint, 14);
+  ASSERT_EQ(s.body.size(), 5u);
+  EXPECT_EQ(s.body[3].mem.index[0].kind, Expr::Kind::Access); // indirect through an access
+  EXPECT_EQ(s.body[2].mem.index[0].kind, Expr::Kind::Name);   // indirect through a scalar
+  const Loop &fl = k.body[5].loop;
+  EXPECT_FALSE(fl.isStream);
+  ASSERT_TRUE(fl.step.has_value());
+  const Branch &b = k.body[6].branch;
+  EXPECT_DOUBLE_EQ(b.prob, 0.25);
+  EXPECT_TRUE(b.hasElse);
+  EXPECT_EQ(k.closingComments, std::vector<std::string>{"/* closing */"});
+  EXPECT_TRUE(f.kernels[1].body[0].mem.isStore);
+}
+
+TEST(Parser, RoundTripOfEveryElement) {
+  SkeletonFile f = parse(kAllElements);
+  std::string once = printSkeleton(f);
+  SkeletonFile g = parse(once);
+  EXPECT_EQ(f, g) << once;
+  EXPECT_EQ(once, printSkeleton(g));
+}
+
+TEST(Parser, ExpressionPrecedenceSurvivesPrinting) {
+  SkeletonFile f = parse("#define A 10\n#define B (A - (3 - 1))*2\n#define C -A % 3\n#define D A - -1\n");
+  EXPECT_EQ(printExpr(f.macros[1].value), "(A - (3 - 1))*2");
+  EXPECT_EQ(evalMacros(f)["B"], 16);
+  EXPECT_EQ(evalMacros(f)["C"], -1);
+  EXPECT_EQ(evalMacros(f)["D"], 11);
+  EXPECT_EQ(parse(printSkeleton(f)), f);
+}
+
+TEST(Parser, PaperListingsAsInReference) {
+  // Listing 2 exactly as the reference page writes it (no kernel name).
+  const char *l2 = R"(#define N 800
+#define K 400
+#define M 800
+float A[N][K]
+float B[K][M]
+float C[N][M]
+parallel_for(N, M) : i, j {
+  comp 1
+  stream k = 0:K {
+    ld A[i][k]
+    ld B[k][j]
+    comp 3
+  }
+  comp 5
+  st C[i][j]
+}
+)";
+  SkeletonFile f = parse(l2);
+  EXPECT_EQ(f.kernelName(0), "kernel0");
+  EXPECT_EQ(f.kernels[0].body.size(), 4u);
+}
+
+TEST(Parser, BundledSkeletonsRoundTripAndAreCanonical) {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto &e : fs::directory_iterator(fs::path(SKELCAST_SOURCE_DIR) / "skeletons")) {
+    if (e.path().extension() != ".skel")
+      continue;
+    ++n;
+    std::string text = readTextFile(e.path().string());
+    SkeletonFile f = parseSkeleton(text, e.path().string());
+    std::string printed = printSkeleton(f);
+    EXPECT_EQ(parseSkeleton(printed, e.path().string()), f) << e.path();
+    EXPECT_EQ(printed, text) << e.path() << " is not in canonical form";
+  }
+  EXPECT_GE(n, 5);
+}
+
+TEST(Parser, SampleFileResolvedRelativeToSkeleton) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "skelcast_sample_test";
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "m.txt") << "0 1\n2 3\n";
+  std::string skel = (dir / "k.skel").string();
+  std::string text = "int M[2][2] : hints<sample=\"sub/m.txt\">\nfloat A[4]\n"
+                     "parallel_for(2) : i {\n  ld A[M[i][0]]\n}\n";
+  EXPECT_NO_THROW(parseSkeleton(text, skel));
+  // A value outside the indexed dimension names the sample file and its line.
+  std::ofstream(dir / "sub" / "m.txt") << "0 1\n2 9\n";
+  try {
+    parseSkeleton(text, skel);
+    FAIL() << "expected an error";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.loc().file, (dir / "sub" / "m.txt").string());
+    EXPECT_EQ(e.loc().line, 2);
+    EXPECT_NE(e.message().find("sample value 9 is outside dimension 1 of 'A'"), std::string::npos)
+        << e.message();
+  }
+}
+
+// ---- malformed inputs: each asserts line, column and message -------------------
+
+struct BadCase {
+  const char *name;
+  std::string text;
+  int line, col;
+  const char *message; ///< a substring of the message
+};
+
+class Malformed : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(Malformed, IsPositionedError) {
+  const BadCase &c = GetParam();
+  try {
+    parse(c.text);
+    FAIL() << "expected an error for: " << c.text;
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.loc().file, "t.skel");
+    EXPECT_EQ(e.loc().line, c.line) << e.what();
+    EXPECT_EQ(e.loc().col, c.col) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos)
+        << "expected message containing '" << c.message << "', got '" << e.message() << "'";
+  }
+}
+
+const char *kArr = "float A[8][8]\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Skeleton, Malformed,
+    ::testing::Values(
+        BadCase{"UndeclaredName", "float A[8][8]\nparallel_for(8, 8) : i, j {\n  ld A[i][q]\n}\n", 3,
+                11, "undeclared name 'q'"},
+        BadCase{"UndeclaredArray", "parallel_for(8) : i {\n  ld Z[i]\n}\n", 2, 3,
+                "undeclared array 'Z'"},
+        BadCase{"WrongIndexCount", "float A[8][8]\nparallel_for(8) : i {\n  st A[i]\n}\n", 3, 3,
+                "array 'A' has 2 dimensions but 1 indices are given"},
+        BadCase{"NonPositiveExtent", "#define N 0\nfloat A[N]\n", 2, 9,
+                "extent of array 'A' must be positive, is 0"},
+        BadCase{"NegativeExtent", "float A[3 - 5]\n", 1, 11, "must be positive, is -2"},
+        BadCase{"MacroDivByZero", "#define N 4\n#define Z N/(N - 4)\n", 2, 12, "division by zero"},
+        BadCase{"IndexDivByZero", "float A[8]\nparallel_for(8) : i {\n  ld A[i/0]\n}\n", 3, 9,
+                "division by zero"},
+        BadCase{"IndexReusedInScope",
+                "float A[8]\nparallel_for(8) : i {\n  stream i = 0:8 {\n    ld A[i]\n  }\n}\n", 3,
+                3, "loop index 'i' is already declared in this scope"},
+        BadCase{"DuplicateParallelIndex", "parallel_for(8, 8) : i, i {\n  comp 1\n}\n", 1, 1,
+                "index 'i' is already declared"},
+        BadCase{"NegativeComp", "parallel_for(8) : i {\n  comp -3\n}\n", 2, 3,
+                "instruction count must not be negative, is -3"},
+        BadCase{"MissingBracket", "float A[8\n", 2, 1, "expected ']' after the index"},
+        BadCase{"UnknownStatement", "parallel_for(8) : i {\n  load A[i]\n}\n", 2, 3,
+                "expected a statement"},
+        BadCase{"UnclosedBlock", "parallel_for(8) : i {\n  comp 1\n", 3, 1,
+                "expected '}' to close the block, found end of file"},
+        BadCase{"TooManyDims", "parallel_for(2, 2, 2, 2) : a, b, c, d {\n  comp 1\n}\n", 1, 1,
+                "parallel_for must have 1 to 3 dimensions, has 4"},
+        BadCase{"IndexCountMismatch", "parallel_for(2, 2) : a {\n  comp 1\n}\n", 1, 1,
+                "parallel_for has 2 dimensions but 1 index names"},
+        BadCase{"BadProbability", "parallel_for(8) : i {\n  if (p=1.5) {\n    comp 1\n  }\n}\n",
+                2, 3, "branch probability must be within [0, 1], is 1.5"},
+        BadCase{"DataBoundWithoutHint",
+                "int J[9]\nparallel_for(8) : j {\n  b = J[j]\n  stream n = 0:b {\n    comp 1\n  "
+                "}\n}\n",
+                4, 3, "bounds of loop 'n' depend on data ('b'): add a trip-count hint"},
+        BadCase{"UnknownDirective", "#include <x>\n", 1, 1,
+                "unknown directive '#include', expected '#define'"},
+        BadCase{"BadCharacter", "float A[8] @\n", 1, 12, "unexpected character '@'"},
+        BadCase{"UnknownType", "quad A[8]\n", 1, 1,
+                "expected '#define', an array declaration or 'parallel_for', found 'quad'"},
+        BadCase{"MissingSampleFile", "int M[4] : hints<sample=\"nope.txt\">\n", 1, 1,
+                "cannot open sample file 'nope.txt'"},
+        BadCase{"UnterminatedComment", "/* never closed\nfloat A[8]\n", 1, 1,
+                "unterminated comment, expected '*/'"},
+        BadCase{"MacroRedefined", "#define N 1\n#define N 2\n", 2, 1,
+                "macro 'N' is already declared"},
+        BadCase{"EmptyLoopSpace", "parallel_for(5:5) : i {\n  comp 1\n}\n", 1, 16,
+                "loop space dimension must be non-empty, is 5:5"},
+        BadCase{"ArrayWithoutIndex", "float A[8]\nparallel_for(8) : i {\n  ld A[A]\n}\n", 3, 8,
+                "array 'A' used without an index"},
+        BadCase{"MacroOverflow", "#define N 4611686018427387904*4\n", 1, 30, "integer overflow"},
+        BadCase{"MissingColonInLoop", "parallel_for(8) : i {\n  stream k = 0 8 {\n  }\n}\n", 2,
+                16, "expected ':' between the loop bounds, found '8'"},
+        BadCase{"KeywordAsName", "float for[8]\n", 1, 7,
+                "expected an array name, found keyword 'for'"},
+        BadCase{"NulByte", std::string("float A[8]\n\0", 12), 2, 1, "unexpected NUL byte"},
+        BadCase{"MissingMacroValue", "#define N\nfloat A[8]\n", 1, 9,
+                "expected the value of macro 'N' on the same line"},
+        BadCase{"NegativeHint", "parallel_for(8) : i {\n  stream k = 0:8 (hint:-1) {\n  }\n}\n", 2,
+                3, "trip-count hint must not be negative, is -1"}),
+    [](const ::testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
