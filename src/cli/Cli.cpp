@@ -3,6 +3,7 @@
 #include "Commands.h"
 #include "skelcast/support/Diagnostic.h"
 
+#include <cstdlib>
 #include <ostream>
 
 namespace skelcast::cli {
@@ -23,8 +24,12 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
   CLI::App app{"skelcast: project the GPU performance of CPU loop nests (GROPHECY)", "skelcast"};
   app.set_version_flag("--version", std::string("skelcast ") + SKELCAST_VERSION);
   app.require_subcommand(1);
-  Context ctx{out, err, {}};
+  const char *envSpecs = std::getenv("SKELCAST_HWSPEC_DIR");
+  Context ctx{out, err, envSpecs && *envSpecs ? envSpecs : SKELCAST_HWSPEC_DIR, {}};
   registerFmt(app, ctx);
+  registerHw(app, ctx);
+  registerProject(app, ctx);
+  registerExplain(app, ctx);
 
   // CLI11 wants argv order reversed when given a vector.
   std::vector<std::string> rev(args.rbegin(), args.rend());

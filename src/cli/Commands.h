@@ -12,6 +12,7 @@ namespace skelcast::cli {
 struct Context {
   std::ostream &out;
   std::ostream &err;
+  std::string specDir;         ///< where `--hw NAME` looks for NAME.json
   std::function<int()> action; ///< set by the subcommand that was selected
 };
 

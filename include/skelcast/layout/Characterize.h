@@ -1,0 +1,69 @@
+/// \file
+/// The characterization of one layout into the model's inputs: GROPHECY's
+/// equations 1-17 (SC'11 §7). Every intermediate quantity is kept so that
+/// `skelcast explain` can print it; docs/model.md gives each equation.
+#pragma once
+
+#include "skelcast/layout/Coalescing.h"
+#include "skelcast/layout/Layout.h"
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/model/Workload.h"
+
+#include <string>
+#include <vector>
+
+namespace skelcast::layout {
+
+/// Instruction-count conventions of the characterization (docs/model.md, §7.3).
+constexpr double kLoopControlInsts = 2; ///< increment + compare-and-branch per iteration
+constexpr double kSharedAddrInsts = 1;  ///< address of a shared-memory read in a rolled loop
+constexpr double kCachingCompInsts = 2; ///< st.shared + its address per caching load
+
+struct ArrayUse {
+  int array = -1;
+  double shrDegree = 0;    ///< equation 1
+  bool cacheable = false;  ///< read-only, affine, ShrDegree > 1
+  bool cached = false;
+  double shMemElems = 0;   ///< sum over k of size(ShMem(D, k)), equation 5
+  double shMemBytes = 0;   ///< ShMemAlloc(D), equation 6
+  double dataReqs = 0;     ///< equation 9
+  double cachingInsts = 0; ///< caching_mem_insts(D), equation 12
+  WarpAccess cachingPattern;
+};
+
+struct AccessUse {
+  int access = -1;
+  bool viaShared = false; ///< reads data cached in shared memory (an A-bar access)
+  double insts = 0;       ///< direct_mem_insts (equation 13) or shared reads per thread
+  WarpAccess pattern;
+};
+
+struct StageUse {
+  int loop = -1;
+  int64_t stageSize = 0; ///< equation 3 (or as given)
+  double numStages = 1;  ///< equation 4
+};
+
+struct Characterization {
+  model::Workload workload;
+  std::vector<ArrayUse> arrays;
+  std::vector<AccessUse> accesses;
+  std::vector<StageUse> stages;
+  double funcInsts = 0;        ///< equation 17
+  double loopControlInsts = 0;
+  double sharedReadInsts = 0;
+  double cachingCompInsts = 0;
+  double avgElemBytes = 0;     ///< equation 10
+  bool fits = true;            ///< shared memory per block within the spec's limit
+};
+
+/// ShrDegree (equation 1) of every array for a block shape and fold.
+std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l);
+
+/// StageSize(k) of equation 3: the minimum over the cached arrays read in k.
+int64_t paperStageSize(const KernelInfo &ki, const Layout &l, int loop,
+                       const std::vector<int> &cached);
+
+Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw);
+
+} // namespace skelcast::layout

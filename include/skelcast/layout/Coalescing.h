@@ -1,0 +1,44 @@
+/// \file
+/// How many memory transactions one warp-wide instruction needs, and whether it
+/// counts as coalesced (GROPHECY §7.2; Hong & Kim §3.2), by the spec's rule:
+/// - half-warp (cc 1.0/1.1): a half-warp is coalesced only when thread k reads
+///   word k of an aligned 16-word block; otherwise one transaction per thread.
+/// - segment (cc 1.2/1.3): one transaction per 32/64/128-byte segment (element
+///   size 1/2/4+) that a half-warp touches; coalesced when each half needs one.
+/// - sector (cc >= 2.0): one transaction per 32-byte sector the warp touches;
+///   coalesced when the warp reads at most 4 contiguous runs and needs no more
+///   sectors than their bytes plus one (misalignment) per run.
+/// The representative warp is the first warp of the first block, with every
+/// sequential loop at its first iteration.
+#pragma once
+
+#include "skelcast/layout/Footprint.h"
+#include "skelcast/layout/Layout.h"
+#include "skelcast/model/HwSpec.h"
+
+#include <optional>
+#include <vector>
+
+namespace skelcast::layout {
+
+struct WarpAccess {
+  bool coalesced = true;
+  double transactions = 1; ///< Mem_trans of one warp instruction
+};
+
+/// Byte addresses of one warp's active threads; nullopt marks a thread whose
+/// address is unknown (data without a sample): it is assumed to need its own
+/// transaction.
+WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int elemBytes,
+                        model::CoalescingRule rule);
+
+/// A direct global access of the representative warp.
+WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
+                               const model::HwSpec &hw);
+
+/// The loads that fill shared memory with a footprint's bounding box, threads
+/// taking consecutive elements in row-major order.
+WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,
+                              int64_t threadsPerBlock, const model::HwSpec &hw);
+
+} // namespace skelcast::layout

@@ -1,0 +1,105 @@
+/// \file
+/// The facts about one kernel that every layout needs, computed once from the
+/// skeleton: the loop space, the sequential loops with their trip counts, every
+/// memory access with its index expressions classified (affine in the loop
+/// variables, computable from them, or dependent on data), and every `comp`
+/// block with its execution count per task (GROPHECY's LP_i of equation 17,
+/// branch probabilities included).
+#pragma once
+
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/skeleton/Sample.h"
+#include "skelcast/skeleton/Skeleton.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::layout {
+
+/// A loop variable: a parallel index (dim >= 0) or a sequential loop index.
+struct Var {
+  std::string name;
+  int dim = -1;      ///< parallel dimension, or -1
+  int loop = -1;     ///< index into KernelInfo::loops, or -1
+  int64_t lo = 0;    ///< first value (0 when the bound depends on data)
+  int64_t step = 1;
+  double trip = 1;   ///< number of values (average for data-dependent loops)
+};
+
+struct LoopInfo {
+  std::string index;
+  bool isStream = false;
+  bool constTrip = false; ///< trip count known at compile time (unrollable, stageable)
+  double trip = 1;        ///< average trip count per execution
+  double execs = 1;       ///< executions of the loop per task (outer trips x branch probs)
+  int parent = -1;        ///< enclosing loop, or -1
+  int var = -1;
+  std::vector<int> arrays; ///< arrays accessed inside (any depth)
+};
+
+/// How one array subscript depends on the loop variables.
+struct IndexForm {
+  enum class Kind { Affine, Computable, Data };
+  Kind kind = Kind::Affine;
+  int64_t constant = 0;
+  std::vector<int64_t> coef; ///< per Var (Affine only)
+  skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
+};
+
+struct AccessInfo {
+  int array = -1;
+  bool isStore = false;
+  std::vector<IndexForm> index;
+  std::vector<int> loops; ///< enclosing loops, outermost first
+  double execs = 1;       ///< executions per task: trips of enclosing loops x branch probs
+  SourceLoc loc;
+  bool hasData() const;
+  /// Variables the access depends on (Affine/Computable subscripts).
+  std::vector<int> vars() const;
+};
+
+struct CompInfo {
+  int64_t count = 0;
+  double execs = 1;
+  std::vector<int> loops;
+};
+
+struct ArrayInfo {
+  std::string name;
+  int elemBytes = 4;
+  std::vector<int64_t> extents;
+  std::vector<int64_t> strides; ///< row-major, in elements
+  double elements = 0;
+  std::optional<skeleton::SampleData> sample;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::string file;
+  std::vector<std::string> dimNames;
+  std::vector<int64_t> dimLo, dimSize; ///< per parallel dimension
+  double loopSpace = 1;                ///< number of tasks
+  std::vector<Var> vars;               ///< parallel dims first, then loops in pre-order
+  std::vector<LoopInfo> loops;
+  std::vector<AccessInfo> accesses;
+  std::vector<CompInfo> comps;
+  std::vector<ArrayInfo> arrays;
+  std::map<std::string, skeleton::Expr> bindings; ///< scalar name -> value expression
+  skeleton::MacroTable macros;
+
+  int arrayIndex(const std::string &name) const;
+  int loopIndex(const std::string &name) const;
+  int varIndex(const std::string &name) const;
+};
+
+/// Analyse kernel `k` of `file` (already checked by the parser).
+KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k);
+
+/// Evaluate a subscript for given variable values; nullopt when it needs data
+/// that no sample provides. Sample values repeat cyclically past the sample's end.
+std::optional<int64_t> evalIndex(const KernelInfo &ki, const skeleton::Expr &e,
+                                 const std::vector<int64_t> &varValues);
+
+} // namespace skelcast::layout

@@ -1,0 +1,43 @@
+/// \file
+/// A code layout {B, F, S, O, cached data, L} (GROPHECY §6, Table 1) and its
+/// canonical string (ARCHITECTURE.md): `block=i:16,j:16 fold=i:2 stage=k:16
+/// cache=A,B unroll=k:16`. Omitted parts take the defaults: fold 1, nothing
+/// staged, nothing cached, no unrolling. Staged loops are staged in their
+/// nesting order (O is the loop order).
+#pragma once
+
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/model/HwSpec.h"
+
+#include <string>
+#include <vector>
+
+namespace skelcast::layout {
+
+struct Layout {
+  std::vector<int64_t> block; ///< B, per parallel dimension
+  std::vector<int64_t> fold;  ///< F, per parallel dimension
+  std::vector<std::pair<int, int64_t>> stages; ///< S: (loop, StageSize), outermost first
+  std::vector<int> cached;    ///< arrays read through shared memory, declaration order
+  std::vector<std::pair<int, int64_t>> unroll; ///< L: (loop, factor > 1), pre-order
+
+  int64_t threadsPerBlock() const;
+  int64_t foldProduct() const;
+  int64_t stageSize(int loop) const; ///< 0 when not staged
+  int64_t unrollFactor(int loop) const; ///< 1 when not unrolled
+  bool isCached(int array) const;
+  bool operator==(const Layout &o) const {
+    return block == o.block && fold == o.fold && stages == o.stages && cached == o.cached &&
+           unroll == o.unroll;
+  }
+};
+
+/// The canonical string.
+std::string layoutString(const KernelInfo &ki, const Layout &l);
+
+/// Parse a layout string against a kernel. Unknown indices, loops or arrays, a
+/// block of 0 or above the spec's limit, a fold below 1, a stage of a loop that
+/// is not a stageable streaming loop, are InputErrors naming the `--layout` part.
+Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw);
+
+} // namespace skelcast::layout

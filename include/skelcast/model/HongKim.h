@@ -1,0 +1,57 @@
+/// \file
+/// The MWP/CWP model of Hong and Kim ("An Analytical Model for a GPU
+/// Architecture with Memory-level and Thread-level Parallelism Awareness",
+/// ISCA 2009, §3-4), as GROPHECY uses it (SC'11 §7.4), one function per
+/// equation, and GROPHECY's equation 8 (active blocks per SM). All quantities
+/// are per SM and in cycles of the SM clock; docs/model.md lists each with its
+/// source and the decisions where the papers leave room.
+#pragma once
+
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/model/Workload.h"
+
+#include <string>
+
+namespace skelcast::model {
+
+/// GROPHECY eq. 8: min(Max_warps / warps_per_block, floor(SharedMem_size /
+/// SharedMem_per_block), Max_blocks, Blocks / Active_SMs).
+double activeBlocksPerSM(const Workload &w, const HwSpec &hw, double activeSMs);
+/// warps_per_block = ceil(Thread_per_block / warp_size).
+double warpsPerBlock(const Workload &w, const HwSpec &hw);
+/// Active_SMs = min(SMs, Blocks): SMs that receive at least one block.
+double activeSMs(const Workload &w, const HwSpec &hw);
+
+// Hong & Kim, ISCA'09, §3: one function per equation, named after the quantity.
+double memLUncoal(double memLD, double uncoalPerMw, double departureDelUncoal);
+double memL(double memLUncoal, double memLCoal, double weightUncoal);
+double departureDelay(double departureDelUncoal, double uncoalPerMw, double weightUncoal,
+                      double departureDelCoal);
+double mwpWithoutBW(double memL, double departureDelay);
+double bwPerWarp(double freqGHz, double loadBytesPerWarp, double memL); // GB/s
+double mwpPeakBW(double memBandwidthGBps, double bwPerWarp, double activeSMs);
+double compCycles(double issueCycles, double totalInsts);
+double memCycles(double memLUncoal, double uncoalMemInsts, double memLCoal,
+                 double coalMemInsts);
+double cwpFull(double memCycles, double compCycles);
+double rep(double blocks, double activeBlocksPerSM, double activeSMs);
+double synchCost(double departureDelay, double mwp, double synchInsts,
+                 double activeBlocksPerSM, double rep);
+
+/// Every intermediate quantity of one projection.
+struct HongKimResult {
+  double activeSMs = 0, activeBlocksPerSM = 0, warpsPerBlock = 0;
+  double n = 0; ///< active warps per SM
+  double memLCoal = 0, memLUncoal = 0, weightUncoal = 0, memL = 0, departureDelay = 0;
+  double mwpWithoutBW = 0, bwPerWarp = 0, mwpPeakBW = 0, mwp = 0;
+  double compCycles = 0, memCycles = 0, cwpFull = 0, cwp = 0;
+  int execCase = 0; ///< 1: MWP = N = CWP; 2: CWP >= MWP or Comp > Mem; 3: MWP > CWP
+  double rep = 0, execCycles = 0, synchCost = 0, totalCycles = 0;
+  double timeMs = 0;
+  std::string bound; ///< memory | compute | latency
+};
+
+/// The whole model for one workload on one GPU.
+HongKimResult hongKim(const Workload &w, const HwSpec &hw);
+
+} // namespace skelcast::model

@@ -1,0 +1,77 @@
+/// \file
+/// Hardware specs: one GPU per JSON file (hwspecs/*.json, schema in
+/// docs/hwspecs.md). Every field is `{"value": ..., "source": "..."}`; the loader
+/// refuses a missing, mistyped, out-of-range or unknown field with an error that
+/// names the field and the file. GROPHECY's Table 5 parameters plus what newer
+/// GPUs need (registers, schedulers, caches, launch overhead, host link).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::model {
+
+/// How a warp's accesses become memory transactions (GROPHECY §7.2, Hong–Kim §3).
+enum class CoalescingRule {
+  HalfWarp,  ///< compute capability 1.0/1.1: a half-warp coalesces only k-th thread -> k-th word
+  Segment,   ///< 1.2/1.3: one transaction per 32/64/128-byte segment a half-warp touches
+  Sector,    ///< 2.0 and newer: one transaction per 32-byte sector the warp touches
+};
+const char *coalescingRuleName(CoalescingRule r);
+
+struct HostLink {
+  std::string kind;
+  double h2dPinnedGBps = 0, d2hPinnedGBps = 0, h2dPageableGBps = 0, d2hPageableGBps = 0;
+  double latencyUs = 0;
+};
+
+struct HwSpec {
+  std::string path;        ///< the file it was read from
+  std::string name;        ///< short name, e.g. "h100"
+  std::string description;
+  std::string computeCapability; ///< "9.0"
+  int ccMajor = 0, ccMinor = 0;
+
+  int smCount = 0;                 ///< Active_SMs (Table 5)
+  double clockGHz = 0;             ///< Freq
+  int warpSize = 32;
+  int maxThreadsPerBlock = 0;
+  int maxWarpsPerSM = 0;           ///< Max_active_warps_per_SM
+  int maxBlocksPerSM = 0;          ///< Max_active_blks_per_SM
+  int64_t sharedMemPerSMBytes = 0; ///< SharedMem_size
+  int64_t sharedMemPerBlockBytes = 0;
+  int64_t registersPerSM = 0;
+  int maxRegistersPerThread = 0;
+  int schedulersPerSM = 1;
+  double issueCycles = 4;          ///< Issue_cycles
+  double memBandwidthGBps = 0;     ///< Mem_Bandwidth
+  double dramLatencyCycles = 0;    ///< Mem_LD
+  double departureDelCoalCycles = 0;
+  double departureDelUncoalCycles = 0;
+  int64_t l1CacheBytes = 0, l2CacheBytes = 0;
+  double l1LatencyCycles = 0, l2LatencyCycles = 0;
+  double peakSpGflops = 0, peakDpGflops = 0;
+  double launchOverheadUs = 0;
+  std::optional<HostLink> hostLink;
+
+  std::map<std::string, std::string> sources; ///< field -> where its number comes from
+  std::string contentHash;                    ///< FNV-1a of the file's bytes, hex
+
+  CoalescingRule coalescing() const;
+};
+
+/// Parse a spec from JSON text; `path` names it in errors.
+HwSpec parseHwSpec(const std::string &text, const std::string &path);
+HwSpec loadHwSpec(const std::string &path);
+
+/// `nameOrPath` is a file (contains '/' or ends in .json) or the name of a spec in
+/// `specDir`. Unknown names are an InputError listing the known ones.
+HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir);
+
+/// Names of the specs in `specDir`, sorted.
+std::vector<std::string> listHwSpecs(const std::string &specDir);
+
+} // namespace skelcast::model

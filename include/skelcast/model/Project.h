@@ -1,0 +1,43 @@
+/// \file
+/// Projection of a kernel: every layout the enumerator emits, characterized
+/// (GROPHECY eq. 1-17) and timed by the performance model, ranked fastest first.
+#pragma once
+
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/layout/Enumerate.h"
+#include "skelcast/model/HongKim.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::model {
+
+struct ModelOptions {
+  std::string model = "hong-kim"; ///< the performance model
+};
+
+struct LayoutProjection {
+  layout::Layout layout;
+  std::string layoutString;
+  layout::Characterization characterization;
+  HongKimResult result;
+};
+
+struct KernelProjection {
+  std::string kernel;
+  int64_t layoutsExplored = 0;
+  int64_t layoutsPruned = 0;
+  std::vector<LayoutProjection> layouts; ///< best first
+};
+
+/// Project one layout.
+LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
+                               const HwSpec &hw, const ModelOptions &mo);
+
+/// Enumerate, project and rank; `only` restricts to one given layout.
+KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
+                               const layout::EnumerateOptions &eo, const ModelOptions &mo,
+                               const std::optional<layout::Layout> &only = std::nullopt);
+
+} // namespace skelcast::model

@@ -1,0 +1,23 @@
+/// \file
+/// The inputs of the GPU performance model for one layout: GROPHECY's Table 2
+/// (per thread; one thread's instruction is one warp instruction).
+#pragma once
+
+namespace skelcast::model {
+
+struct Workload {
+  double threadsPerBlock = 0;        ///< Thread_per_block = size(B)
+  double blocks = 0;                 ///< Blocks = size(loop space) / (size(B) x F)
+  double sharedMemBytesPerBlock = 0; ///< equation 7
+  double compInsts = 0;              ///< Comp_insts (equation 17 plus layout overheads)
+  double coalMemInsts = 0;           ///< Coal_Mem_insts, equation 14
+  double uncoalMemInsts = 0;         ///< Uncoal_Mem_insts, equation 15
+  double synchInsts = 0;             ///< Synch_insts: barriers per thread
+  double uncoalPerMw = 1;            ///< Uncoal_per_mw, equation 16
+  double loadBytesPerWarp = 0;       ///< Load_bytes_per_warp, equation 11
+
+  double memInsts() const { return coalMemInsts + uncoalMemInsts; }
+  double totalInsts() const { return compInsts + memInsts(); }
+};
+
+} // namespace skelcast::model

@@ -1,0 +1,43 @@
+/// \file
+/// The result of one `project` run as one immutable value, and the renderers
+/// of it: each output format is a pure function of a Report (llvm-mca's views).
+/// A report records what produced it: skelcast's version, the spec's name and
+/// content hash, and the model.
+#pragma once
+
+#include "skelcast/model/Project.h"
+
+#include <string>
+#include <vector>
+
+namespace skelcast::report {
+
+struct KernelReport {
+  std::string file;
+  model::KernelProjection projection;
+};
+
+struct Report {
+  std::string version;
+  std::string hwName, hwDescription, hwHash;
+  std::string model;
+  size_t top = 10; ///< layouts shown per kernel
+  std::vector<KernelReport> kernels;
+};
+
+/// Terminal table: rank, layout, projected time, MWP, CWP, active warps, bound.
+///
+///   kernel matmul (skeletons/matmul.skel) on fx5600, hong-kim: 1234 layouts explored, 56 pruned
+///   rank  layout                                              time_ms    MWP    CWP  warps  bound
+///      1  block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16     1.234   2.50  20.00  24.0  compute
+std::string renderTable(const Report &r);
+std::string renderJson(const Report &r);
+std::string renderCsv(const Report &r);
+std::string renderMarkdown(const Report &r);
+
+/// Every intermediate quantity of one layout's projection, in the order of
+/// docs/model.md.
+std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
+                          const model::HwSpec &hw);
+
+} // namespace skelcast::report

@@ -1,0 +1,121 @@
+// `skelcast project FILE... --hw NAME` and `skelcast explain FILE --layout STRING`.
+#include "Commands.h"
+#include "Inputs.h"
+#include "skelcast/cli/Cli.h"
+#include "skelcast/model/Project.h"
+#include "skelcast/report/Report.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+namespace skelcast::cli {
+namespace {
+
+struct ProjectOpts {
+  std::vector<std::string> files;
+  std::string hw = "h100";
+  std::string layout;
+  std::string kernel;
+  std::string format = "table";
+  std::string model = "hong-kim";
+  size_t top = 10;
+};
+
+/// The kernels of `f` selected by --kernel (all when empty).
+std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::string &name) {
+  std::vector<size_t> ks;
+  for (size_t k = 0; k < f.kernels.size(); ++k)
+    if (name.empty() || f.kernelName(k) == name)
+      ks.push_back(k);
+  if (ks.empty() && !name.empty())
+    throw InputError({f.path, 0, 0}, fmt::format("no kernel named '{}'", name));
+  if (f.kernels.empty())
+    throw InputError({f.path, 0, 0}, "no parallel_for kernel in this file");
+  return ks;
+}
+
+int runProject(Context &ctx, const ProjectOpts &o) {
+  model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
+  model::ModelOptions mo;
+  mo.model = o.model;
+  report::Report rep;
+  rep.version = SKELCAST_VERSION;
+  rep.hwName = hw.name;
+  rep.hwDescription = hw.description;
+  rep.hwHash = hw.contentHash;
+  rep.model = o.model;
+  rep.top = o.top;
+  for (const auto &path : o.files) {
+    skeleton::SkeletonFile f = loadSkeleton(path);
+    for (size_t k : selectKernels(f, o.kernel)) {
+      layout::KernelInfo ki = layout::analyzeKernel(f, k);
+      std::optional<layout::Layout> only;
+      if (!o.layout.empty())
+        only = layout::parseLayout(ki, o.layout, hw);
+      rep.kernels.push_back({path, model::projectKernel(ki, hw, {}, mo, only)});
+    }
+  }
+  if (o.format == "json")
+    ctx.out << report::renderJson(rep);
+  else if (o.format == "csv")
+    ctx.out << report::renderCsv(rep);
+  else if (o.format == "markdown")
+    ctx.out << report::renderMarkdown(rep);
+  else
+    ctx.out << report::renderTable(rep);
+  return Success;
+}
+
+int runExplain(Context &ctx, const ProjectOpts &o) {
+  model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
+  skeleton::SkeletonFile f = loadSkeleton(o.files.front());
+  std::vector<size_t> ks = selectKernels(f, o.kernel);
+  if (ks.size() > 1)
+    throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
+  layout::KernelInfo ki = layout::analyzeKernel(f, ks.front());
+  layout::Layout l = layout::parseLayout(ki, o.layout, hw);
+  model::ModelOptions mo;
+  mo.model = o.model;
+  model::KernelProjection kp = model::projectKernel(ki, hw, {}, mo, l);
+  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw);
+  return Success;
+}
+
+void addCommon(CLI::App *cmd, ProjectOpts &o) {
+  cmd->add_option("--hw", o.hw, "GPU spec: a name from hwspecs/ or a JSON file")
+      ->capture_default_str();
+  cmd->add_option("--kernel", o.kernel, "Only the kernel of this name");
+  cmd->add_option("--model", o.model, "Performance model")
+      ->check(CLI::IsMember({"hong-kim"}))
+      ->capture_default_str();
+}
+
+} // namespace
+
+void registerProject(CLI::App &app, Context &ctx) {
+  auto o = std::make_shared<ProjectOpts>();
+  auto *cmd = app.add_subcommand("project", "Rank the GPU code layouts of each kernel by projected time");
+  cmd->add_option("files", o->files, "Skeleton files (.skel)")->required();
+  addCommon(cmd, *o);
+  cmd->add_option("--layout", o->layout, "Project exactly this layout");
+  cmd->add_option("--top", o->top, "Layouts shown per kernel")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); }; });
+}
+
+void registerExplain(CLI::App &app, Context &ctx) {
+  auto o = std::make_shared<ProjectOpts>();
+  auto *cmd = app.add_subcommand("explain", "Print every intermediate quantity of one layout's projection");
+  cmd->add_option("file", o->files, "Skeleton file (.skel)")->required()->expected(1);
+  addCommon(cmd, *o);
+  cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
+      ->required();
+  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); }; });
+}
+
+} // namespace skelcast::cli

@@ -1,0 +1,377 @@
+#include "skelcast/layout/KernelInfo.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace skelcast::layout {
+
+using skeleton::Expr;
+using skeleton::Stmt;
+
+bool AccessInfo::hasData() const {
+  for (const auto &f : index)
+    if (f.kind == IndexForm::Kind::Data)
+      return true;
+  return false;
+}
+
+std::vector<int> AccessInfo::vars() const {
+  std::set<int> s;
+  for (const auto &f : index)
+    for (size_t v = 0; v < f.coef.size(); ++v)
+      if (f.coef[v] != 0)
+        s.insert(static_cast<int>(v));
+  return {s.begin(), s.end()};
+}
+
+int KernelInfo::arrayIndex(const std::string &n) const {
+  for (size_t i = 0; i < arrays.size(); ++i)
+    if (arrays[i].name == n)
+      return static_cast<int>(i);
+  return -1;
+}
+int KernelInfo::loopIndex(const std::string &n) const {
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (loops[i].index == n)
+      return static_cast<int>(i);
+  return -1;
+}
+int KernelInfo::varIndex(const std::string &n) const {
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].name == n)
+      return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+class Analyzer {
+public:
+  Analyzer(const skeleton::SkeletonFile &f, KernelInfo &ki) : f_(f), ki_(ki) {}
+
+  void run(const skeleton::Kernel &k) {
+    for (size_t d = 0; d < k.dims.size(); ++d) {
+      int64_t lo = k.dims[d].lo ? skeleton::evalConstExpr(*k.dims[d].lo, ki_.macros, f_.path) : 0;
+      int64_t hi = skeleton::evalConstExpr(k.dims[d].hi, ki_.macros, f_.path);
+      ki_.dimNames.push_back(k.indices[d]);
+      ki_.dimLo.push_back(lo);
+      ki_.dimSize.push_back(hi - lo);
+      ki_.loopSpace *= static_cast<double>(hi - lo);
+      Var v;
+      v.name = k.indices[d];
+      v.dim = static_cast<int>(d);
+      v.lo = lo;
+      v.trip = static_cast<double>(hi - lo);
+      ki_.vars.push_back(v);
+    }
+    // Loop variables are numbered before the accesses are classified.
+    collectLoops(k.body, -1, 1.0);
+    nextLoop_ = 0;
+    walk(k.body, {}, 1.0);
+    for (auto &a : ki_.accesses)
+      for (auto &f : a.index)
+        f.coef.resize(ki_.vars.size(), 0);
+  }
+
+private:
+  void collectLoops(const std::vector<Stmt> &body, int parent, double execs) {
+    for (const auto &s : body) {
+      if (s.kind == Stmt::Kind::Loop) {
+        const auto &l = s.loop;
+        LoopInfo li;
+        li.index = l.index;
+        li.isStream = l.isStream;
+        li.parent = parent;
+        li.execs = execs;
+        Var v;
+        v.name = l.index;
+        v.loop = static_cast<int>(ki_.loops.size());
+        int64_t step = 1;
+        if (l.step && skeleton::isConstExpr(*l.step, ki_.macros))
+          step = skeleton::evalConstExpr(*l.step, ki_.macros, f_.path);
+        v.step = step;
+        if (skeleton::isConstExpr(l.lo, ki_.macros) && skeleton::isConstExpr(l.hi, ki_.macros)) {
+          int64_t lo = skeleton::evalConstExpr(l.lo, ki_.macros, f_.path);
+          int64_t hi = skeleton::evalConstExpr(l.hi, ki_.macros, f_.path);
+          li.constTrip = true;
+          li.trip = hi > lo ? static_cast<double>((hi - lo + step - 1) / step) : 0.0;
+          v.lo = lo;
+        } else if (l.tripHint) {
+          li.trip = static_cast<double>(*l.tripHint);
+          v.lo = boundValue(l.lo);
+        } else {
+          // Bounds affine in enclosing indices (a triangular loop): the average
+          // over the loop space is the value at the mean of each index.
+          li.trip = std::max(0.0, (meanValue(l.hi) - meanValue(l.lo)) / static_cast<double>(step));
+          v.lo = boundValue(l.lo);
+        }
+        if (l.tripHint)
+          li.trip = static_cast<double>(*l.tripHint);
+        v.trip = li.trip;
+        li.var = static_cast<int>(ki_.vars.size());
+        ki_.vars.push_back(v);
+        int me = static_cast<int>(ki_.loops.size());
+        ki_.loops.push_back(li);
+        collectLoops(l.body, me, execs * li.trip);
+      } else if (s.kind == Stmt::Kind::Branch) {
+        collectLoops(s.branch.thenBody, parent, execs * s.branch.prob);
+        collectLoops(s.branch.elseBody, parent, execs * (1.0 - s.branch.prob));
+      }
+    }
+  }
+
+  int64_t boundValue(const Expr &e) const {
+    if (skeleton::isConstExpr(e, ki_.macros))
+      return skeleton::evalConstExpr(e, ki_.macros, f_.path);
+    return 0;
+  }
+
+  double meanValue(const Expr &e) const {
+    switch (e.kind) {
+    case Expr::Kind::IntLit: return static_cast<double>(e.value);
+    case Expr::Kind::Name: {
+      auto m = ki_.macros.find(e.name);
+      if (m != ki_.macros.end())
+        return static_cast<double>(m->second);
+      int v = ki_.varIndex(e.name);
+      if (v >= 0) {
+        const Var &var = ki_.vars[static_cast<size_t>(v)];
+        return static_cast<double>(var.lo) + (var.trip - 1) * static_cast<double>(var.step) / 2.0;
+      }
+      return 0;
+    }
+    case Expr::Kind::Neg: return -meanValue(e.args[0]);
+    case Expr::Kind::Binary: {
+      double a = meanValue(e.args[0]), b = meanValue(e.args[1]);
+      switch (e.op) {
+      case '+': return a + b;
+      case '-': return a - b;
+      case '*': return a * b;
+      case '/': return b != 0 ? a / b : 0;
+      default: return b != 0 ? std::fmod(a, b) : 0;
+      }
+    }
+    case Expr::Kind::Access: return 0;
+    }
+    return 0;
+  }
+
+  void walk(const std::vector<Stmt> &body, std::vector<int> loops, double execs) {
+    for (const auto &s : body) {
+      switch (s.kind) {
+      case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, execs, loops}); break;
+      case Stmt::Kind::Mem: {
+        AccessInfo a;
+        a.array = ki_.arrayIndex(s.mem.array);
+        a.isStore = s.mem.isStore;
+        a.loops = loops;
+        a.execs = execs;
+        a.loc = s.loc;
+        for (const auto &e : s.mem.index)
+          a.index.push_back(classify(e));
+        for (int l : loops)
+          noteArray(l, a.array);
+        ki_.accesses.push_back(std::move(a));
+        break;
+      }
+      case Stmt::Kind::Bind: ki_.bindings[s.bindName] = s.bindValue; break;
+      case Stmt::Kind::Loop: {
+        int me = nextLoop_++;
+        auto inner = loops;
+        inner.push_back(me);
+        walk(s.loop.body, inner, execs * ki_.loops[static_cast<size_t>(me)].trip);
+        break;
+      }
+      case Stmt::Kind::Branch:
+        walk(s.branch.thenBody, loops, execs * s.branch.prob);
+        walk(s.branch.elseBody, loops, execs * (1.0 - s.branch.prob));
+        break;
+      }
+    }
+  }
+
+  void noteArray(int loop, int array) {
+    auto &v = ki_.loops[static_cast<size_t>(loop)].arrays;
+    if (std::find(v.begin(), v.end(), array) == v.end())
+      v.push_back(array);
+  }
+
+  bool dependsOnData(const Expr &e) const {
+    if (e.kind == Expr::Kind::Access)
+      return true;
+    if (e.kind == Expr::Kind::Name && ki_.bindings.count(e.name))
+      return true;
+    for (const auto &a : e.args)
+      if (dependsOnData(a))
+        return true;
+    return false;
+  }
+
+  /// Affine form over the variables, or nullopt when not affine.
+  std::optional<IndexForm> affine(const Expr &e) const {
+    IndexForm f;
+    f.coef.assign(ki_.vars.size(), 0);
+    switch (e.kind) {
+    case Expr::Kind::IntLit: f.constant = e.value; return f;
+    case Expr::Kind::Name: {
+      auto m = ki_.macros.find(e.name);
+      if (m != ki_.macros.end()) {
+        f.constant = m->second;
+        return f;
+      }
+      int v = ki_.varIndex(e.name);
+      if (v < 0)
+        return std::nullopt;
+      f.coef[static_cast<size_t>(v)] = 1;
+      return f;
+    }
+    case Expr::Kind::Neg: {
+      auto a = affine(e.args[0]);
+      if (!a)
+        return std::nullopt;
+      a->constant = -a->constant;
+      for (auto &c : a->coef)
+        c = -c;
+      return a;
+    }
+    case Expr::Kind::Binary: {
+      auto a = affine(e.args[0]);
+      auto b = affine(e.args[1]);
+      if (!a || !b)
+        return std::nullopt;
+      auto isConst = [](const IndexForm &x) {
+        return std::all_of(x.coef.begin(), x.coef.end(), [](int64_t c) { return c == 0; });
+      };
+      if (e.op == '+' || e.op == '-') {
+        int sgn = e.op == '+' ? 1 : -1;
+        a->constant += sgn * b->constant;
+        for (size_t i = 0; i < a->coef.size(); ++i)
+          a->coef[i] += sgn * b->coef[i];
+        return a;
+      }
+      if (e.op == '*') {
+        if (isConst(*a))
+          std::swap(a, b);
+        if (!isConst(*b))
+          return std::nullopt;
+        a->constant *= b->constant;
+        for (auto &c : a->coef)
+          c *= b->constant;
+        return a;
+      }
+      if (isConst(*a) && isConst(*b) && b->constant != 0) {
+        a->constant = e.op == '/' ? a->constant / b->constant : a->constant % b->constant;
+        return a;
+      }
+      return std::nullopt;
+    }
+    case Expr::Kind::Access: return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  IndexForm classify(const Expr &e) const {
+    IndexForm f;
+    if (dependsOnData(e)) {
+      f.kind = IndexForm::Kind::Data;
+    } else if (auto a = affine(e)) {
+      f = *a;
+      f.kind = IndexForm::Kind::Affine;
+    } else {
+      f.kind = IndexForm::Kind::Computable;
+    }
+    f.coef.resize(ki_.vars.size(), 0);
+    f.expr = e;
+    return f;
+  }
+
+  const skeleton::SkeletonFile &f_;
+  KernelInfo &ki_;
+  int nextLoop_ = 0;
+};
+
+} // namespace
+
+KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k) {
+  KernelInfo ki;
+  ki.name = file.kernelName(k);
+  ki.file = file.path;
+  ki.macros = skeleton::evalMacros(file);
+  for (const auto &a : file.arrays) {
+    ArrayInfo ai;
+    ai.name = a.name;
+    ai.elemBytes = skeleton::elemBytes(a.type);
+    for (const auto &e : a.extents)
+      ai.extents.push_back(skeleton::evalConstExpr(e, ki.macros, file.path));
+    ai.strides.assign(ai.extents.size(), 1);
+    for (size_t d = ai.extents.size(); d-- > 1;)
+      ai.strides[d - 1] = ai.strides[d] * ai.extents[d];
+    ai.elements = 1;
+    for (auto x : ai.extents)
+      ai.elements *= static_cast<double>(x);
+    if (a.sampleFile)
+      ai.sample = skeleton::loadSample(skeleton::resolveRelative(file.path, *a.sampleFile), a.loc);
+    ki.arrays.push_back(std::move(ai));
+  }
+  Analyzer(file, ki).run(file.kernels[k]);
+  return ki;
+}
+
+std::optional<int64_t> evalIndex(const KernelInfo &ki, const Expr &e,
+                                 const std::vector<int64_t> &vals) {
+  switch (e.kind) {
+  case Expr::Kind::IntLit: return e.value;
+  case Expr::Kind::Name: {
+    auto m = ki.macros.find(e.name);
+    if (m != ki.macros.end())
+      return m->second;
+    int v = ki.varIndex(e.name);
+    if (v >= 0)
+      return vals[static_cast<size_t>(v)];
+    auto b = ki.bindings.find(e.name);
+    if (b != ki.bindings.end())
+      return evalIndex(ki, b->second, vals);
+    return std::nullopt;
+  }
+  case Expr::Kind::Neg: {
+    auto a = evalIndex(ki, e.args[0], vals);
+    return a ? std::optional<int64_t>(-*a) : std::nullopt;
+  }
+  case Expr::Kind::Binary: {
+    auto a = evalIndex(ki, e.args[0], vals);
+    auto b = evalIndex(ki, e.args[1], vals);
+    if (!a || !b)
+      return std::nullopt;
+    switch (e.op) {
+    case '+': return *a + *b;
+    case '-': return *a - *b;
+    case '*': return *a * *b;
+    case '/': return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
+    default: return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
+    }
+  }
+  case Expr::Kind::Access: {
+    int ai = ki.arrayIndex(e.name);
+    if (ai < 0)
+      return std::nullopt;
+    const ArrayInfo &arr = ki.arrays[static_cast<size_t>(ai)];
+    if (!arr.sample || arr.sample->values.empty())
+      return std::nullopt;
+    int64_t off = 0;
+    for (size_t d = 0; d < e.args.size(); ++d) {
+      auto x = evalIndex(ki, e.args[d], vals);
+      if (!x)
+        return std::nullopt;
+      off += *x * arr.strides[d];
+    }
+    int64_t n = static_cast<int64_t>(arr.sample->values.size());
+    off = ((off % n) + n) % n;
+    return arr.sample->values[static_cast<size_t>(off)];
+  }
+  }
+  return std::nullopt;
+}
+
+} // namespace skelcast::layout

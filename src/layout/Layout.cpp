@@ -1,0 +1,200 @@
+#include "skelcast/layout/Layout.h"
+
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace skelcast::layout {
+
+int64_t Layout::threadsPerBlock() const {
+  int64_t p = 1;
+  for (auto b : block)
+    p *= b;
+  return p;
+}
+int64_t Layout::foldProduct() const {
+  int64_t p = 1;
+  for (auto f : fold)
+    p *= f;
+  return p;
+}
+int64_t Layout::stageSize(int loop) const {
+  for (const auto &[l, s] : stages)
+    if (l == loop)
+      return s;
+  return 0;
+}
+int64_t Layout::unrollFactor(int loop) const {
+  for (const auto &[l, u] : unroll)
+    if (l == loop)
+      return u;
+  return 1;
+}
+bool Layout::isCached(int array) const {
+  return std::find(cached.begin(), cached.end(), array) != cached.end();
+}
+
+std::string layoutString(const KernelInfo &ki, const Layout &l) {
+  std::string s = "block=";
+  for (size_t d = 0; d < l.block.size(); ++d)
+    s += fmt::format("{}{}:{}", d ? "," : "", ki.dimNames[d], l.block[d]);
+  std::string f;
+  for (size_t d = 0; d < l.fold.size(); ++d)
+    if (l.fold[d] > 1)
+      f += fmt::format("{}{}:{}", f.empty() ? "" : ",", ki.dimNames[d], l.fold[d]);
+  if (!f.empty())
+    s += " fold=" + f;
+  if (!l.stages.empty()) {
+    s += " stage=";
+    for (size_t i = 0; i < l.stages.size(); ++i)
+      s += fmt::format("{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.stages[i].first)].index,
+                       l.stages[i].second);
+  }
+  if (!l.cached.empty()) {
+    s += " cache=";
+    for (size_t i = 0; i < l.cached.size(); ++i)
+      s += (i ? "," : "") + ki.arrays[static_cast<size_t>(l.cached[i])].name;
+  }
+  if (!l.unroll.empty()) {
+    s += " unroll=";
+    for (size_t i = 0; i < l.unroll.size(); ++i)
+      s += fmt::format("{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.unroll[i].first)].index,
+                       l.unroll[i].second);
+  }
+  return s;
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string &msg) { throw InputError({"--layout", 0, 0}, msg); }
+
+int64_t parseCount(const std::string &part, const std::string &txt) {
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(txt.c_str(), &end, 10);
+  if (txt.empty() || end != txt.c_str() + txt.size() || errno == ERANGE)
+    bad(fmt::format("'{}': '{}' is not an integer", part, txt));
+  return v;
+}
+
+std::vector<std::string> split(const std::string &s, char c) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, c))
+    out.push_back(cur);
+  if (!s.empty() && s.back() == c)
+    out.emplace_back();
+  return out;
+}
+
+} // namespace
+
+Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw) {
+  Layout l;
+  size_t nd = ki.dimNames.size();
+  l.block.assign(nd, 1);
+  l.fold.assign(nd, 1);
+  bool haveBlock = false;
+  std::istringstream in(text);
+  std::string part;
+  std::vector<std::string> seenKeys;
+  while (in >> part) {
+    auto eq = part.find('=');
+    if (eq == std::string::npos)
+      bad(fmt::format("'{}': expected key=value (block, fold, stage, cache, unroll)", part));
+    std::string key = part.substr(0, eq), val = part.substr(eq + 1);
+    if (std::find(seenKeys.begin(), seenKeys.end(), key) != seenKeys.end())
+      bad(fmt::format("'{}' is given twice", key));
+    seenKeys.push_back(key);
+    if (val.empty())
+      bad(fmt::format("'{}': empty value", part));
+    if (key == "cache") {
+      for (const auto &a : split(val, ',')) {
+        int ai = ki.arrayIndex(a);
+        if (ai < 0)
+          bad(fmt::format("'{}': unknown array '{}' in kernel '{}'", part, a, ki.name));
+        bool loaded = false, stored = false;
+        for (const auto &acc : ki.accesses)
+          if (acc.array == ai)
+            (acc.isStore ? stored : loaded) = true;
+        if (!loaded)
+          bad(fmt::format("'{}': kernel '{}' does not load '{}'", part, ki.name, a));
+        if (stored)
+          bad(fmt::format("'{}': '{}' is written by the kernel; only read-only arrays can be "
+                          "cached in shared memory",
+                          part, a));
+        if (!l.isCached(ai))
+          l.cached.push_back(ai);
+      }
+      std::sort(l.cached.begin(), l.cached.end());
+      continue;
+    }
+    if (key != "block" && key != "fold" && key != "stage" && key != "unroll")
+      bad(fmt::format("unknown layout part '{}' (expected block, fold, stage, cache, unroll)", key));
+    for (const auto &item : split(val, ',')) {
+      auto colon = item.find(':');
+      if (colon == std::string::npos)
+        bad(fmt::format("'{}': expected NAME:N, found '{}'", part, item));
+      std::string name = item.substr(0, colon);
+      int64_t n = parseCount(part, item.substr(colon + 1));
+      if (key == "block" || key == "fold") {
+        auto it = std::find(ki.dimNames.begin(), ki.dimNames.end(), name);
+        if (it == ki.dimNames.end())
+          bad(fmt::format("'{}': '{}' is not a parallel index of kernel '{}'", part, name, ki.name));
+        size_t d = static_cast<size_t>(it - ki.dimNames.begin());
+        if (key == "block") {
+          haveBlock = true;
+          if (n < 1)
+            bad(fmt::format("'{}': block size of '{}' must be at least 1, is {}", part, name, n));
+          if (n > hw.maxThreadsPerBlock)
+            bad(fmt::format("'{}': block size {} exceeds {}'s limit of {} threads per block", part,
+                            n, hw.name, hw.maxThreadsPerBlock));
+          l.block[d] = n;
+        } else {
+          if (n < 1)
+            bad(fmt::format("'{}': fold of '{}' must be at least 1, is {}", part, name, n));
+          l.fold[d] = n;
+        }
+      } else {
+        int li = ki.loopIndex(name);
+        if (li < 0)
+          bad(fmt::format("'{}': '{}' is not a loop of kernel '{}'", part, name, ki.name));
+        const LoopInfo &lp = ki.loops[static_cast<size_t>(li)];
+        if (key == "stage") {
+          if (!lp.isStream)
+            bad(fmt::format("'{}': only streaming loops can be staged; '{}' is a for loop", part, name));
+          if (!lp.constTrip)
+            bad(fmt::format("'{}': loop '{}' has data-dependent bounds and cannot be staged", part, name));
+          if (n < 1)
+            bad(fmt::format("'{}': stage size of '{}' must be at least 1, is {}", part, name, n));
+          l.stages.push_back({li, n});
+        } else {
+          if (!lp.constTrip)
+            bad(fmt::format("'{}': loop '{}' has data-dependent bounds and cannot be unrolled", part, name));
+          if (n < 1)
+            bad(fmt::format("'{}': unroll factor of '{}' must be at least 1, is {}", part, name, n));
+          if (n > 1)
+            l.unroll.push_back({li, n});
+        }
+      }
+    }
+  }
+  if (!haveBlock)
+    bad("a layout needs a 'block=' part");
+  if (l.threadsPerBlock() > hw.maxThreadsPerBlock)
+    bad(fmt::format("block of {} threads exceeds {}'s limit of {} threads per block",
+                    l.threadsPerBlock(), hw.name, hw.maxThreadsPerBlock));
+  if (!l.stages.empty() && l.cached.empty())
+    bad("staging needs at least one array in 'cache=' to bring through shared memory");
+  std::sort(l.stages.begin(), l.stages.end());
+  std::sort(l.unroll.begin(), l.unroll.end());
+  return l;
+}
+
+} // namespace skelcast::layout

@@ -1,0 +1,276 @@
+#include "skelcast/model/HwSpec.h"
+
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace skelcast::model {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+
+class SpecReader {
+public:
+  SpecReader(const json &root, std::string path) : root_(root), path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string &field, const std::string &msg) const {
+    throw InputError({path_, 0, 0}, fmt::format("field '{}': {}", field, msg));
+  }
+
+  const json &field(const std::string &name) {
+    seen_.insert(name);
+    auto it = root_.find(name);
+    if (it == root_.end())
+      fail(name, "missing");
+    const json &f = *it;
+    if (!f.is_object())
+      fail(name, "must be an object {\"value\": ..., \"source\": \"...\"}");
+    auto v = f.find("value");
+    if (v == f.end())
+      fail(name, "missing 'value'");
+    auto s = f.find("source");
+    if (s == f.end() || !s->is_string() || s->get<std::string>().empty())
+      fail(name, "missing 'source' (every number needs one)");
+    for (auto &[k, _] : f.items())
+      if (k != "value" && k != "source" && k != "note")
+        fail(name, fmt::format("unknown key '{}'", k));
+    sources_[name] = s->get<std::string>();
+    return *v;
+  }
+
+  double number(const std::string &name, double lo, double hi) {
+    const json &v = field(name);
+    if (!v.is_number())
+      fail(name, fmt::format("must be a number, is {}", v.type_name()));
+    double d = v.get<double>();
+    return checkRange(name, d, lo, hi);
+  }
+
+  int64_t integer(const std::string &name, int64_t lo, int64_t hi) {
+    const json &v = field(name);
+    if (!v.is_number_integer())
+      fail(name, fmt::format("must be an integer, is {}", v.is_number() ? "a fraction" : v.type_name()));
+    int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi)
+      fail(name, fmt::format("{} is out of range [{}, {}]", i, lo, hi));
+    return i;
+  }
+
+  double checkRange(const std::string &name, double d, double lo, double hi) const {
+    if (!std::isfinite(d) || d < lo || d > hi)
+      fail(name, fmt::format("{} is out of range [{}, {}]", d, lo, hi));
+    return d;
+  }
+
+  std::string string(const std::string &name) {
+    const json &v = field(name);
+    if (!v.is_string())
+      fail(name, fmt::format("must be a string, is {}", v.type_name()));
+    return v.get<std::string>();
+  }
+
+  HostLink hostLink() {
+    const json &v = field("host_link");
+    if (!v.is_object())
+      fail("host_link", "value must be an object");
+    HostLink h;
+    auto num = [&](const char *key, double lo, double hi) {
+      std::string fname = std::string("host_link.") + key;
+      auto it = v.find(key);
+      if (it == v.end())
+        fail(fname, "missing");
+      if (!it->is_number())
+        fail(fname, fmt::format("must be a number, is {}", it->type_name()));
+      return checkRange(fname, it->get<double>(), lo, hi);
+    };
+    auto k = v.find("kind");
+    if (k == v.end() || !k->is_string())
+      fail("host_link.kind", "missing or not a string");
+    h.kind = k->get<std::string>();
+    h.h2dPinnedGBps = num("h2d_pinned_gbps", 0.01, 10000);
+    h.d2hPinnedGBps = num("d2h_pinned_gbps", 0.01, 10000);
+    h.h2dPageableGBps = num("h2d_pageable_gbps", 0.01, 10000);
+    h.d2hPageableGBps = num("d2h_pageable_gbps", 0.01, 10000);
+    h.latencyUs = num("latency_us", 0, 1e6);
+    for (auto &[key, _] : v.items()) {
+      static const std::set<std::string> known{"kind", "h2d_pinned_gbps", "d2h_pinned_gbps",
+                                               "h2d_pageable_gbps", "d2h_pageable_gbps",
+                                               "latency_us", "note"};
+      if (!known.count(key))
+        fail("host_link." + key, "unknown field");
+    }
+    return h;
+  }
+
+  void rejectUnknown() const {
+    static const std::set<std::string> meta{"schema_version", "name", "description", "note"};
+    for (auto &[k, _] : root_.items())
+      if (!meta.count(k) && !seen_.count(k))
+        fail(k, "unknown field");
+  }
+
+  std::map<std::string, std::string> sources_;
+
+private:
+  const json &root_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+std::string fnv1a(const std::string &s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+} // namespace
+
+const char *coalescingRuleName(CoalescingRule r) {
+  switch (r) {
+  case CoalescingRule::HalfWarp: return "half-warp (cc 1.0/1.1)";
+  case CoalescingRule::Segment: return "segment (cc 1.2/1.3)";
+  case CoalescingRule::Sector: return "32-byte sector (cc >= 2.0)";
+  }
+  return "";
+}
+
+CoalescingRule HwSpec::coalescing() const {
+  if (ccMajor == 1)
+    return ccMinor <= 1 ? CoalescingRule::HalfWarp : CoalescingRule::Segment;
+  return CoalescingRule::Sector;
+}
+
+HwSpec parseHwSpec(const std::string &text, const std::string &path) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error &e) {
+    // nlohmann reports a byte offset; turn it into line:col.
+    size_t off = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    int line = 1, col = 1;
+    for (size_t i = 0; i < off; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    auto p = what.find("parse error");
+    throw InputError({path, line, col},
+                     fmt::format("invalid JSON: {}", p == std::string::npos ? what : what.substr(p)));
+  }
+  if (!root.is_object())
+    throw InputError({path, 0, 0}, "a hardware spec must be a JSON object");
+  auto sv = root.find("schema_version");
+  if (sv == root.end())
+    throw InputError({path, 0, 0}, "field 'schema_version': missing");
+  if (!sv->is_number_integer() || sv->get<int64_t>() != kSchemaVersion)
+    throw InputError({path, 0, 0},
+                     fmt::format("field 'schema_version': this skelcast reads version {}, the file "
+                                 "has {}",
+                                 kSchemaVersion, sv->dump()));
+  HwSpec h;
+  h.path = path;
+  auto nm = root.find("name");
+  if (nm == root.end() || !nm->is_string() || nm->get<std::string>().empty())
+    throw InputError({path, 0, 0}, "field 'name': missing or not a non-empty string");
+  h.name = nm->get<std::string>();
+  if (auto d = root.find("description"); d != root.end() && d->is_string())
+    h.description = d->get<std::string>();
+
+  SpecReader r(root, path);
+  h.computeCapability = r.string("compute_capability");
+  {
+    int maj = 0, mnr = 0;
+    char dot = 0;
+    std::string extra;
+    if (std::sscanf(h.computeCapability.c_str(), "%d%c%d", &maj, &dot, &mnr) != 3 || dot != '.' ||
+        maj < 1 || maj > 20 || mnr < 0 || mnr > 9)
+      r.fail("compute_capability", fmt::format("'{}' is not of the form MAJOR.MINOR",
+                                               h.computeCapability));
+    h.ccMajor = maj;
+    h.ccMinor = mnr;
+  }
+  h.smCount = static_cast<int>(r.integer("sm_count", 1, 4096));
+  h.clockGHz = r.number("clock_ghz", 0.05, 10);
+  h.warpSize = static_cast<int>(r.integer("warp_size", 1, 1024));
+  if ((h.warpSize & (h.warpSize - 1)) != 0)
+    r.fail("warp_size", fmt::format("{} is not a power of two", h.warpSize));
+  h.maxThreadsPerBlock = static_cast<int>(r.integer("max_threads_per_block", h.warpSize, 65536));
+  h.maxWarpsPerSM = static_cast<int>(r.integer("max_warps_per_sm", 1, 4096));
+  h.maxBlocksPerSM = static_cast<int>(r.integer("max_blocks_per_sm", 1, 4096));
+  h.sharedMemPerSMBytes = r.integer("shared_mem_per_sm_bytes", 0, int64_t{1} << 30);
+  h.sharedMemPerBlockBytes = r.integer("shared_mem_per_block_bytes", 0, h.sharedMemPerSMBytes);
+  h.registersPerSM = r.integer("registers_per_sm", 1, int64_t{1} << 30);
+  h.maxRegistersPerThread = static_cast<int>(r.integer("max_registers_per_thread", 1, 65536));
+  h.schedulersPerSM = static_cast<int>(r.integer("schedulers_per_sm", 1, 64));
+  h.issueCycles = r.number("issue_cycles", 0.01, 1000);
+  h.memBandwidthGBps = r.number("mem_bandwidth_gbps", 0.1, 1e6);
+  h.dramLatencyCycles = r.number("dram_latency_cycles", 1, 1e6);
+  h.departureDelCoalCycles = r.number("departure_del_coal_cycles", 0.001, 1e5);
+  h.departureDelUncoalCycles = r.number("departure_del_uncoal_cycles", 0.001, 1e5);
+  h.l1CacheBytes = r.integer("l1_cache_bytes", 0, int64_t{1} << 34);
+  h.l2CacheBytes = r.integer("l2_cache_bytes", 0, int64_t{1} << 40);
+  h.l1LatencyCycles = r.number("l1_latency_cycles", 0, 1e6);
+  h.l2LatencyCycles = r.number("l2_latency_cycles", 0, 1e6);
+  h.peakSpGflops = r.number("peak_sp_gflops", 0.001, 1e9);
+  h.peakDpGflops = r.number("peak_dp_gflops", 0, 1e9); // 0: no double precision
+  h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
+  if (root.contains("host_link"))
+    h.hostLink = r.hostLink();
+  r.rejectUnknown();
+  if (static_cast<int64_t>(h.maxWarpsPerSM) * h.warpSize < h.maxThreadsPerBlock)
+    r.fail("max_threads_per_block",
+           fmt::format("{} exceeds max_warps_per_sm x warp_size = {}", h.maxThreadsPerBlock,
+                       static_cast<int64_t>(h.maxWarpsPerSM) * h.warpSize));
+  h.sources = std::move(r.sources_);
+  h.contentHash = fnv1a(text);
+  return h;
+}
+
+HwSpec loadHwSpec(const std::string &path) {
+  return parseHwSpec(skeleton::readTextFile(path), path);
+}
+
+std::vector<std::string> listHwSpecs(const std::string &specDir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto &e : std::filesystem::directory_iterator(specDir, ec))
+    if (e.path().extension() == ".json")
+      names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir) {
+  bool looksLikePath = nameOrPath.find('/') != std::string::npos ||
+                       (nameOrPath.size() > 5 &&
+                        nameOrPath.compare(nameOrPath.size() - 5, 5, ".json") == 0);
+  if (looksLikePath)
+    return loadHwSpec(nameOrPath);
+  std::filesystem::path p = std::filesystem::path(specDir) / (nameOrPath + ".json");
+  if (!std::filesystem::exists(p)) {
+    std::string known;
+    for (const auto &n : listHwSpecs(specDir))
+      known += (known.empty() ? "" : ", ") + n;
+    throw InputError({"--hw", 0, 0}, fmt::format("unknown GPU spec '{}' (known: {})", nameOrPath,
+                                                 known.empty() ? "none found in " + specDir : known));
+  }
+  return loadHwSpec(p.string());
+}
+
+} // namespace skelcast::model

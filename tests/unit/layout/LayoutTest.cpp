@@ -1,0 +1,174 @@
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/layout/Coalescing.h"
+#include "skelcast/layout/Footprint.h"
+#include "skelcast/layout/Layout.h"
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <gtest/gtest.h>
+
+using namespace skelcast;
+using namespace skelcast::layout;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+
+KernelInfo kernelOf(const std::string &text) {
+  return analyzeKernel(skeleton::parseSkeleton(text, "t.skel"), 0);
+}
+
+KernelInfo matmul() {
+  return analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel"), 0);
+}
+
+const char *kStencil = R"(#define N 64
+float t[N][N]
+float o[N][N]
+parallel_for(1:N - 1, 1:N - 1) : i, j {
+  ld t[i][j]
+  ld t[i - 1][j]
+  ld t[i + 1][j]
+  ld t[i][j - 1]
+  ld t[i][j + 1]
+  comp 6
+  st o[i][j]
+}
+)";
+
+} // namespace
+
+TEST(Footprint, FivePointStencilBlockByHand) {
+  KernelInfo ki = kernelOf(kStencil);
+  std::vector<const AccessInfo *> t;
+  for (const auto &a : ki.accesses)
+    if (ki.arrays[a.array].name == "t")
+      t.push_back(&a);
+  IterSet block(ki.vars.size());
+  block[0] = {1, 16, 1};
+  block[1] = {1, 16, 1};
+  // A 16x16 tile plus a one-cell halo on each side, without the corners.
+  EXPECT_DOUBLE_EQ(footprint(ki, t, block).size, 16 * 16 + 4 * 16);
+  IterSet thread(ki.vars.size());
+  thread[0] = {1, 2, 16}; // fold 2 along i, spaced by the block
+  thread[1] = {1, 1, 1};
+  EXPECT_DOUBLE_EQ(footprint(ki, t, thread).size, 10);
+}
+
+TEST(Footprint, LinearisedIndexIsEnumerated) {
+  KernelInfo ki = kernelOf("#define N 32\nfloat a[N*N]\nparallel_for(N) : i {\n  stream k = "
+                           "0:N {\n    ld a[i*N + k]\n  }\n}\n");
+  IterSet s(ki.vars.size());
+  s[0] = {0, 4, 1};
+  s[1] = {0, 32, 1};
+  Footprint fp = footprint(ki, {&ki.accesses[0]}, s);
+  EXPECT_TRUE(fp.exact);
+  EXPECT_DOUBLE_EQ(fp.size, 128);
+}
+
+TEST(Characterize, MatMulTiledByHand) {
+  KernelInfo ki = matmul();
+  model::HwSpec fx = spec("fx5600");
+  Layout l = parseLayout(ki, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16", fx);
+  // Equation 1: each A element is shared by the 16 threads of a row.
+  auto shr = shareDegrees(ki, l);
+  EXPECT_DOUBLE_EQ(shr[0], 16);
+  EXPECT_DOUBLE_EQ(shr[1], 16);
+  EXPECT_DOUBLE_EQ(shr[2], 1);
+  // Equation 3: StageSize = size(B) x StageShrDegree / size(H(D, B ^ k:<0,1,1>)) = 256 x 1 / 16.
+  EXPECT_EQ(paperStageSize(ki, l, 0, {0, 1}), 16);
+  Characterization c = characterize(ki, l, fx);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.stages[0].numStages, 25);              // equation 4: 400 / 16
+  EXPECT_DOUBLE_EQ(c.arrays[0].shMemElems, 256);            // equation 5: 16 x 16
+  EXPECT_DOUBLE_EQ(c.workload.sharedMemBytesPerBlock, 2048); // equations 6-7
+  EXPECT_DOUBLE_EQ(c.arrays[0].cachingInsts, 25);           // equation 12: ceil(256/256) x 25
+  EXPECT_DOUBLE_EQ(c.workload.coalMemInsts, 25 + 25 + 1);   // caching loads + st C
+  EXPECT_DOUBLE_EQ(c.workload.uncoalMemInsts, 0);
+  EXPECT_DOUBLE_EQ(c.funcInsts, 1 + 3 * 400 + 5);           // equation 17
+  EXPECT_DOUBLE_EQ(c.workload.synchInsts, 50);
+  EXPECT_DOUBLE_EQ(c.workload.blocks, 2500);
+  EXPECT_DOUBLE_EQ(c.workload.loadBytesPerWarp, 128);       // equations 10-11
+}
+
+TEST(Characterize, NaiveMatMulIsUncoalescedOnG80) {
+  KernelInfo ki = matmul();
+  model::HwSpec fx = spec("fx5600");
+  Characterization c = characterize(ki, parseLayout(ki, "block=i:16,j:16", fx), fx);
+  // A[i][k] is the same word for a whole half-warp: not coalesced on cc 1.0.
+  EXPECT_DOUBLE_EQ(c.workload.uncoalMemInsts, 400);
+  EXPECT_DOUBLE_EQ(c.workload.coalMemInsts, 401); // B[k][j] and st C
+  EXPECT_DOUBLE_EQ(c.workload.uncoalPerMw, 32);
+}
+
+TEST(Coalescing, RulesOnWorkedWarps) {
+  using model::CoalescingRule;
+  std::vector<std::optional<int64_t>> seq, bcast, shifted, strided;
+  for (int t = 0; t < 32; ++t) {
+    seq.push_back(4 * t);
+    bcast.push_back(0);
+    shifted.push_back(4 * t + 4);
+    strided.push_back(4096 * t);
+  }
+  for (auto r : {CoalescingRule::HalfWarp, CoalescingRule::Segment, CoalescingRule::Sector})
+    EXPECT_TRUE(classifyWarp(seq, 4, r).coalesced);
+  EXPECT_FALSE(classifyWarp(bcast, 4, CoalescingRule::HalfWarp).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(bcast, 4, CoalescingRule::HalfWarp).transactions, 32);
+  EXPECT_TRUE(classifyWarp(bcast, 4, CoalescingRule::Segment).coalesced);
+  EXPECT_FALSE(classifyWarp(shifted, 4, CoalescingRule::HalfWarp).coalesced);
+  // Misaligned by a word: the second half-warp crosses a 128-byte segment.
+  EXPECT_FALSE(classifyWarp(shifted, 4, CoalescingRule::Segment).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(shifted, 4, CoalescingRule::Segment).transactions, 3);
+  EXPECT_TRUE(classifyWarp(shifted, 4, CoalescingRule::Sector).coalesced);
+  EXPECT_FALSE(classifyWarp(strided, 4, CoalescingRule::Sector).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(strided, 4, CoalescingRule::Sector).transactions, 32);
+  std::vector<std::optional<int64_t>> unknown(32, std::nullopt);
+  EXPECT_DOUBLE_EQ(classifyWarp(unknown, 4, CoalescingRule::Sector).transactions, 32);
+}
+
+TEST(Coalescing, SampleHintDecidesIndirectAccess) {
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/spinflap.skel"), 0);
+  model::HwSpec h = spec("c1060");
+  Layout l = parseLayout(ki, "block=j:1,i:64", h);
+  // ld A[j][M[i][n]][0]: the map permutes within groups of 4, so a half-warp
+  // touches 16 x 4 columns of complex floats = 512 bytes: 4 segments.
+  WarpAccess w = directAccessPattern(ki, ki.accesses[1], l, h);
+  EXPECT_FALSE(w.coalesced);
+  EXPECT_DOUBLE_EQ(w.transactions, 8);
+}
+
+TEST(LayoutString, CanonicalRoundTrip) {
+  KernelInfo ki = matmul();
+  model::HwSpec h = spec("h100");
+  Layout l = parseLayout(ki, "unroll=k:16 cache=B,A stage=k:16 fold=j:2 block=j:16,i:8", h);
+  EXPECT_EQ(layoutString(ki, l), "block=i:8,j:16 fold=j:2 stage=k:16 cache=A,B unroll=k:16");
+  EXPECT_EQ(parseLayout(ki, layoutString(ki, l), h), l);
+}
+
+TEST(LayoutString, ImpossibleLayoutsAreRejected) {
+  KernelInfo ki = matmul();
+  model::HwSpec h = spec("h100");
+  auto expectBad = [&](const std::string &text, const std::string &want) {
+    try {
+      parseLayout(ki, text, h);
+      FAIL() << text;
+    } catch (const InputError &e) {
+      EXPECT_NE(e.message().find(want), std::string::npos) << e.message();
+    }
+  };
+  expectBad("block=q:16", "'q' is not a parallel index of kernel 'matmul'");
+  expectBad("block=i:0,j:16", "block size of 'i' must be at least 1, is 0");
+  expectBad("block=i:2048", "block size 2048 exceeds h100's limit of 1024");
+  expectBad("block=i:64,j:64", "block of 4096 threads exceeds h100's limit of 1024");
+  expectBad("block=i:16 fold=i:-2", "fold of 'i' must be at least 1, is -2");
+  expectBad("block=i:16 cache=Z", "unknown array 'Z'");
+  expectBad("block=i:16 cache=C", "kernel 'matmul' does not load 'C'");
+  expectBad("block=i:16 stage=k:16", "staging needs at least one array");
+  expectBad("block=i:16 stage=x:16 cache=A", "'x' is not a loop of kernel 'matmul'");
+  expectBad("fold=i:2", "a layout needs a 'block=' part");
+  expectBad("block=i:16 tile=4", "unknown layout part 'tile'");
+  expectBad("block=i:1x", "'1x' is not an integer");
+  expectBad("block=i:16 block=j:4", "'block' is given twice");
+}

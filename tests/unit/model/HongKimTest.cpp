@@ -1,0 +1,133 @@
+#include "skelcast/model/HongKim.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace skelcast::model;
+
+namespace {
+
+/// The worked example of Hong & Kim (ISCA'09), as re-implementations encode it.
+HwSpec isca09Gpu() {
+  HwSpec h;
+  h.name = "isca09";
+  h.smCount = 16;
+  h.clockGHz = 1.0;
+  h.warpSize = 32;
+  h.maxThreadsPerBlock = 512;
+  h.maxWarpsPerSM = 32;
+  h.maxBlocksPerSM = 8;
+  h.sharedMemPerSMBytes = 16384;
+  h.sharedMemPerBlockBytes = 16384;
+  h.issueCycles = 4;
+  h.memBandwidthGBps = 80;
+  h.dramLatencyCycles = 420;
+  h.departureDelCoalCycles = 4;
+  h.departureDelUncoalCycles = 10;
+  return h;
+}
+
+Workload isca09Workload() {
+  Workload w;
+  w.threadsPerBlock = 128;
+  w.blocks = 80;
+  w.compInsts = 27;
+  w.uncoalMemInsts = 6;
+  w.coalMemInsts = 0;
+  w.synchInsts = 6;
+  w.uncoalPerMw = 32;
+  w.loadBytesPerWarp = 128;
+  return w;
+}
+
+} // namespace
+
+TEST(HongKim, EachEquationOnTheIsca09Example) {
+  EXPECT_DOUBLE_EQ(memLUncoal(420, 32, 10), 730);
+  EXPECT_DOUBLE_EQ(memL(730, 420, 1.0), 730);
+  EXPECT_DOUBLE_EQ(memL(730, 420, 0.5), 575);
+  EXPECT_DOUBLE_EQ(departureDelay(10, 32, 1.0, 4), 320);
+  EXPECT_DOUBLE_EQ(departureDelay(10, 32, 0.0, 4), 4);
+  EXPECT_DOUBLE_EQ(mwpWithoutBW(730, 320), 2.28125);
+  EXPECT_NEAR(bwPerWarp(1.0, 128, 730), 0.175342, 1e-6);
+  EXPECT_NEAR(mwpPeakBW(80, 128.0 / 730, 16), 28.515625, 1e-6);
+  EXPECT_DOUBLE_EQ(compCycles(4, 33), 132);
+  EXPECT_DOUBLE_EQ(memCycles(730, 6, 420, 0), 4380);
+  EXPECT_DOUBLE_EQ(cwpFull(4380, 132), (4380.0 + 132) / 132);
+  EXPECT_DOUBLE_EQ(rep(80, 5, 16), 1);
+  EXPECT_DOUBLE_EQ(synchCost(320, 2.28125, 6, 5, 1), 12300);
+}
+
+TEST(HongKim, Isca09ExampleWholeModel) {
+  HwSpec h = isca09Gpu();
+  h.maxBlocksPerSM = 5; // the example's 5 active blocks per SM
+  HongKimResult r = hongKim(isca09Workload(), h);
+  EXPECT_DOUBLE_EQ(r.activeSMs, 16);
+  EXPECT_DOUBLE_EQ(r.activeBlocksPerSM, 5);
+  EXPECT_DOUBLE_EQ(r.n, 20);
+  EXPECT_DOUBLE_EQ(r.memL, 730);
+  EXPECT_DOUBLE_EQ(r.departureDelay, 320);
+  EXPECT_DOUBLE_EQ(r.mwp, 2.28125);
+  EXPECT_DOUBLE_EQ(r.cwp, 20);
+  EXPECT_EQ(r.execCase, 2);
+  EXPECT_NEAR(r.execCycles, 38428.19, 0.01);
+  EXPECT_NEAR(r.synchCost, 12300, 1e-6);
+  EXPECT_NEAR(r.totalCycles, 50728.19, 0.01);
+  EXPECT_NEAR(r.timeMs, 0.05072819, 1e-8);
+  EXPECT_EQ(r.bound, "memory");
+}
+
+TEST(HongKim, ActiveBlocksEquation8) {
+  HwSpec h = isca09Gpu();
+  Workload w = isca09Workload();
+  // 4 warps per block, 32 warps per SM: 8 by warps; 8 by the block limit; 5 by the grid.
+  EXPECT_DOUBLE_EQ(warpsPerBlock(w, h), 4);
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 5);
+  w.blocks = 8000;
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 8);
+  w.sharedMemBytesPerBlock = 5000; // floor(16384 / 5000) = 3
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 3);
+  w.threadsPerBlock = 33; // 2 warps per block
+  w.sharedMemBytesPerBlock = 0;
+  EXPECT_DOUBLE_EQ(warpsPerBlock(w, h), 2);
+}
+
+TEST(HongKim, ComputeOnlyKernelIsFiniteAndComputeBound) {
+  HwSpec h = isca09Gpu();
+  Workload w;
+  w.threadsPerBlock = 128;
+  w.blocks = 1000;
+  w.compInsts = 100;
+  HongKimResult r = hongKim(w, h);
+  EXPECT_TRUE(std::isfinite(r.timeMs));
+  EXPECT_GT(r.timeMs, 0);
+  EXPECT_EQ(r.bound, "compute");
+}
+
+TEST(HongKim, MwpAboveCwpUsesTheComputeCase) {
+  HwSpec h = isca09Gpu();
+  Workload w = isca09Workload();
+  w.blocks = 8000;
+  w.uncoalMemInsts = 0;
+  w.coalMemInsts = 2;
+  w.compInsts = 2000;
+  HongKimResult r = hongKim(w, h);
+  // Comp_cycles > Mem_cycles selects the second case in Hong & Kim's rule.
+  EXPECT_EQ(r.execCase, 2);
+  EXPECT_EQ(r.bound, "compute");
+}
+
+TEST(HongKim, ThirdCaseWhenMwpExceedsCwpAndMemoryDominates) {
+  HwSpec h = isca09Gpu();
+  Workload w;
+  w.threadsPerBlock = 256;
+  w.blocks = 8000;
+  w.coalMemInsts = 10;
+  w.compInsts = 1000;
+  w.loadBytesPerWarp = 128;
+  HongKimResult r = hongKim(w, h);
+  // Mem_cycles 4200 > Comp_cycles 4040; MWP = min(105, 16.4, 32) > CWP = 2.04.
+  EXPECT_EQ(r.execCase, 3);
+  EXPECT_NEAR(r.execCycles, (420 + 4040.0 * 32) * (8000.0 / (4 * 16)), 1e-6);
+}

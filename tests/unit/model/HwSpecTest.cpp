@@ -1,0 +1,114 @@
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+using namespace skelcast;
+using namespace skelcast::model;
+
+namespace {
+
+const std::string kSpecs = std::string(SKELCAST_SOURCE_DIR) + "/hwspecs";
+
+std::string h100Text() {
+  std::ifstream in(kSpecs + "/h100.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Expect parsing `text` to fail with a message containing `want`.
+void expectError(const std::string &text, const std::string &want) {
+  try {
+    parseHwSpec(text, "spec.json");
+    FAIL() << "expected an error containing: " << want;
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.loc().file, "spec.json");
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos)
+        << "expected '" << want << "' in '" << e.what() << "'";
+  }
+}
+
+std::string edited(const std::function<void(nlohmann::json &)> &edit) {
+  auto j = nlohmann::json::parse(h100Text());
+  edit(j);
+  return j.dump();
+}
+
+} // namespace
+
+TEST(HwSpec, EveryBundledSpecLoadsWithSources) {
+  auto names = listHwSpecs(kSpecs);
+  for (const char *n : {"fx5600", "c1060", "v100", "a100", "h100", "h200"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  for (const auto &n : names) {
+    HwSpec h = resolveHwSpec(n, kSpecs);
+    EXPECT_EQ(h.name, n);
+    EXPECT_GE(h.sources.size(), 25u) << n;
+    for (const auto &[field, src] : h.sources)
+      EXPECT_FALSE(src.empty()) << n << ": " << field;
+  }
+}
+
+TEST(HwSpec, PaperTable5Values) {
+  HwSpec fx = resolveHwSpec("fx5600", kSpecs);
+  EXPECT_EQ(fx.smCount, 16);
+  EXPECT_DOUBLE_EQ(fx.clockGHz, 1.35);
+  EXPECT_DOUBLE_EQ(fx.memBandwidthGBps, 76.8);
+  EXPECT_DOUBLE_EQ(fx.dramLatencyCycles, 420);
+  EXPECT_DOUBLE_EQ(fx.departureDelUncoalCycles, 10);
+  EXPECT_DOUBLE_EQ(fx.departureDelCoalCycles, 4);
+  EXPECT_EQ(fx.maxWarpsPerSM, 24);
+  EXPECT_EQ(fx.coalescing(), CoalescingRule::HalfWarp);
+  HwSpec c = resolveHwSpec("c1060", kSpecs);
+  EXPECT_EQ(c.smCount, 30);
+  EXPECT_EQ(c.maxWarpsPerSM, 32);
+  EXPECT_DOUBLE_EQ(c.departureDelUncoalCycles, 40);
+  EXPECT_EQ(c.coalescing(), CoalescingRule::Segment);
+  EXPECT_EQ(resolveHwSpec("h100", kSpecs).coalescing(), CoalescingRule::Sector);
+}
+
+TEST(HwSpec, UnknownNameListsKnownOnes) {
+  try {
+    resolveHwSpec("gtx9999", kSpecs);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown GPU spec 'gtx9999' (known: a100, c1060"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HwSpec, BadInputsNameTheField) {
+  expectError("", "invalid JSON");
+  expectError("{\"schema_version\": 1, \"name\": \"x\", ", "invalid JSON");
+  expectError("[1, 2]", "a hardware spec must be a JSON object");
+  expectError(edited([](auto &j) { j["schema_version"] = 7; }),
+              "field 'schema_version': this skelcast reads version 1, the file has 7");
+  expectError(edited([](auto &j) { j.erase("sm_count"); }), "field 'sm_count': missing");
+  expectError(edited([](auto &j) { j["warp_size"]["value"] = "32"; }),
+              "field 'warp_size': must be an integer, is string");
+  expectError(edited([](auto &j) { j["warp_size"]["value"] = 0; }),
+              "field 'warp_size': 0 is out of range");
+  expectError(edited([](auto &j) { j["sm_count"]["value"] = 1000000000; }),
+              "field 'sm_count': 1000000000 is out of range");
+  expectError(edited([](auto &j) { j["clock_ghz"]["value"] = -1.5; }),
+              "field 'clock_ghz': -1.5 is out of range");
+  expectError(edited([](auto &j) { j["mem_bandwidth_gbps"]["source"] = ""; }),
+              "field 'mem_bandwidth_gbps': missing 'source'");
+  expectError(edited([](auto &j) { j["clock_gz"] = j["clock_ghz"]; }),
+              "field 'clock_gz': unknown field");
+  expectError(edited([](auto &j) { j["warp_size"]["value"] = 24; }),
+              "field 'warp_size': 24 is not a power of two");
+  expectError(edited([](auto &j) { j["compute_capability"]["value"] = "nine"; }),
+              "field 'compute_capability': 'nine' is not of the form MAJOR.MINOR");
+  expectError(edited([](auto &j) { j["host_link"]["value"].erase("latency_us"); }),
+              "field 'host_link.latency_us': missing");
+  expectError(std::string("{\"a\": \x01}"), "invalid JSON");
+}
