@@ -265,3 +265,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"NegativeHint", "parallel_for(8) : i {\n  stream k = 0:8 (hint:-1) {\n  }\n}\n", 2,
                 3, "trip-count hint must not be negative, is -1"}),
     [](const ::testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
+
+TEST(Parser, EveryTruncationAndByteFlipIsAnErrorOrAValidFile) {
+  // Deterministic mutations of a bundled skeleton: parsing either succeeds or
+  // throws InputError with a position; it never crashes or throws anything else.
+  std::string text = readTextFile(std::string(SKELCAST_SOURCE_DIR) + "/skeletons/ispinex_complex.skel");
+  auto attempt = [](const std::string &t) {
+    try {
+      SkeletonFile f = parseSkeleton(t, "m.skel");
+      EXPECT_EQ(parseSkeleton(printSkeleton(f), "m.skel"), f);
+    } catch (const InputError &e) {
+      EXPECT_EQ(e.loc().file, "m.skel");
+      EXPECT_GE(e.loc().line, 1) << e.what();
+    }
+  };
+  for (size_t n = 0; n <= text.size(); n += 3)
+    attempt(text.substr(0, n));
+  const char junk[] = {'{', '}', '[', ']', '(', ')', ':', '=', '-', '#', '/', '*', '9', 'x', '\n', '"', '\x01'};
+  for (size_t i = 0; i < text.size(); i += 7) {
+    std::string t = text;
+    t[i] = junk[i % sizeof(junk)];
+    attempt(t);
+  }
+}
