@@ -19,8 +19,21 @@ struct ProjectOpts {
   std::string layout;
   std::string kernel;
   std::string format = "table";
-  std::string model = "hong-kim";
+  std::string model = "skelcast";
+  std::vector<std::string> without;
   size_t top = 10;
+  model::ModelOptions modelOptions() const {
+    model::ModelOptions mo;
+    mo.model = model;
+    mo.disabledTerms.insert(without.begin(), without.end());
+    return mo;
+  }
+  std::string modelLabel() const {
+    std::string s = model;
+    for (size_t i = 0; i < without.size(); ++i)
+      s += (i ? "," : " without ") + without[i];
+    return s;
+  }
 };
 
 /// The kernels of `f` selected by --kernel (all when empty).
@@ -38,14 +51,13 @@ std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::st
 
 int runProject(Context &ctx, const ProjectOpts &o) {
   model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
-  model::ModelOptions mo;
-  mo.model = o.model;
+  model::ModelOptions mo = o.modelOptions();
   report::Report rep;
   rep.version = SKELCAST_VERSION;
   rep.hwName = hw.name;
   rep.hwDescription = hw.description;
   rep.hwHash = hw.contentHash;
-  rep.model = o.model;
+  rep.model = o.modelLabel();
   rep.top = o.top;
   for (const auto &path : o.files) {
     skeleton::SkeletonFile f = loadSkeleton(path);
@@ -76,10 +88,8 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   layout::KernelInfo ki = layout::analyzeKernel(f, ks.front());
   layout::Layout l = layout::parseLayout(ki, o.layout, hw);
-  model::ModelOptions mo;
-  mo.model = o.model;
-  model::KernelProjection kp = model::projectKernel(ki, hw, {}, mo, l);
-  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw);
+  model::KernelProjection kp = model::projectKernel(ki, hw, {}, o.modelOptions(), l);
+  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, o.modelLabel());
   return Success;
 }
 
@@ -87,9 +97,13 @@ void addCommon(CLI::App *cmd, ProjectOpts &o) {
   cmd->add_option("--hw", o.hw, "GPU spec: a name from hwspecs/ or a JSON file")
       ->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "Only the kernel of this name");
-  cmd->add_option("--model", o.model, "Performance model")
-      ->check(CLI::IsMember({"hong-kim"}))
+  cmd->add_option("--model", o.model,
+                  "Performance model: skelcast (Hong-Kim with the modern terms), hong-kim (the "
+                  "paper's), roofline (the baseline)")
+      ->check(CLI::IsMember(model::modelNames()))
       ->capture_default_str();
+  cmd->add_option("--without", o.without, "Switch off a term of the skelcast model (repeatable)")
+      ->check(CLI::IsMember(model::modernTermNames()));
 }
 
 } // namespace

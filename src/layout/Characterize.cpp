@@ -263,6 +263,41 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
   c.avgElemBytes = bytesDen > 0 ? bytesNum / bytesDen : 4.0;
   w.loadBytesPerWarp = c.avgElemBytes * hw.warpSize;
   c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes);
+
+  // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
+  IterSet whole = fullLoops(ki);
+  for (size_t d = 0; d < ki.dimNames.size(); ++d)
+    whole[d] = {ki.dimLo[d], ki.dimSize[d], 1};
+  double doubles = 0, elems = 0;
+  for (size_t d = 0; d < ki.arrays.size(); ++d) {
+    auto all = accessesOf(ki, static_cast<int>(d), false);
+    if (all.empty())
+      continue;
+    double eb = ki.arrays[d].elemBytes;
+    c.compulsoryBytes += eb * std::min(footprint(ki, all, whole).size, ki.arrays[d].elements);
+    c.blockFootprintBytes += eb * footprint(ki, all, bl).size;
+    elems += c.arrays[d].dataReqs;
+    if (ki.arrays[d].isDouble)
+      doubles += c.arrays[d].dataReqs;
+  }
+  c.fp64Fraction = elems > 0 ? doubles / elems : 0.0;
+  auto bytesPerWarpInst = [&](const WarpAccess &p, int eb) {
+    return p.coalesced ? static_cast<double>(eb) * std::min<double>(hw.warpSize, tpb)
+                       : p.transactions * 32.0;
+  };
+  for (const auto &u : c.accesses) {
+    if (u.viaShared)
+      continue;
+    const auto &a = ki.accesses[static_cast<size_t>(u.access)];
+    c.requestedBytesPerThread +=
+        u.insts * bytesPerWarpInst(u.pattern, ki.arrays[static_cast<size_t>(a.array)].elemBytes) /
+        std::min<double>(hw.warpSize, tpb);
+  }
+  for (const auto &au : c.arrays)
+    if (au.cached)
+      c.requestedBytesPerThread += au.cachingInsts *
+                                   bytesPerWarpInst(au.cachingPattern, ki.arrays[static_cast<size_t>(au.array)].elemBytes) /
+                                   std::min<double>(hw.warpSize, tpb);
   return c;
 }
 

@@ -303,6 +303,7 @@ KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k) {
     ArrayInfo ai;
     ai.name = a.name;
     ai.elemBytes = skeleton::elemBytes(a.type);
+    ai.isDouble = a.type == skeleton::ElemType::Double;
     for (const auto &e : a.extents)
       ai.extents.push_back(skeleton::evalConstExpr(e, ki.macros, file.path));
     ai.strides.assign(ai.extents.size(), 1);

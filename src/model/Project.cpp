@@ -11,17 +11,43 @@ namespace {
 
 LayoutProjection make(const layout::KernelInfo &ki, const layout::Layout &l,
                       layout::Characterization c, const HwSpec &hw, const ModelOptions &mo) {
-  if (mo.model != "hong-kim")
-    throw InputError({"--model", 0, 0}, fmt::format("unknown model '{}' (known: hong-kim)", mo.model));
   LayoutProjection p;
   p.layout = l;
   p.layoutString = layout::layoutString(ki, l);
-  p.result = hongKim(c.workload, hw);
+  p.roofline = roofline(c, hw);
+  if (mo.model == "hong-kim") {
+    p.result = hongKim(c.workload, hw);
+  } else if (mo.model == "skelcast") {
+    AdjustedInputs a = applyModernTerms(c, ki, l, hw, mo.enabledTerms());
+    p.result = hongKim(a.workload, a.hw);
+    p.result.timeMs += a.effects.launchMs;
+    p.effects = a.effects;
+  } else if (mo.model == "roofline") {
+    p.result = hongKim(c.workload, hw); // MWP/CWP still reported
+    p.result.timeMs = p.roofline.timeMs;
+    p.result.bound = p.roofline.memoryMs >= p.roofline.computeMs ? "memory" : "compute";
+  } else {
+    throw InputError({"--model", 0, 0},
+                     fmt::format("unknown model '{}' (known: skelcast, hong-kim, roofline)", mo.model));
+  }
   p.characterization = std::move(c);
   return p;
 }
 
 } // namespace
+
+const std::vector<std::string> &modelNames() {
+  static const std::vector<std::string> names{"skelcast", "hong-kim", "roofline"};
+  return names;
+}
+
+std::set<std::string> ModelOptions::enabledTerms() const {
+  std::set<std::string> on;
+  for (const auto &t : modernTermNames())
+    if (!disabledTerms.count(t))
+      on.insert(t);
+  return on;
+}
 
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const HwSpec &hw, const ModelOptions &mo) {

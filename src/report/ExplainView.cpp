@@ -12,13 +12,13 @@ void row(std::string &out, const std::string &name, const std::string &value,
 } // namespace
 
 std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
-                          const model::HwSpec &hw) {
+                          const model::HwSpec &hw, const std::string &modelLabel) {
   const auto &c = p.characterization;
   const auto &w = c.workload;
   const auto &r = p.result;
   std::string out;
-  out += fmt::format("kernel {} ({}) on {}\nlayout {}\n\n", ki.name, ki.file, hw.name,
-                     p.layoutString);
+  out += fmt::format("kernel {} ({}) on {}, model {}\nlayout {}\n\n", ki.name, ki.file, hw.name,
+                     modelLabel, p.layoutString);
   out += "loop space\n";
   for (size_t d = 0; d < ki.dimNames.size(); ++d)
     row(out, fmt::format("{} (dimension {})", ki.dimNames[d], d + 1), std::to_string(ki.dimSize[d]),
@@ -80,6 +80,22 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   row(out, "Blocks", num(w.blocks, 10), "size(loop space) / (size(B) x F)");
   row(out, "SharedMem_bytes_per_block", num(w.sharedMemBytesPerBlock, 8), "eq. 7");
 
+  const auto &e = p.effects;
+  if (modelLabel.rfind("skelcast", 0) == 0) {
+    out += "\nmodern terms (docs/model.md section 7; inputs of the Hong-Kim core below)\n";
+    row(out, "fp64 issue factor", num(e.fp64Factor, 6), "1 + fp64 share x (peak SP / peak DP - 1)");
+    row(out, "registers per thread (estimate)", num(e.registersPerThread, 6), "0 when switched off");
+    row(out, "blocks per SM by registers", num(e.blocksByRegisters, 6), "registers_per_sm / per block");
+    row(out, "L1 hit fraction", num(e.l1HitFraction, 4), "reuse within a block");
+    row(out, "L2 hit fraction", num(e.l2HitFraction, 4), "reuse across blocks in flight");
+    row(out, "effective Mem_LD", num(e.effectiveLatencyCycles, 6), "hit-weighted L1/L2/DRAM latency");
+    row(out, "DRAM bytes per thread", num(e.dramBytesPerThread, 6), "after the caches");
+    row(out, "launch (ms)", num(e.launchMs, 6), "launch_overhead_us / 1000");
+  }
+  row(out, "compulsory bytes", num(c.compulsoryBytes, 8), "every element touched, once");
+  row(out, "roofline time (ms)", num(p.roofline.timeMs, 6),
+      fmt::format("max({} ms memory, {} ms compute) + launch", num(p.roofline.memoryMs, 4),
+                  num(p.roofline.computeMs, 4)));
   out += "\nHong-Kim model (ISCA'09 section 3), cycles per SM\n";
   row(out, "Active_SMs", num(r.activeSMs, 6), "min(SMs, Blocks)");
   row(out, "warps_per_block", num(r.warpsPerBlock, 6), "ceil(Thread_per_block / warp_size)");
@@ -107,7 +123,7 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   row(out, "Synch_cost", num(r.synchCost, 8),
       "Departure_delay x (MWP - 1) x Synch_insts x Active_blocks x Rep");
   row(out, "total cycles", num(r.totalCycles, 8), "Exec_cycles + Synch_cost");
-  row(out, "time (ms)", num(r.timeMs, 6), fmt::format("cycles / {} GHz", hw.clockGHz));
+  row(out, "time (ms)", num(r.timeMs, 6), fmt::format("cycles / {} GHz (+ launch)", hw.clockGHz));
   row(out, "bound", r.bound, "latency: N below MWP and CWP; memory: MWP < CWP - 1");
   return out;
 }

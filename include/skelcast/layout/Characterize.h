@@ -55,6 +55,12 @@ struct Characterization {
   double cachingCompInsts = 0;
   double avgElemBytes = 0;     ///< equation 10
   bool fits = true;            ///< shared memory per block within the spec's limit
+
+  // Traffic, for the cache term and the roofline (docs/model.md, section 7).
+  double compulsoryBytes = 0;   ///< every element the kernel touches, once: sum_D ElemBytes x H(D, all)
+  double blockFootprintBytes = 0; ///< sum_D ElemBytes x H(D, B-hat) of the global accesses
+  double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
+  double fp64Fraction = 0;      ///< share of the data elements that are double
 };
 
 /// ShrDegree (equation 1) of every array for a block shape and fold.

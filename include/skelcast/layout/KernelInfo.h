@@ -69,6 +69,7 @@ struct CompInfo {
 struct ArrayInfo {
   std::string name;
   int elemBytes = 4;
+  bool isDouble = false; ///< double precision floating point
   std::vector<int64_t> extents;
   std::vector<int64_t> strides; ///< row-major, in elements
   double elements = 0;

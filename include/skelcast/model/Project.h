@@ -6,6 +6,10 @@
 #include "skelcast/layout/Characterize.h"
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/HongKim.h"
+#include "skelcast/model/ModernTerms.h"
+#include "skelcast/model/Roofline.h"
+
+#include <set>
 
 #include <optional>
 #include <string>
@@ -13,15 +17,24 @@
 
 namespace skelcast::model {
 
+/// The models: `skelcast` (Hong–Kim with the modern terms, the default),
+/// `hong-kim` (the paper-faithful model) and `roofline` (the baseline).
 struct ModelOptions {
-  std::string model = "hong-kim"; ///< the performance model
+  std::string model = "skelcast";
+  std::set<std::string> disabledTerms; ///< terms of `skelcast` switched off
+  std::set<std::string> enabledTerms() const;
 };
+
+/// The known model names.
+const std::vector<std::string> &modelNames();
 
 struct LayoutProjection {
   layout::Layout layout;
   std::string layoutString;
   layout::Characterization characterization;
-  HongKimResult result;
+  HongKimResult result;  ///< timeMs includes every enabled term (launch too)
+  TermEffects effects;
+  RooflineResult roofline;
 };
 
 struct KernelProjection {

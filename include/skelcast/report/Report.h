@@ -38,6 +38,6 @@ std::string renderMarkdown(const Report &r);
 /// Every intermediate quantity of one layout's projection, in the order of
 /// docs/model.md.
 std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
-                          const model::HwSpec &hw);
+                          const model::HwSpec &hw, const std::string &modelLabel);
 
 } // namespace skelcast::report

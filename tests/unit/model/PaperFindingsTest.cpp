@@ -12,6 +12,13 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
+/// The paper-faithful model reproduces the paper's findings.
+model::ModelOptions paperModel() {
+  model::ModelOptions m;
+  m.model = "hong-kim";
+  return m;
+}
+
 model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
 
 layout::KernelInfo bundled(const std::string &name) {
@@ -20,7 +27,7 @@ layout::KernelInfo bundled(const std::string &name) {
 
 model::LayoutProjection one(const layout::KernelInfo &ki, const std::string &l,
                             const model::HwSpec &hw) {
-  return model::projectLayout(ki, layout::parseLayout(ki, l, hw), hw, {});
+  return model::projectLayout(ki, layout::parseLayout(ki, l, hw), hw, paperModel());
 }
 
 } // namespace
@@ -38,7 +45,7 @@ TEST(PaperFindings, MatMulWithoutStagingIsMemoryBoundOnFX5600) {
 TEST(PaperFindings, MatMulBestLayoutStagesKAndCachesAAndB) {
   auto ki = bundled("matmul");
   auto fx = spec("fx5600");
-  auto kp = model::projectKernel(ki, fx, {}, {});
+  auto kp = model::projectKernel(ki, fx, {}, paperModel());
   ASSERT_FALSE(kp.layouts.empty());
   const auto &best = kp.layouts.front();
   EXPECT_NE(best.layoutString.find("stage=k:"), std::string::npos) << best.layoutString;
@@ -81,12 +88,16 @@ namespace {
 void expectSane(const std::string &text, const std::string &hwName) {
   auto f = skeleton::parseSkeleton(text, "t.skel");
   auto ki = layout::analyzeKernel(f, 0);
-  auto kp = model::projectKernel(ki, spec(hwName), {}, {});
-  ASSERT_FALSE(kp.layouts.empty()) << text;
-  for (const auto &l : kp.layouts) {
-    EXPECT_TRUE(std::isfinite(l.result.timeMs)) << l.layoutString;
-    EXPECT_GE(l.result.timeMs, 0) << l.layoutString;
-    EXPECT_TRUE(std::isfinite(l.result.mwp) && std::isfinite(l.result.cwp)) << l.layoutString;
+  for (const auto &name : model::modelNames()) {
+    model::ModelOptions mo;
+    mo.model = name;
+    auto kp = model::projectKernel(ki, spec(hwName), {}, mo);
+    ASSERT_FALSE(kp.layouts.empty()) << text;
+    for (const auto &l : kp.layouts) {
+      EXPECT_TRUE(std::isfinite(l.result.timeMs)) << name << ": " << l.layoutString;
+      EXPECT_GE(l.result.timeMs, 0) << name << ": " << l.layoutString;
+      EXPECT_TRUE(std::isfinite(l.result.mwp) && std::isfinite(l.result.cwp)) << l.layoutString;
+    }
   }
 }
 

@@ -1,0 +1,52 @@
+/// \file
+/// What GPUs after 2008 need beyond Hong & Kim (docs/model.md, section 7): each
+/// term is named, documented and switchable, and the paper-faithful model
+/// (`--model hong-kim`) uses none of them.
+///
+/// - launch:     the kernel launch overhead is added to the time.
+/// - caches:     global accesses that hit in L1 or L2 (from the footprints of the
+///               blocks in flight against the cache sizes) see their latency and
+///               move no DRAM bytes.
+/// - schedulers: several warp schedulers per SM issue in parallel.
+/// - registers:  an estimate of registers per thread limits active blocks.
+/// - fp64:       double-precision arithmetic issues at the spec's FP64 rate.
+#pragma once
+
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/model/Workload.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace skelcast::model {
+
+/// The names of the terms, in the order they are applied.
+const std::vector<std::string> &modernTermNames();
+
+struct TermEffects {
+  double l1HitFraction = 0, l2HitFraction = 0; ///< of the requested bytes
+  double effectiveLatencyCycles = 0;           ///< Mem_LD seen by the model
+  double dramBytesPerThread = 0;
+  double registersPerThread = 0;
+  double blocksByRegisters = 0;
+  double fp64Factor = 1;                       ///< issue cost multiplier of Comp_insts
+  double launchMs = 0;
+};
+
+/// Workload and spec as the Hong–Kim core sees them once the terms are applied.
+struct AdjustedInputs {
+  Workload workload;
+  HwSpec hw;
+  TermEffects effects;
+};
+
+AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
+                                const layout::Layout &l, const HwSpec &hw,
+                                const std::set<std::string> &enabled);
+
+/// A register estimate per thread (docs/model.md, "registers").
+double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l);
+
+} // namespace skelcast::model

@@ -1,0 +1,21 @@
+#include "skelcast/model/Roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace skelcast::model {
+
+RooflineResult roofline(const layout::Characterization &c, const HwSpec &hw) {
+  const Workload &w = c.workload;
+  RooflineResult r;
+  r.memoryMs = c.compulsoryBytes / (hw.memBandwidthGBps * 1e6);
+  double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
+  double warpInsts = warps * w.totalInsts();
+  double issuePerCycle = hw.smCount * hw.schedulersPerSM / hw.issueCycles;
+  r.computeMs = warpInsts / issuePerCycle / (hw.clockGHz * 1e6);
+  r.launchMs = hw.launchOverheadUs / 1000.0;
+  r.timeMs = std::max(r.memoryMs, r.computeMs) + r.launchMs;
+  return r;
+}
+
+} // namespace skelcast::model
