@@ -21,6 +21,7 @@ void registerHw(CLI::App &app, Context &ctx);
 void registerProject(CLI::App &app, Context &ctx);
 void registerExplain(CLI::App &app, Context &ctx);
 void registerSkeletonize(CLI::App &app, Context &ctx);
+void registerValidate(CLI::App &app, Context &ctx);
 
 /// Runs `body`, turning an InputError into a message on `err` and exit code 1.
 int guarded(Context &ctx, const std::function<int()> &body);

@@ -46,18 +46,22 @@ std::vector<int> stageableLoops(const KernelInfo &ki, const std::vector<int> &ca
 }
 
 /// "Maximize L": full unrolling of short constant loops, the stage size of a
-/// staged loop, otherwise the largest power of two up to maxUnroll dividing the trip.
+/// staged loop, otherwise the largest power of two up to maxUnroll dividing the
+/// trip; a loop with data-dependent bounds by up to 4 (with a remainder loop).
 std::vector<std::pair<int, int64_t>> maxUnroll(const KernelInfo &ki, const Layout &l,
                                                const EnumerateOptions &o) {
   std::vector<std::pair<int, int64_t>> out;
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];
-    if (!li.constTrip || li.trip < 2)
+    if (li.trip < 2)
       continue;
     int64_t trip = static_cast<int64_t>(li.trip);
     int64_t s = l.stageSize(static_cast<int>(lp));
     int64_t u = 1;
-    if (s > 0)
+    if (!li.constTrip)
+      while (u * 2 <= std::min<int64_t>(4, trip)) // data-dependent: a short unroll and a remainder
+        u *= 2;
+    else if (s > 0)
       u = s;
     else if (trip <= o.maxUnroll)
       u = trip;

@@ -175,8 +175,7 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
             bad(fmt::format("'{}': stage size of '{}' must be at least 1, is {}", part, name, n));
           l.stages.push_back({li, n});
         } else {
-          if (!lp.constTrip)
-            bad(fmt::format("'{}': loop '{}' has data-dependent bounds and cannot be unrolled", part, name));
+          // A loop with data-dependent bounds unrolls too: the compiler adds a remainder loop.
           if (n < 1)
             bad(fmt::format("'{}': unroll factor of '{}' must be at least 1, is {}", part, name, n));
           if (n > 1)

@@ -15,7 +15,7 @@
 namespace skelcast::layout {
 
 /// Instruction-count conventions of the characterization (docs/model.md, §7.3).
-constexpr double kLoopControlInsts = 2; ///< increment + compare-and-branch per iteration
+constexpr double kLoopControlInsts = 3; ///< increment, compare, branch per iteration (IADD3, ISETP, BRA in Hopper SASS)
 constexpr double kSharedAddrInsts = 1;  ///< address of a shared-memory read in a rolled loop
 constexpr double kCachingCompInsts = 2; ///< st.shared + its address per caching load
 

@@ -41,3 +41,16 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
                           const model::HwSpec &hw, const std::string &modelLabel);
 
 } // namespace skelcast::report
+
+#include "skelcast/model/Validation.h"
+
+namespace skelcast::report {
+
+/// `skelcast validate`: per case measured, projected, error and the roofline's;
+/// the geometric-mean summary; per kernel whether the projected favourite runs
+/// within 10% of the fastest measured layout.
+std::string renderValidation(const model::ValidationReport &v);
+std::string renderValidationMarkdown(const model::ValidationReport &v);
+std::string renderValidationJson(const model::ValidationReport &v);
+
+} // namespace skelcast::report

@@ -1,0 +1,61 @@
+// `skelcast validate FILE.json --hw NAME`: projected against measured times.
+#include "Commands.h"
+#include "skelcast/cli/Cli.h"
+#include "skelcast/model/Validation.h"
+#include "skelcast/report/Report.h"
+
+#include <ostream>
+
+namespace skelcast::cli {
+
+void registerValidate(CLI::App &app, Context &ctx) {
+  struct Opts {
+    std::string file, hw = "h100", model = "skelcast", format = "table";
+    std::vector<std::string> without;
+    double maxError = -1;
+    bool requireTop = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto *cmd = app.add_subcommand("validate", "Compare projections with GPU times measured in validation/");
+  cmd->add_option("file", o->file, "Measurements (validation/results/*_kernels.json)")->required();
+  cmd->add_option("--hw", o->hw, "GPU spec")->capture_default_str();
+  cmd->add_option("--model", o->model, "Performance model")
+      ->check(CLI::IsMember(model::modelNames()))
+      ->capture_default_str();
+  cmd->add_option("--without", o->without, "Switch off a term of the skelcast model (repeatable)")
+      ->check(CLI::IsMember(model::modernTermNames()));
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "markdown", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--max-error", o->maxError,
+                  "Exit 1 when the geometric-mean error exceeds this percentage");
+  cmd->add_flag("--require-top", o->requireTop,
+                "Exit 1 unless every kernel's projected favourite is within 10% of the fastest");
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      return guarded(ctx, [&] {
+        model::HwSpec hw = model::resolveHwSpec(o->hw, ctx.specDir);
+        model::ModelOptions mo;
+        mo.model = o->model;
+        mo.disabledTerms.insert(o->without.begin(), o->without.end());
+        std::string label = o->model;
+        for (size_t i = 0; i < o->without.size(); ++i)
+          label += (i ? "," : " without ") + o->without[i];
+        auto v = model::validate(model::loadMeasurements(o->file), hw, mo, label);
+        if (o->format == "json")
+          ctx.out << report::renderValidationJson(v);
+        else if (o->format == "markdown")
+          ctx.out << report::renderValidationMarkdown(v);
+        else
+          ctx.out << report::renderValidation(v);
+        bool ok = !(o->maxError >= 0 && 100 * v.geomeanError > o->maxError) &&
+                  !(o->requireTop && v.topWithinTen != static_cast<int>(v.kernels.size()));
+        if (!ok)
+          ctx.err << "skelcast: validation targets not met\n";
+        return ok ? static_cast<int>(Success) : static_cast<int>(InputFailure);
+      });
+    };
+  });
+}
+
+} // namespace skelcast::cli

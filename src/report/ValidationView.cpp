@@ -1,0 +1,75 @@
+#include "Format.h"
+#include "skelcast/report/Report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace skelcast::report {
+
+std::string renderValidation(const model::ValidationReport &v) {
+  std::string out = fmt::format("validation of {} (measured on {}) with spec {}, model {}\n\n",
+                                v.measurementsPath, v.gpuName, v.hwName, v.model);
+  out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>7} {:>10} {:>7}  {}\n", "kernel", "size",
+                     "layout", "meas_ms", "proj_ms", "err", "roof_ms", "r_err", "bound");
+  for (const auto &c : v.cases)
+    out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>6}% {:>10} {:>6}%  {}\n",
+                       c.measured.kernel, c.measured.size, c.measured.layout,
+                       num(c.measured.timeMs, 5), num(c.projectedMs, 5), fixed(100 * c.error, 1),
+                       num(c.rooflineMs, 5), fixed(100 * c.rooflineError, 1), c.bound);
+  out += fmt::format("\n{} cases: geometric-mean error {}% (max {}%); roofline {}%\n",
+                     v.cases.size(), fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
+                     fixed(100 * v.rooflineGeomeanError, 1));
+  out += fmt::format("\nranking: the measured layout the projection ranks first, against the fastest "
+                     "measured\n");
+  for (const auto &k : v.kernels)
+    out += fmt::format("  {:<16} {:<15} {} {} ({} ms) vs fastest {} ({} ms); enumerator's top: {}{}\n",
+                       k.kernel, k.size, k.withinTenPercent ? "ok  " : "MISS", k.projectedBest,
+                       num(k.projectedBestMeasuredMs, 4), k.fastestMeasured, num(k.fastestMs, 4),
+                       k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "");
+  out += fmt::format("{} of {} kernels: projected favourite within 10% of the fastest measured\n",
+                     v.topWithinTen, v.kernels.size());
+  return out;
+}
+
+std::string renderValidationMarkdown(const model::ValidationReport &v) {
+  std::string out = fmt::format("Measured on {}; spec `{}`; model `{}`.\n\n", v.gpuName, v.hwName, v.model);
+  out += "| kernel | size | layout | measured (ms) | projected (ms) | error | roofline (ms) | roofline error |\n";
+  out += "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  for (const auto &c : v.cases)
+    out += fmt::format("| {} | {} | `{}` | {} | {} | {}% | {} | {}% |\n", c.measured.kernel,
+                       c.measured.size, c.measured.layout, num(c.measured.timeMs, 4),
+                       num(c.projectedMs, 4), fixed(100 * c.error, 1), num(c.rooflineMs, 4),
+                       fixed(100 * c.rooflineError, 1));
+  out += fmt::format("\nGeometric-mean error {}% (max {}%); roofline {}%. Projected favourite within "
+                     "10% of the fastest measured: {} of {} kernels.\n",
+                     fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
+                     fixed(100 * v.rooflineGeomeanError, 1), v.topWithinTen, v.kernels.size());
+  return out;
+}
+
+std::string renderValidationJson(const model::ValidationReport &v) {
+  using nlohmann::json;
+  json j;
+  j["hw"] = v.hwName;
+  j["model"] = v.model;
+  j["measurements"] = v.measurementsPath;
+  j["geomean_error"] = v.geomeanError;
+  j["max_error"] = v.maxError;
+  j["roofline_geomean_error"] = v.rooflineGeomeanError;
+  j["top_within_10pct"] = v.topWithinTen;
+  json cases = json::array();
+  for (const auto &c : v.cases)
+    cases.push_back({{"kernel", c.measured.kernel}, {"size", c.measured.size},
+                     {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
+                     {"projected_ms", c.projectedMs}, {"error", c.error},
+                     {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}});
+  j["cases"] = cases;
+  json ks = json::array();
+  for (const auto &k : v.kernels)
+    ks.push_back({{"kernel", k.kernel}, {"size", k.size}, {"fastest_measured", k.fastestMeasured},
+                  {"projected_best", k.projectedBest}, {"within_10pct", k.withinTenPercent},
+                  {"enumerated_top", k.enumeratedTop}});
+  j["kernels"] = ks;
+  return j.dump(2) + "\n";
+}
+
+} // namespace skelcast::report

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds and runs every skelcast validation measurement on the local NVIDIA GPU.
+#   OUT=/path/to/results bash validation/run_all.sh
+# Environment: OUT (results folder, default validation/out), ARCH (default sm_90;
+# use e.g. sm_80 or native on other GPUs), TAG (file prefix, default h100),
+# QUICK=1 (smoke test: few repeats, small transfer/fusion sizes), SASS=1 (also
+# dump the SASS of the kernel programs into OUT/sass.txt), BUILD (build folder).
+# Writes OUT/${TAG}_{kernels,calibration,transfers,programs}.json, OUT/env.txt,
+# OUT/log.txt and prints a summary table.  Never changes GPU settings.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/validation/out}
+ARCH=${ARCH:-sm_90}
+TAG=${TAG:-h100}
+BUILD=${BUILD:-/tmp/skelcast_validation_build}
+mkdir -p "$OUT" "$BUILD"
+LOG=$OUT/log.txt
+: > "$LOG"
+say() { echo "$@" | tee -a "$LOG"; }
+
+{
+  echo "## nvidia-smi (before)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
+  echo "## nvcc"
+  nvcc --version
+  echo "## host"
+  uname -a; nproc; date -u
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+PROGS="calibrate matmul hotspot ispinex spinflap stream transpose transfers fusion hotspot_steps"
+FLAGS="-arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp -Xptxas -v"
+t0=$(date +%s)
+pids=()
+for p in $PROGS; do
+  nvcc $FLAGS "validation/kernels/$p.cu" -o "$BUILD/$p" > "$BUILD/$p.build.log" 2>&1 &
+  pids+=($!)
+done
+fail=0
+i=0
+for p in $PROGS; do
+  if ! wait "${pids[$i]}"; then say "BUILD FAILED: $p"; cat "$BUILD/$p.build.log" | tee -a "$LOG"; fail=1; fi
+  i=$((i+1))
+done
+say "build: $(( $(date +%s) - t0 )) s"
+[ $fail = 0 ] || exit 1
+# ptxas resource report (registers, smem, spills) of every kernel
+grep -h -E "Function properties|registers|spill" "$BUILD"/*.build.log > "$OUT/ptxas.txt" || true
+
+if [ "${SASS:-0}" = 1 ]; then
+  : > "$OUT/sass.txt"
+  for p in matmul hotspot ispinex spinflap stream transpose calibrate; do
+    echo "#### $p" >> "$OUT/sass.txt"
+    cuobjdump -sass "$BUILD/$p" 2>&1 | sed -E 's@/\* 0x[0-9a-f]+ \*/@@; s/ +$//' | grep -v -E '^\s*$' >> "$OUT/sass.txt"
+  done
+fi
+
+run() {  # name, command...
+  local name=$1; shift
+  local s=$(date +%s)
+  say "=== $name"
+  "$@" 2>&1 | tee -a "$LOG"
+  local rc=${PIPESTATUS[0]}
+  say "=== $name rc=$rc ($(( $(date +%s) - s )) s)"
+}
+run calibrate "$BUILD/calibrate" "$OUT/${TAG}_calibration.json"
+for p in matmul hotspot ispinex spinflap stream transpose; do
+  run $p "$BUILD/$p" "$BUILD/cases_$p.json"
+done
+run transfers "$BUILD/transfers" "$OUT/${TAG}_transfers.json"
+run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
+run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
+{
+  echo "## nvidia-smi (after)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
+} >> "$OUT/env.txt" 2>&1
+python3 validation/merge_results.py "$OUT" "$BUILD" "$TAG" 2>&1 | tee -a "$LOG"
+say "total: $(( $(date +%s) - t0 )) s"
