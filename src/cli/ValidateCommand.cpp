@@ -10,14 +10,18 @@ namespace skelcast::cli {
 
 void registerValidate(CLI::App &app, Context &ctx) {
   struct Opts {
-    std::string file, hw = "h100", model = "skelcast", format = "table";
+    std::vector<std::string> files;
+    std::string hw = "h100", model = "skelcast", format = "table";
     std::vector<std::string> without;
     double maxError = -1;
     bool requireTop = false;
   };
   auto o = std::make_shared<Opts>();
   auto *cmd = app.add_subcommand("validate", "Compare projections with GPU times measured in validation/");
-  cmd->add_option("file", o->file, "Measurements (validation/results/*_kernels.json)")->required();
+  cmd->add_option("files", o->files,
+                  "Measurements (validation/results/*_kernels.json); several runs of the same "
+                  "cases keep each case's lowest median")
+      ->required();
   cmd->add_option("--hw", o->hw, "GPU spec")->capture_default_str();
   cmd->add_option("--model", o->model, "Performance model")
       ->check(CLI::IsMember(model::modelNames()))
@@ -41,7 +45,10 @@ void registerValidate(CLI::App &app, Context &ctx) {
         std::string label = o->model;
         for (size_t i = 0; i < o->without.size(); ++i)
           label += (i ? "," : " without ") + o->without[i];
-        auto v = model::validate(model::loadMeasurements(o->file), hw, mo, label);
+        std::vector<model::Measurements> runs;
+        for (const auto &f : o->files)
+          runs.push_back(model::loadMeasurements(f));
+        auto v = model::validate(model::mergeRuns(runs), hw, mo, label);
         if (o->format == "json")
           ctx.out << report::renderValidationJson(v);
         else if (o->format == "markdown")

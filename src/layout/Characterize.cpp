@@ -218,7 +218,7 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     u.insts = insts;
     if (u.viaShared) {
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
-      c.sharedReadInsts += insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts));
+      c.sharedReadInsts += insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
     } else {
       u.pattern = directAccessPattern(ki, a, l, hw);
       if (u.pattern.coalesced) {
@@ -274,7 +274,8 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     if (all.empty())
       continue;
     double eb = ki.arrays[d].elemBytes;
-    c.compulsoryBytes += eb * std::min(footprint(ki, all, whole).size, ki.arrays[d].elements);
+    c.arrays[d].kernelUnique = std::min(footprint(ki, all, whole).size, ki.arrays[d].elements);
+    c.compulsoryBytes += eb * c.arrays[d].kernelUnique;
     c.blockFootprintBytes += eb * footprint(ki, all, bl).size;
     elems += c.arrays[d].dataReqs;
     if (ki.arrays[d].isDouble)
@@ -285,13 +286,71 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     return p.coalesced ? static_cast<double>(eb) * std::min<double>(hw.warpSize, tpb)
                        : p.transactions * 32.0;
   };
-  for (const auto &u : c.accesses) {
+  for (auto &u : c.accesses) {
     if (u.viaShared)
       continue;
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
-    c.requestedBytesPerThread +=
-        u.insts * bytesPerWarpInst(u.pattern, ki.arrays[static_cast<size_t>(a.array)].elemBytes) /
-        std::min<double>(hw.warpSize, tpb);
+    int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
+    u.bytesPerThread = u.insts * bytesPerWarpInst(u.pattern, eb) / std::min<double>(hw.warpSize, tpb);
+    c.requestedBytesPerThread += u.bytesPerThread;
+  }
+  // Per array: the direct loads' requests and distinct elements per block, and
+  // how many sector bytes they move per byte used.
+  for (auto &au : c.arrays) {
+    std::vector<const AccessInfo *> loads, stores;
+    bool data = false;
+    for (const auto &u : c.accesses) {
+      const auto &a = ki.accesses[static_cast<size_t>(u.access)];
+      if (a.array != au.array || u.viaShared)
+        continue;
+      if (a.isStore) {
+        stores.push_back(&a);
+      } else {
+        loads.push_back(&a);
+        // Requests that reach L1: a warp instruction asks once per distinct element.
+        au.loadRequests += u.insts * u.pattern.distinct * std::ceil(tpb / hw.warpSize);
+        data = data || a.hasData();
+      }
+    }
+    double elements = ki.arrays[static_cast<size_t>(au.array)].elements;
+    if (!loads.empty())
+      au.loadBlockUnique = data ? std::min(au.loadRequests, elements)
+                                : std::min(au.loadRequests, footprint(ki, loads, bl).size);
+    if (!stores.empty())
+      au.storeKernelUnique = std::min(elements, footprint(ki, stores, whole).size);
+    au.loadInflation = sectorInflation(ki, loads, l, hw);
+    au.storeInflation = sectorInflation(ki, stores, l, hw);
+  }
+  // Memory-level parallelism: the loads of one statement list that do not wait
+  // for each other are in flight together; unrolling by U overlaps U iterations;
+  // folded tasks are jammed, so their loads share the groups (not x F).
+  std::vector<int> maxLevel(ki.blocks.size(), 0);
+  for (const auto &u : c.accesses) {
+    const auto &a = ki.accesses[static_cast<size_t>(u.access)];
+    if (!a.isStore && !u.viaShared)
+      maxLevel[static_cast<size_t>(a.block)] = std::max(maxLevel[static_cast<size_t>(a.block)], a.level);
+  }
+  for (size_t b = 0; b < ki.blocks.size(); ++b) {
+    const auto &blk = ki.blocks[b];
+    double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
+    c.loadGroups += maxLevel[b] * blk.execs / u;
+  }
+  for (const auto &s : c.stages)
+    c.loadGroups += s.numStages * ki.loops[static_cast<size_t>(s.loop)].execs;
+  if (unstagedCache)
+    c.loadGroups += 1.0;
+  {
+    // The sliding window of a block: its tile over a few iterations of each loop.
+    constexpr int64_t kWindow = 4;
+    IterSet win = bl;
+    for (size_t v = ki.dimNames.size(); v < win.size(); ++v)
+      win[v].count = std::min<int64_t>(win[v].count, kWindow);
+    for (size_t d = 0; d < ki.arrays.size(); ++d) {
+      auto all = accessesOf(ki, static_cast<int>(d), false);
+      bool viaShared = l.isCached(static_cast<int>(d));
+      if (!all.empty() && !viaShared)
+        c.windowFootprintBytes += ki.arrays[d].elemBytes * footprint(ki, all, win).size;
+    }
   }
   for (const auto &au : c.arrays)
     if (au.cached)

@@ -46,6 +46,17 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
   size_t n = addrs.size();
   if (n == 0)
     return w;
+  {
+    std::set<int64_t> d;
+    double unknown = 0;
+    for (const auto &a : addrs) {
+      if (a)
+        d.insert(*a);
+      else
+        unknown += 1;
+    }
+    w.distinct = static_cast<double>(d.size()) + unknown;
+  }
   switch (rule) {
   case model::CoalescingRule::HalfWarp: {
     double trans = 0;
@@ -100,8 +111,8 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
   return w;
 }
 
-WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                               const model::HwSpec &hw) {
+std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
+                                                  const Layout &l, const model::HwSpec &hw) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
   size_t nd = ki.dimNames.size();
   // Thread coordinates: x is the last parallel dimension, then y, then z.
@@ -141,7 +152,36 @@ WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const 
     }
     addrs.push_back(off ? std::optional<int64_t>(*off * arr.elemBytes) : std::nullopt);
   }
-  return classifyWarp(addrs, arr.elemBytes, hw.coalescing());
+  return addrs;
+}
+
+WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
+                               const model::HwSpec &hw) {
+  return classifyWarp(warpAddresses(ki, a, l, hw), ki.arrays[static_cast<size_t>(a.array)].elemBytes,
+                      hw.coalescing());
+}
+
+double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
+                       const Layout &l, const model::HwSpec &hw) {
+  if (accesses.empty())
+    return 1.0;
+  std::vector<std::optional<int64_t>> all;
+  for (const auto *a : accesses) {
+    auto ad = warpAddresses(ki, *a, l, hw);
+    all.insert(all.end(), ad.begin(), ad.end());
+  }
+  int eb = ki.arrays[static_cast<size_t>(accesses.front()->array)].elemBytes;
+  std::set<int64_t> distinct;
+  double unknown = 0;
+  for (const auto &x : all) {
+    if (x)
+      distinct.insert(*x);
+    else
+      unknown += 1;
+  }
+  double sectors = distinctUnits(all, 0, all.size(), 32);
+  double bytes = (static_cast<double>(distinct.size()) + unknown) * eb;
+  return bytes > 0 ? std::max(1.0, sectors * 32.0 / bytes) : 1.0;
 }
 
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace skelcast::layout {
@@ -159,6 +160,9 @@ private:
   }
 
   void walk(const std::vector<Stmt> &body, std::vector<int> loops, double execs) {
+    int block = static_cast<int>(ki_.blocks.size());
+    ki_.blocks.push_back({execs, loops.empty() ? -1 : loops.back()});
+    std::map<std::string, int> loadLevel; // array or binding -> level of its latest load here
     for (const auto &s : body) {
       switch (s.kind) {
       case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, execs, loops}); break;
@@ -168,15 +172,25 @@ private:
         a.isStore = s.mem.isStore;
         a.loops = loops;
         a.execs = execs;
+        a.block = block;
         a.loc = s.loc;
-        for (const auto &e : s.mem.index)
+        int need = 0;
+        for (const auto &e : s.mem.index) {
           a.index.push_back(classify(e));
+          need = std::max(need, neededLevel(e, loadLevel));
+        }
+        a.level = need + 1;
+        if (!a.isStore)
+          loadLevel[s.mem.array] = a.level;
         for (int l : loops)
           noteArray(l, a.array);
         ki_.accesses.push_back(std::move(a));
         break;
       }
-      case Stmt::Kind::Bind: ki_.bindings[s.bindName] = s.bindValue; break;
+      case Stmt::Kind::Bind:
+        ki_.bindings[s.bindName] = s.bindValue;
+        loadLevel[s.bindName] = neededLevel(s.bindValue, loadLevel);
+        break;
       case Stmt::Kind::Loop: {
         int me = nextLoop_++;
         auto inner = loops;
@@ -190,6 +204,19 @@ private:
         break;
       }
     }
+  }
+
+  /// The level of the loads of this block that an expression's value waits for.
+  static int neededLevel(const Expr &e, const std::map<std::string, int> &loadLevel) {
+    int lv = 0;
+    if (e.kind == Expr::Kind::Access || e.kind == Expr::Kind::Name) {
+      auto it = loadLevel.find(e.name);
+      if (it != loadLevel.end())
+        lv = it->second;
+    }
+    for (const auto &a : e.args)
+      lv = std::max(lv, neededLevel(a, loadLevel));
+    return lv;
   }
 
   void noteArray(int loop, int array) {

@@ -102,7 +102,11 @@ HongKimResult hongKim(const Workload &w, const HwSpec &hw) {
 
   r.compCycles = compCycles(hw.issueCycles, w.totalInsts());
   r.memCycles = memCycles(r.memLUncoal, w.uncoalMemInsts, r.memLCoal, w.coalMemInsts);
-  r.cwpFull = cwpFull(r.memCycles, r.compCycles);
+  // Latency a warp waits out in sequence (all of Mem_cycles in Hong & Kim).
+  r.memCyclesExposed = w.exposedLatencyCycles >= 0 ? w.exposedLatencyCycles
+                       : memInsts > 0 ? r.memCycles * std::min(1.0, w.exposedInsts() / memInsts)
+                                      : 0.0;
+  r.cwpFull = cwpFull(r.memCyclesExposed, r.compCycles);
   r.cwp = std::min(r.cwpFull, r.n);
   r.rep = rep(w.blocks, r.activeBlocksPerSM, r.activeSMs);
 
@@ -113,7 +117,7 @@ HongKimResult hongKim(const Workload &w, const HwSpec &hw) {
   } else if (nearlyEqual(r.mwp, r.n) && nearlyEqual(r.cwp, r.n)) {
     r.execCase = 1;
     r.execCycles =
-        (r.memCycles + r.compCycles + r.compCycles / memInsts * (r.mwp - 1.0)) * r.rep;
+        (r.memCyclesExposed + r.compCycles + r.compCycles / memInsts * (r.mwp - 1.0)) * r.rep;
   } else if (r.cwp >= r.mwp || r.compCycles > r.memCycles) {
     r.execCase = 2;
     r.execCycles =

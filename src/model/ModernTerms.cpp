@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace skelcast::model {
 
 const std::vector<std::string> &modernTermNames() {
-  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "caches", "launch"};
+  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "bandwidth", "launch"};
   return names;
 }
 
@@ -57,40 +58,118 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
     a.hw.maxBlocksPerSM = static_cast<int>(std::min<double>(hw.maxBlocksPerSM, blocks));
   }
 
-  // caches: reuse within a block hits L1 when the SM's blocks fit beside shared
-  // memory; reuse across the blocks in flight hits L2 when they fit in it.
+  // mlp: independent loads of one warp are in flight together; a warp waits
+  // out one latency per group, not per instruction.
+  if (on.count("mlp"))
+    w.exposedMemInsts = std::min(w.memInsts(), c.loadGroups);
+
+  // caches: per access, reuse within a block hits L1 when the sliding windows
+  // of the SM's blocks fit beside shared memory, and reuse across blocks hits L2
+  // when the windows of all blocks in flight fit in it; the rest is DRAM.
   if (on.count("caches") && (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0)) {
     double sms = activeSMs(w, a.hw);
     double blocksPerSM = std::max(1.0, activeBlocksPerSM(w, a.hw, sms));
     double threads = w.blocks * w.threadsPerBlock;
-    double requested = c.requestedBytesPerThread * threads;
+    double perSM = blocksPerSM * c.windowFootprintBytes;
+    double l1Avail = std::max(0.0, static_cast<double>(hw.l1CacheBytes) -
+                                       blocksPerSM * w.sharedMemBytesPerBlock);
+    double l1Share = perSM <= l1Avail ? 1.0 : (perSM > 0 ? l1Avail / perSM : 0.0);
+    double inflight = sms * perSM;
+    double l2Share = hw.l2CacheBytes <= 0 ? 0.0
+                     : inflight <= static_cast<double>(hw.l2CacheBytes)
+                         ? 1.0
+                         : static_cast<double>(hw.l2CacheBytes) / inflight;
+    // Per array: L1 catches the block's repeated requests, L2 the blocks'
+    // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
+    std::vector<double> arrayLatency(ki.arrays.size(), hw.dramLatencyCycles);
+    double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
+    for (const auto &au : c.arrays) {
+      double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
+      dram += eb * au.storeInflation * au.storeKernelUnique;
+      if (au.loadRequests <= 0 || au.loadBlockUnique <= 0)
+        continue;
+      double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
+      double r2 = l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
+      arrayLatency[static_cast<size_t>(au.array)] =
+          r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+      double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
+      dram += toL2 * (1.0 - r2);
+      l2Bytes += toL2 * r2;
+    }
+    std::vector<double> latency(ki.accesses.size(), hw.dramLatencyCycles);
+    for (const auto &u : c.accesses) {
+      if (u.viaShared)
+        continue;
+      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+      requested += u.bytesPerThread * threads;
+      if (acc.isStore)
+        continue;
+      latency[static_cast<size_t>(u.access)] = arrayLatency[static_cast<size_t>(acc.array)];
+      latSum += u.insts * latency[static_cast<size_t>(u.access)];
+      latInsts += u.insts;
+    }
+    l1Bytes = std::max(0.0, requested - l2Bytes - dram);
+    // Loads that fill shared memory: reuse across blocks only.
+    double cachingLatency = hw.dramLatencyCycles;
+    for (const auto &au : c.arrays) {
+      if (!au.cached)
+        continue;
+      double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
+                     ki.arrays[static_cast<size_t>(au.array)].elemBytes;
+      double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
+      double r2 = toL2 > 0 ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2) : 0.0;
+      requested += bytes;
+      dram += bytes * (1.0 - r2);
+      l2Bytes += bytes * r2;
+      cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+      latSum += au.cachingInsts * cachingLatency;
+      latInsts += au.cachingInsts;
+    }
     if (requested > 0) {
-      double blockTraffic = std::min(requested, w.blocks * c.blockFootprintBytes);
-      double perSM = blocksPerSM * c.blockFootprintBytes;
-      double l1Avail = std::max(0.0, static_cast<double>(hw.l1CacheBytes) -
-                                         blocksPerSM * w.sharedMemBytesPerBlock);
-      double l1Share = perSM <= l1Avail ? 1.0 : (perSM > 0 ? l1Avail / perSM : 0.0);
-      double afterL1 = requested - (requested - blockTraffic) * l1Share;
-      double inflight = blocksPerSM * sms * c.blockFootprintBytes;
-      double compulsory = std::min(c.compulsoryBytes, afterL1);
-      double l2Share = hw.l2CacheBytes <= 0 ? 0.0
-                       : inflight <= static_cast<double>(hw.l2CacheBytes)
-                           ? 1.0
-                           : static_cast<double>(hw.l2CacheBytes) / inflight;
-      double dram = afterL1 - (afterL1 - compulsory) * l2Share;
-      a.effects.l1HitFraction = (requested - afterL1) / requested;
-      a.effects.l2HitFraction = (afterL1 - dram) / requested;
-      double miss = dram / requested;
-      a.effects.effectiveLatencyCycles = a.effects.l1HitFraction * hw.l1LatencyCycles +
-                                         a.effects.l2HitFraction * hw.l2LatencyCycles +
-                                         miss * hw.dramLatencyCycles;
+      a.effects.l1HitFraction = l1Bytes / requested;
+      a.effects.l2HitFraction = l2Bytes / requested;
       a.effects.dramBytesPerThread = dram / threads;
+      if (latInsts > 0)
+        a.effects.effectiveLatencyCycles = latSum / latInsts;
       a.hw.dramLatencyCycles = std::max(1.0, a.effects.effectiveLatencyCycles);
       // Only DRAM bytes draw on the memory bandwidth (MWP_peak_BW).
-      w.loadBytesPerWarp *= miss;
+      w.loadBytesPerWarp *= std::min(1.0, dram / requested);
+    }
+    if (on.count("mlp")) {
+      // A warp waits, per group of independent loads, for the slowest of them.
+      std::vector<std::map<int, double>> slowest(ki.blocks.size());
+      for (const auto &u : c.accesses) {
+        const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+        if (u.viaShared || acc.isStore)
+          continue;
+        double &m = slowest[static_cast<size_t>(acc.block)][acc.level];
+        m = std::max(m, latency[static_cast<size_t>(u.access)]);
+      }
+      double exposed = 0;
+      for (size_t b = 0; b < ki.blocks.size(); ++b) {
+        const auto &blk = ki.blocks[b];
+        double unroll = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
+        for (const auto &[lv, lat] : slowest[b])
+          exposed += lat * blk.execs / unroll;
+      }
+      for (const auto &st : c.stages)
+        exposed += cachingLatency * st.numStages * ki.loops[static_cast<size_t>(st.loop)].execs;
+      w.exposedLatencyCycles = exposed;
     }
   }
 
+  if (on.count("bandwidth")) {
+    double threads = w.blocks * w.threadsPerBlock;
+    double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
+    double dram = on.count("caches") && a.effects.dramBytesPerThread > 0
+                      ? a.effects.dramBytesPerThread * threads
+                      : c.requestedBytesPerThread * threads;
+    a.effects.dramFloorMs = dram / (hw.memBandwidthGBps * 1e6);
+    double sms = activeSMs(w, a.hw);
+    double perSM = warps / sms * (w.coalMemInsts * hw.departureDelCoalCycles +
+                                  w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
+    a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
+  }
   if (on.count("launch"))
     a.effects.launchMs = hw.launchOverheadUs / 1000.0;
   return a;

@@ -20,6 +20,11 @@ LayoutProjection make(const layout::KernelInfo &ki, const layout::Layout &l,
   } else if (mo.model == "skelcast") {
     AdjustedInputs a = applyModernTerms(c, ki, l, hw, mo.enabledTerms());
     p.result = hongKim(a.workload, a.hw);
+    double floor = std::max(a.effects.dramFloorMs, a.effects.departureFloorMs);
+    if (floor > p.result.timeMs) {
+      p.result.timeMs = floor;
+      p.result.bound = "memory";
+    }
     p.result.timeMs += a.effects.launchMs;
     p.effects = a.effects;
   } else if (mo.model == "roofline") {

@@ -72,6 +72,25 @@ Measurements loadMeasurements(const std::string &path) {
   return m;
 }
 
+Measurements mergeRuns(const std::vector<Measurements> &runs) {
+  Measurements m;
+  for (const auto &r : runs) {
+    m.path += (m.path.empty() ? "" : " + ") + r.path;
+    if (m.gpuName.empty())
+      m.gpuName = r.gpuName;
+    for (const auto &c : r.cases) {
+      auto it = std::find_if(m.cases.begin(), m.cases.end(), [&](const MeasuredCase &x) {
+        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout;
+      });
+      if (it == m.cases.end())
+        m.cases.push_back(c);
+      else
+        it->timeMs = std::min(it->timeMs, c.timeMs);
+    }
+  }
+  return m;
+}
+
 ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel) {
   ValidationReport r;

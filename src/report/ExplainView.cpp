@@ -66,8 +66,10 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
 
   out += "\ninstructions per thread (Table 2)\n";
   row(out, "Func_insts", num(c.funcInsts, 8), "eq. 17: F x sum(Ins_i x LP_i)");
-  row(out, "loop control", num(c.loopControlInsts, 8), "2 per iteration / unroll factor");
-  row(out, "shared-memory reads", num(c.sharedReadInsts, 8), "1 (+1 address if rolled) per read");
+  row(out, "loop control", num(c.loopControlInsts, 8),
+      fmt::format("{} per iteration / unroll factor", layout::kLoopControlInsts));
+  row(out, "shared-memory reads", num(c.sharedReadInsts, 8),
+      "1 (+1 address if rolled, -1 global address) per read");
   row(out, "caching stores", num(c.cachingCompInsts, 8), "2 per caching load");
   row(out, "Comp_insts", num(w.compInsts, 8), "sum of the four above");
   row(out, "Coal_Mem_insts", num(w.coalMemInsts, 8), "eq. 14");

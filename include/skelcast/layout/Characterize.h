@@ -17,6 +17,9 @@ namespace skelcast::layout {
 /// Instruction-count conventions of the characterization (docs/model.md, §7.3).
 constexpr double kLoopControlInsts = 3; ///< increment, compare, branch per iteration (IADD3, ISETP, BRA in Hopper SASS)
 constexpr double kSharedAddrInsts = 1;  ///< address of a shared-memory read in a rolled loop
+/// The address arithmetic a skeleton's `comp` counts for each global access
+/// (a pointer increment); a read served from shared memory no longer needs it.
+constexpr double kGlobalAddrInsts = 1;
 constexpr double kCachingCompInsts = 2; ///< st.shared + its address per caching load
 
 struct ArrayUse {
@@ -29,6 +32,12 @@ struct ArrayUse {
   double dataReqs = 0;     ///< equation 9
   double cachingInsts = 0; ///< caching_mem_insts(D), equation 12
   WarpAccess cachingPattern;
+  double kernelUnique = 0; ///< elements the whole kernel touches
+  // Direct (not shared-memory) global traffic of this array, for the cache term.
+  double loadRequests = 0;    ///< element loads per block
+  double loadBlockUnique = 0; ///< distinct elements among them: size(H(D, B-hat))
+  double loadInflation = 1, storeInflation = 1; ///< sectorInflation of the loads / stores
+  double storeKernelUnique = 0; ///< distinct elements the kernel stores
 };
 
 struct AccessUse {
@@ -36,6 +45,7 @@ struct AccessUse {
   bool viaShared = false; ///< reads data cached in shared memory (an A-bar access)
   double insts = 0;       ///< direct_mem_insts (equation 13) or shared reads per thread
   WarpAccess pattern;
+  double bytesPerThread = 0; ///< sector bytes its instructions move per thread
 };
 
 struct StageUse {
@@ -61,6 +71,8 @@ struct Characterization {
   double blockFootprintBytes = 0; ///< sum_D ElemBytes x H(D, B-hat) of the global accesses
   double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
   double fp64Fraction = 0;      ///< share of the data elements that are double
+  double loadGroups = 0;        ///< per thread: groups of global loads in flight together
+  double windowFootprintBytes = 0; ///< a block's footprint over a few iterations of its loops
 };
 
 /// ShrDegree (equation 1) of every array for a block shape and fold.

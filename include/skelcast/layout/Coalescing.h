@@ -24,6 +24,7 @@ namespace skelcast::layout {
 struct WarpAccess {
   bool coalesced = true;
   double transactions = 1; ///< Mem_trans of one warp instruction
+  double distinct = 1;     ///< distinct elements the warp instruction reads or writes
 };
 
 /// Byte addresses of one warp's active threads; nullopt marks a thread whose
@@ -35,6 +36,16 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int el
 /// A direct global access of the representative warp.
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
                                const model::HwSpec &hw);
+
+/// Byte addresses the representative warp's threads touch with access `a`.
+std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
+                                                  const Layout &l, const model::HwSpec &hw);
+
+/// 32-byte sectors the representative warp moves for all of `accesses` (one
+/// array) over the bytes it uses: 1 when dense, up to 32 / element size when
+/// every element sits in its own sector.
+double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
+                       const Layout &l, const model::HwSpec &hw);
 
 /// The loads that fill shared memory with a footprint's bounding box, threads
 /// taking consecutive elements in row-major order.

@@ -54,10 +54,18 @@ struct AccessInfo {
   std::vector<IndexForm> index;
   std::vector<int> loops; ///< enclosing loops, outermost first
   double execs = 1;       ///< executions per task: trips of enclosing loops x branch probs
+  int block = -1;         ///< the straight-line block (statement list) it sits in
+  int level = 1;          ///< 1 + the level of the loads its index needs from the same block
   SourceLoc loc;
   bool hasData() const;
   /// Variables the access depends on (Affine/Computable subscripts).
   std::vector<int> vars() const;
+};
+
+/// A statement list: its loads of one level can be in flight together.
+struct BlockInfo {
+  double execs = 1;   ///< executions per task
+  int innermostLoop = -1;
 };
 
 struct CompInfo {
@@ -86,6 +94,7 @@ struct KernelInfo {
   std::vector<LoopInfo> loops;
   std::vector<AccessInfo> accesses;
   std::vector<CompInfo> comps;
+  std::vector<BlockInfo> blocks;
   std::vector<ArrayInfo> arrays;
   std::map<std::string, skeleton::Expr> bindings; ///< scalar name -> value expression
   skeleton::MacroTable macros;

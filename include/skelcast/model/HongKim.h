@@ -44,7 +44,7 @@ struct HongKimResult {
   double n = 0; ///< active warps per SM
   double memLCoal = 0, memLUncoal = 0, weightUncoal = 0, memL = 0, departureDelay = 0;
   double mwpWithoutBW = 0, bwPerWarp = 0, mwpPeakBW = 0, mwp = 0;
-  double compCycles = 0, memCycles = 0, cwpFull = 0, cwp = 0;
+  double compCycles = 0, memCycles = 0, memCyclesExposed = 0, cwpFull = 0, cwp = 0;
   int execCase = 0; ///< 1: MWP = N = CWP; 2: CWP >= MWP or Comp > Mem; 3: MWP > CWP
   double rep = 0, execCycles = 0, synchCost = 0, totalCycles = 0;
   double timeMs = 0;

@@ -4,11 +4,14 @@
 /// (`--model hong-kim`) uses none of them.
 ///
 /// - launch:     the kernel launch overhead is added to the time.
+/// - bandwidth:  the time is at least the DRAM bytes over the bandwidth and an
+///               SM's memory requests times their departure delay.
 /// - caches:     global accesses that hit in L1 or L2 (from the footprints of the
 ///               blocks in flight against the cache sizes) see their latency and
 ///               move no DRAM bytes.
 /// - schedulers: several warp schedulers per SM issue in parallel.
 /// - registers:  an estimate of registers per thread limits active blocks.
+/// - mlp:        independent loads of a warp overlap their latencies.
 /// - fp64:       double-precision arithmetic issues at the spec's FP64 rate.
 #pragma once
 
@@ -33,6 +36,8 @@ struct TermEffects {
   double blocksByRegisters = 0;
   double fp64Factor = 1;                       ///< issue cost multiplier of Comp_insts
   double launchMs = 0;
+  double dramFloorMs = 0;       ///< DRAM bytes / bandwidth
+  double departureFloorMs = 0;  ///< an SM's requests x departure delay
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

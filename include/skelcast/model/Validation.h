@@ -27,6 +27,11 @@ struct Measurements {
 /// are relative to its "skeleton_root" (itself relative to the file, default ".").
 Measurements loadMeasurements(const std::string &path);
 
+/// Several runs of the same cases: each case keeps its lowest median, since
+/// interference from other work can only add time. Cases are matched by
+/// kernel, size and layout; a case missing from a run is kept as measured.
+Measurements mergeRuns(const std::vector<Measurements> &runs);
+
 struct CaseResult {
   MeasuredCase measured;
   std::string skeletonPath; ///< resolved

@@ -15,8 +15,16 @@ struct Workload {
   double synchInsts = 0;             ///< Synch_insts: barriers per thread
   double uncoalPerMw = 1;            ///< Uncoal_per_mw, equation 16
   double loadBytesPerWarp = 0;       ///< Load_bytes_per_warp, equation 11
+  /// Memory instructions whose latency a warp waits out one after the other.
+  /// Hong & Kim: every one (= memInsts). The `mlp` term: one per group of
+  /// independent loads (docs/model.md, section 7).
+  double exposedMemInsts = -1;       ///< < 0 means memInsts
+  /// With per-access latencies (the `caches` term): the cycles a warp waits
+  /// for memory in sequence; < 0 means exposedInsts() x Mem_L.
+  double exposedLatencyCycles = -1;
 
   double memInsts() const { return coalMemInsts + uncoalMemInsts; }
+  double exposedInsts() const { return exposedMemInsts < 0 ? memInsts() : exposedMemInsts; }
   double totalInsts() const { return compInsts + memInsts(); }
 };
 
