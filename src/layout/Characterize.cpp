@@ -239,7 +239,8 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     const LoopInfo &li = ki.loops[lp];
     double iters = li.execs * li.trip;
     double u = static_cast<double>(l.unrollFactor(static_cast<int>(lp)));
-    c.loopControlInsts += F * kLoopControlInsts * iters / u;
+    // Folded tasks are jammed into one loop: its control runs once per thread.
+    c.loopControlInsts += kLoopControlInsts * iters / u;
     if (l.stageSize(static_cast<int>(lp)) > 0)
       c.loopControlInsts += kLoopControlInsts * numStages(static_cast<int>(lp)) * li.execs;
   }

@@ -112,7 +112,8 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
 }
 
 std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
-                                                  const Layout &l, const model::HwSpec &hw) {
+                                                  const Layout &l, const model::HwSpec &hw,
+                                                  int64_t innerIteration) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
   size_t nd = ki.dimNames.size();
   // Thread coordinates: x is the last parallel dimension, then y, then z.
@@ -131,6 +132,11 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
   std::vector<int64_t> vals(ki.vars.size(), 0);
   for (size_t v = 0; v < ki.vars.size(); ++v)
     vals[v] = ki.vars[v].lo;
+  if (innerIteration > 0 && !a.loops.empty()) {
+    const Var &iv = ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)];
+    vals[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)] =
+        iv.lo + innerIteration * iv.step;
+  }
   std::vector<std::optional<int64_t>> addrs;
   for (int64_t th = 0; th < warp; ++th) {
     int64_t rest = th;
@@ -157,18 +163,27 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
                                const model::HwSpec &hw) {
-  return classifyWarp(warpAddresses(ki, a, l, hw), ki.arrays[static_cast<size_t>(a.array)].elemBytes,
-                      hw.coalescing());
+  return classifyWarp(warpAddresses(ki, a, l, hw, 0),
+                      ki.arrays[static_cast<size_t>(a.array)].elemBytes, hw.coalescing());
 }
 
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const model::HwSpec &hw) {
   if (accesses.empty())
     return 1.0;
+  // The warp's addresses over the first iterations of each access's innermost
+  // loop: sectors that later iterations use are not wasted.
+  constexpr int64_t kIterations = 4;
   std::vector<std::optional<int64_t>> all;
   for (const auto *a : accesses) {
-    auto ad = warpAddresses(ki, *a, l, hw);
-    all.insert(all.end(), ad.begin(), ad.end());
+    int64_t iters = 1;
+    if (!a->loops.empty())
+      iters = std::clamp<int64_t>(static_cast<int64_t>(ki.loops[static_cast<size_t>(a->loops.back())].trip), 1,
+                                  kIterations);
+    for (int64_t t = 0; t < iters; ++t) {
+      auto ad = warpAddresses(ki, *a, l, hw, t);
+      all.insert(all.end(), ad.begin(), ad.end());
+    }
   }
   int eb = ki.arrays[static_cast<size_t>(accesses.front()->array)].elemBytes;
   std::set<int64_t> distinct;

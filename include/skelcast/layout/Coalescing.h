@@ -37,13 +37,16 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int el
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
                                const model::HwSpec &hw);
 
-/// Byte addresses the representative warp's threads touch with access `a`.
+/// Byte addresses the representative warp's threads touch with access `a`, at
+/// iteration `innerIteration` of its innermost loop (the others at their first).
 std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
-                                                  const Layout &l, const model::HwSpec &hw);
+                                                  const Layout &l, const model::HwSpec &hw,
+                                                  int64_t innerIteration);
 
 /// 32-byte sectors the representative warp moves for all of `accesses` (one
-/// array) over the bytes it uses: 1 when dense, up to 32 / element size when
-/// every element sits in its own sector.
+/// array, over the first 4 iterations of their innermost loops) over the bytes
+/// it uses: 1 when dense, up to 32 / element size when every element sits in
+/// its own sector.
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const model::HwSpec &hw);
 
