@@ -51,6 +51,11 @@ public:
         samples_[a.name] = std::move(d);
       }
     }
+    for (const auto &r : f_.repeats) {
+      int64_t n = evalConstExpr(r.count, macros_, f_.path);
+      if (n < 1)
+        throw InputError(at(r.count.loc), fmt::format("repeat count must be at least 1, is {}", n));
+    }
     std::set<std::string> kernelNames;
     for (size_t k = 0; k < f_.kernels.size(); ++k) {
       const Kernel &kr = f_.kernels[k];

@@ -211,14 +211,20 @@ public:
       if (t.kind == Tok::Define) {
         f.macros.push_back(parseMacro());
         f.order.push_back({Item::Kind::Macro, f.macros.size() - 1});
-      } else if (t.kind == Tok::Ident && parseElemType(t.text)) {
+      } else if (t.kind == Tok::Ident &&
+                 (parseElemType(t.text) || (hostMark(t.text) != HostMark::None &&
+                                            peek(1).kind == Tok::Ident && parseElemType(peek(1).text)))) {
         f.arrays.push_back(parseArray());
         f.order.push_back({Item::Kind::Array, f.arrays.size() - 1});
       } else if (t.kind == Tok::Ident && t.text == "parallel_for") {
         f.kernels.push_back(parseKernel());
         f.order.push_back({Item::Kind::Kernel, f.kernels.size() - 1});
+      } else if (t.kind == Tok::Ident && t.text == "repeat") {
+        f.repeats.push_back(parseRepeat(f));
+        f.order.push_back({Item::Kind::Repeat, f.repeats.size() - 1});
       } else {
-        fail(t, fmt::format("expected '#define', an array declaration or 'parallel_for', found {}",
+        fail(t, fmt::format("expected '#define', an array declaration, 'parallel_for' or 'repeat', "
+                            "found {}",
                             describe(t)));
       }
     }
@@ -377,11 +383,48 @@ private:
     return m;
   }
 
+  static HostMark hostMark(const std::string &w) {
+    if (w == "in")
+      return HostMark::In;
+    if (w == "out")
+      return HostMark::Out;
+    if (w == "inout")
+      return HostMark::InOut;
+    return HostMark::None;
+  }
+
+  Repeat parseRepeat(SkeletonFile &f) {
+    Repeat r;
+    const Token &kw = take();
+    r.comments.leading = drainPending();
+    r.loc = loc(kw);
+    r.count = parseExpr();
+    expectPunct('{', "to open the repeated kernels");
+    while (!isPunct(peek(), '}')) {
+      const Token &t = peek();
+      if (t.kind == Tok::End)
+        fail(t, "expected '}' to close 'repeat', found end of file");
+      if (t.kind != Tok::Ident || t.text != "parallel_for")
+        fail(t, fmt::format("expected 'parallel_for' inside 'repeat', found {}", describe(t)));
+      f.kernels.push_back(parseKernel());
+      r.kernels.push_back(f.kernels.size() - 1);
+    }
+    take();
+    r.closingComments = drainPending();
+    if (r.kernels.empty())
+      fail(kw, "'repeat' needs at least one kernel");
+    return r;
+  }
+
   Array parseArray() {
     Array a;
+    const Token &first = peek();
+    a.loc = loc(first);
+    a.mark = hostMark(first.text);
+    if (a.mark != HostMark::None)
+      take();
     const Token &ty = take();
     a.comments.leading = drainPending();
-    a.loc = loc(ty);
     a.type = *parseElemType(ty.text);
     a.name = expectName("an array name");
     if (!isPunct(peek(), '['))

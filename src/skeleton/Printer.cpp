@@ -77,6 +77,26 @@ public:
       stmt(s, depth);
     comments(closing, depth);
   }
+  void kernel(const Kernel &k, int d) {
+    std::string t = "parallel_for";
+    if (!k.name.empty())
+      t += " " + k.name;
+    t += "(";
+    for (size_t i = 0; i < k.dims.size(); ++i) {
+      if (i)
+        t += ", ";
+      if (k.dims[i].lo)
+        t += printExpr(*k.dims[i].lo) + ":";
+      t += printExpr(k.dims[i].hi);
+    }
+    t += ") : ";
+    for (size_t i = 0; i < k.indices.size(); ++i)
+      t += (i ? ", " : "") + k.indices[i];
+    line(d, t + " {");
+    block(k.body, k.closingComments, d + 1);
+    line(d, "}");
+  }
+
   void stmt(const Stmt &s, int d) {
     comments(s.comments.leading, d);
     switch (s.kind) {
@@ -137,9 +157,11 @@ std::string printSkeleton(const SkeletonFile &f) {
     case Item::Kind::Macro: cm = &f.macros[it.index].comments; break;
     case Item::Kind::Array: cm = &f.arrays[it.index].comments; break;
     case Item::Kind::Kernel: cm = &f.kernels[it.index].comments; break;
+    case Item::Kind::Repeat: cm = &f.repeats[it.index].comments; break;
     }
     // A blank line between groups, before each kernel and before commented items.
-    if (prev && (prev->kind != it.kind || it.kind == Item::Kind::Kernel || !cm->leading.empty()))
+    if (prev && (prev->kind != it.kind || it.kind == Item::Kind::Kernel ||
+                 it.kind == Item::Kind::Repeat || !cm->leading.empty()))
       p.out += '\n';
     p.comments(cm->leading, 0);
     switch (it.kind) {
@@ -150,7 +172,9 @@ std::string printSkeleton(const SkeletonFile &f) {
     }
     case Item::Kind::Array: {
       const Array &a = f.arrays[it.index];
-      std::string t = fmt::format("{} {}", elemTypeName(a.type), a.name);
+      std::string t = a.mark == HostMark::None ? "" : std::string(hostMarkName(a.mark)) + " ";
+      t += elemTypeName(a.type);
+      t += " " + a.name;
       for (const auto &e : a.extents)
         t += "[" + printExpr(e) + "]";
       if (a.sampleFile)
@@ -158,24 +182,18 @@ std::string printSkeleton(const SkeletonFile &f) {
       p.line(0, t, a.comments.trailing);
       break;
     }
-    case Item::Kind::Kernel: {
-      const Kernel &k = f.kernels[it.index];
-      std::string t = "parallel_for";
-      if (!k.name.empty())
-        t += " " + k.name;
-      t += "(";
-      for (size_t i = 0; i < k.dims.size(); ++i) {
-        if (i)
-          t += ", ";
-        if (k.dims[i].lo)
-          t += printExpr(*k.dims[i].lo) + ":";
-        t += printExpr(k.dims[i].hi);
+    case Item::Kind::Kernel: p.kernel(f.kernels[it.index], 0); break;
+    case Item::Kind::Repeat: {
+      const Repeat &r = f.repeats[it.index];
+      p.line(0, "repeat " + printExpr(r.count) + " {");
+      for (size_t i = 0; i < r.kernels.size(); ++i) {
+        const Kernel &k = f.kernels[r.kernels[i]];
+        if (i > 0)
+          p.out += '\n';
+        p.comments(k.comments.leading, 1);
+        p.kernel(k, 1);
       }
-      t += ") : ";
-      for (size_t i = 0; i < k.indices.size(); ++i)
-        t += (i ? ", " : "") + k.indices[i];
-      p.line(0, t + " {");
-      p.block(k.body, k.closingComments, 1);
+      p.comments(r.closingComments, 1);
       p.line(0, "}");
       break;
     }

@@ -16,6 +16,16 @@ int elemBytes(ElemType t) {
   return 4;
 }
 
+const char *hostMarkName(HostMark m) {
+  switch (m) {
+  case HostMark::None: return "";
+  case HostMark::In: return "in";
+  case HostMark::Out: return "out";
+  case HostMark::InOut: return "inout";
+  }
+  return "";
+}
+
 const char *elemTypeName(ElemType t) {
   switch (t) {
   case ElemType::Char: return "char";
@@ -132,8 +142,8 @@ std::string SkeletonFile::kernelName(size_t k) const {
 }
 
 bool SkeletonFile::operator==(const SkeletonFile &o) const {
-  return macros == o.macros && arrays == o.arrays && kernels == o.kernels && order == o.order &&
-         closingComments == o.closingComments;
+  return macros == o.macros && arrays == o.arrays && kernels == o.kernels &&
+         repeats == o.repeats && order == o.order && closingComments == o.closingComments;
 }
 
 } // namespace skelcast::skeleton

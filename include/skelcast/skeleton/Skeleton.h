@@ -117,8 +117,14 @@ struct Macro {
   }
 };
 
-/// `float A[N][K]`, optionally `: hints<sample="file">`.
+/// What the host provides and needs of an array (docs/skeleton-language.md,
+/// "Programs"): `in` it provides, `out` it reads back, `inout` both.
+enum class HostMark { None, In, Out, InOut };
+const char *hostMarkName(HostMark m);
+
+/// `[in|out|inout] float A[N][K]`, optionally `: hints<sample="file">`.
 struct Array {
+  HostMark mark = HostMark::None;
   ElemType type = ElemType::Float;
   std::string name;
   std::vector<Expr> extents;
@@ -126,7 +132,7 @@ struct Array {
   Comments comments;
   SourceLoc loc;
   bool operator==(const Array &o) const {
-    return type == o.type && name == o.name && extents == o.extents &&
+    return mark == o.mark && type == o.type && name == o.name && extents == o.extents &&
            sampleFile == o.sampleFile && comments == o.comments;
   }
 };
@@ -150,11 +156,24 @@ struct Kernel {
   bool operator==(const Kernel &o) const;
 };
 
+/// `repeat T { kernels }`: the kernels run T times in order (time steps).
+struct Repeat {
+  Expr count;
+  std::vector<size_t> kernels; ///< indices into SkeletonFile::kernels, in order
+  std::vector<std::string> closingComments;
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const Repeat &o) const {
+    return count == o.count && kernels == o.kernels && closingComments == o.closingComments &&
+           comments == o.comments;
+  }
+};
+
 /// A top-level item in file order.
 struct Item {
-  enum class Kind { Macro, Array, Kernel };
+  enum class Kind { Macro, Array, Kernel, Repeat };
   Kind kind;
-  size_t index; ///< into SkeletonFile::macros / arrays / kernels
+  size_t index; ///< into SkeletonFile::macros / arrays / kernels / repeats
   bool operator==(const Item &o) const { return kind == o.kind && index == o.index; }
 };
 
@@ -163,7 +182,8 @@ struct SkeletonFile {
   std::string path; ///< the file it came from ("<stdin>", "<string>" allowed)
   std::vector<Macro> macros;
   std::vector<Array> arrays;
-  std::vector<Kernel> kernels;
+  std::vector<Kernel> kernels;              ///< every kernel in program order
+  std::vector<Repeat> repeats;
   std::vector<Item> order;                  ///< items in file order, for printing
   std::vector<std::string> closingComments; ///< comments after the last item
 

@@ -243,7 +243,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown directive '#include', expected '#define'"},
         BadCase{"BadCharacter", "float A[8] @\n", 1, 12, "unexpected character '@'"},
         BadCase{"UnknownType", "quad A[8]\n", 1, 1,
-                "expected '#define', an array declaration or 'parallel_for', found 'quad'"},
+                "expected '#define', an array declaration, 'parallel_for' or 'repeat', found 'quad'"},
         BadCase{"MissingSampleFile", "int M[4] : hints<sample=\"nope.txt\">\n", 1, 1,
                 "cannot open sample file 'nope.txt'"},
         BadCase{"UnterminatedComment", "/* never closed\nfloat A[8]\n", 1, 1,
@@ -287,4 +287,63 @@ TEST(Parser, EveryTruncationAndByteFlipIsAnErrorOrAValidFile) {
     t[i] = junk[i % sizeof(junk)];
     attempt(t);
   }
+}
+
+TEST(Parser, ProgramsWithMarksAndRepeat) {
+  const char *text = R"(#define N 64
+#define STEPS 10
+
+in float power[N][N]
+inout float temp[N][N]
+float result[N][N]
+out float in[N]
+
+parallel_for init(N) : i {
+  st in[i]
+}
+
+repeat STEPS {
+  parallel_for step(N, N) : i, j {
+    ld temp[i][j]
+    ld power[i][j]
+    st result[i][j]
+  }
+
+  // copy back
+  parallel_for back(N, N) : i, j {
+    ld result[i][j]
+    st temp[i][j]
+  }
+}
+)";
+  SkeletonFile f = parse(text);
+  ASSERT_EQ(f.repeats.size(), 1u);
+  EXPECT_EQ(f.repeats[0].kernels, (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(f.arrays[0].mark, HostMark::In);
+  EXPECT_EQ(f.arrays[1].mark, HostMark::InOut);
+  EXPECT_EQ(f.arrays[2].mark, HostMark::None);
+  EXPECT_EQ(f.arrays[3].mark, HostMark::Out);
+  EXPECT_EQ(f.arrays[3].name, "in"); // 'in' stays usable as a name
+  EXPECT_EQ(f.kernels[2].comments.leading, std::vector<std::string>{"// copy back"});
+  std::string printed = printSkeleton(f);
+  EXPECT_EQ(printed, text);
+  EXPECT_EQ(parse(printed), f);
+}
+
+TEST(Parser, RepeatErrors) {
+  auto expectError = [](const std::string &t, int line, int col, const std::string &msg) {
+    try {
+      parse(t);
+      FAIL() << t;
+    } catch (const InputError &e) {
+      EXPECT_EQ(e.loc().line, line) << e.what();
+      EXPECT_EQ(e.loc().col, col) << e.what();
+      EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
+    }
+  };
+  expectError("repeat 0 {\n  parallel_for(4) : i {\n    comp 1\n  }\n}\n", 1, 8,
+              "repeat count must be at least 1, is 0");
+  expectError("repeat 2 {\n}\n", 1, 1, "'repeat' needs at least one kernel");
+  expectError("repeat 2 {\n  float A[4]\n}\n", 2, 3, "expected 'parallel_for' inside 'repeat'");
+  expectError("inout A[4]\n", 1, 1, "expected '#define', an array declaration");
 }
