@@ -22,6 +22,9 @@ struct ProjectOpts {
   std::string model = "skelcast";
   std::vector<std::string> without;
   size_t top = 10;
+  std::optional<double> cpuMs;
+  double minSpeedup = 2;
+  bool pinned = false;
   model::ModelOptions modelOptions() const {
     model::ModelOptions mo;
     mo.model = model;
@@ -61,12 +64,22 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   rep.top = o.top;
   for (const auto &path : o.files) {
     skeleton::SkeletonFile f = loadSkeleton(path);
+    std::vector<model::KernelProjection> all;
     for (size_t k : selectKernels(f, o.kernel)) {
       layout::KernelInfo ki = layout::analyzeKernel(f, k);
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
         only = layout::parseLayout(ki, o.layout, hw);
-      rep.kernels.push_back({path, model::projectKernel(ki, hw, {}, mo, only)});
+      all.push_back(model::projectKernel(ki, hw, {}, mo, only));
+      rep.kernels.push_back({path, all.back()});
+    }
+    // The whole program, when every kernel of the file was ranked.
+    if (o.kernel.empty() && o.layout.empty()) {
+      model::ProgramOptions po;
+      po.cpuMs = o.cpuMs;
+      po.minSpeedup = o.minSpeedup;
+      po.pinned = o.pinned;
+      rep.programs.push_back({path, model::projectProgram(f, all, hw, {}, mo, po)});
     }
   }
   if (o.format == "json")
@@ -119,6 +132,12 @@ void registerProject(CLI::App &app, Context &ctx) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->capture_default_str();
+  cmd->add_option("--cpu-ms", o->cpuMs, "The CPU's time for the whole program, for the speedup")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-speedup", o->minSpeedup, "Worth porting from this speedup on")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--pinned", o->pinned, "Host buffers are pinned (default: pageable)");
   cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); }; });
 }
 

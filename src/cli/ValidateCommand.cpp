@@ -45,6 +45,14 @@ void registerValidate(CLI::App &app, Context &ctx) {
         std::string label = o->model;
         for (size_t i = 0; i < o->without.size(); ++i)
           label += (i ? "," : " without ") + o->without[i];
+        if (model::isProgramMeasurements(o->files.front())) {
+          auto pv = model::validatePrograms(o->files, hw, mo, label);
+          ctx.out << report::renderProgramValidation(pv);
+          bool ok = !o->requireTop || (pv.transfersWithin15 && pv.winnersRight && pv.totalsWithin25);
+          if (!ok)
+            ctx.err << "skelcast: validation targets not met\n";
+          return ok ? static_cast<int>(Success) : static_cast<int>(InputFailure);
+        }
         std::vector<model::Measurements> runs;
         for (const auto &f : o->files)
           runs.push_back(model::loadMeasurements(f));

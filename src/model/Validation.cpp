@@ -1,5 +1,6 @@
 #include "skelcast/model/Validation.h"
 
+#include "skelcast/model/Program.h"
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
@@ -163,6 +164,141 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
     r.kernels.push_back(kc);
   }
   return r;
+}
+
+} // namespace skelcast::model
+
+namespace skelcast::model {
+namespace {
+
+nlohmann::json readJson(const std::string &path) {
+  try {
+    return nlohmann::json::parse(skeleton::readTextFile(path));
+  } catch (const nlohmann::json::parse_error &e) {
+    throw InputError({path, 0, 0}, fmt::format("invalid JSON: {}", e.what()));
+  }
+}
+
+double number(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
+  if (!c.contains(key) || !c[key].is_number() || !(c[key].get<double>() > 0))
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a positive number", at, key));
+  return c[key].get<double>();
+}
+
+std::string text(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
+  if (!c.contains(key) || !c[key].is_string())
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a string", at, key));
+  return c[key].get<std::string>();
+}
+
+/// Project a whole skeleton file as `project` does.
+ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const ModelOptions &mo) {
+  skeleton::SkeletonFile f = skeleton::parseSkeletonFile(skel);
+  std::vector<KernelProjection> kps;
+  for (size_t k = 0; k < f.kernels.size(); ++k)
+    kps.push_back(projectKernel(layout::analyzeKernel(f, k), hw, {}, mo));
+  return projectProgram(f, kps, hw, {}, mo, {});
+}
+
+} // namespace
+
+bool isProgramMeasurements(const std::string &path) {
+  nlohmann::json j = readJson(path);
+  return j.is_object() && (j.contains("fusion") || j.contains("hotspot_steps"));
+}
+
+ProgramValidation validatePrograms(const std::vector<std::string> &paths, const HwSpec &hw,
+                                   const ModelOptions &mo, const std::string &modelLabel) {
+  ProgramValidation v;
+  v.hwName = hw.name;
+  v.model = modelLabel;
+  // Each measured quantity keeps its lowest median over the runs.
+  std::map<std::string, double> best;
+  std::map<std::string, std::string> skel;
+  std::vector<std::string> order;
+  auto note = [&](const std::string &key, double ms) {
+    auto it = best.find(key);
+    if (it == best.end()) {
+      best[key] = ms;
+      order.push_back(key);
+    } else {
+      it->second = std::min(it->second, ms);
+    }
+  };
+  for (const auto &path : paths) {
+    v.path += (v.path.empty() ? "" : " + ") + path;
+    nlohmann::json j = readJson(path);
+    std::string root = skeleton::resolveRelative(path, j.value("skeleton_root", std::string(".")));
+    size_t i = 0;
+    if (j.contains("fusion"))
+      for (const auto &c : j["fusion"]["cases"]) {
+        std::string at = fmt::format("fusion.cases[{}]", i++);
+        if (c.contains("verified") && c["verified"] == false)
+          continue;
+        std::string what = fmt::format("fusion chain n={}", c.value("n", 0));
+        std::string variant = text(c, "variant", path, at);
+        note(what + "|" + variant, number(c, "time_ms", path, at));
+        skel[what] = skeleton::resolveRelative(root + "/", text(c, "skeleton", path, at));
+      }
+    i = 0;
+    if (j.contains("hotspot_steps"))
+      for (const auto &c : j["hotspot_steps"]["cases"]) {
+        std::string at = fmt::format("hotspot_steps.cases[{}]", i++);
+        if (c.contains("verified") && c["verified"] == false)
+          continue;
+        std::string what = fmt::format("hotspot {}, {} step{}", text(c, "size", path, at),
+                                       c.value("steps", 0), c.value("steps", 0) == 1 ? "" : "s");
+        note(what + "|h2d", number(c, "h2d_t_ms", path, at) + number(c, "h2d_power_ms", path, at));
+        note(what + "|d2h", number(c, "d2h_ms", path, at));
+        note(what + "|kernels", number(c, "kernels_ms", path, at));
+        note(what + "|total", number(c, "total_ms", path, at));
+        skel[what] = skeleton::resolveRelative(root + "/", text(c, "program_skeleton", path, at));
+      }
+  }
+  std::map<std::string, ProgramProjection> projections;
+  for (const auto &key : order) {
+    std::string what = key.substr(0, key.find('|')), q = key.substr(key.find('|') + 1);
+    auto it = projections.find(what);
+    if (it == projections.end())
+      it = projections.emplace(what, programOf(skel[what], hw, mo)).first;
+    const ProgramProjection &pp = it->second;
+    ProgramCheck c;
+    c.what = what;
+    c.quantity = q;
+    c.measuredMs = best[key];
+    if (q == "unfused")
+      c.projectedMs = pp.kernelsUnfusedMs;
+    else if (q == "fused")
+      c.projectedMs = pp.fusion.empty() ? pp.kernelsUnfusedMs : pp.fusion.front().fusedMs;
+    else if (q == "h2d")
+      c.projectedMs = pp.h2dMs;
+    else if (q == "d2h")
+      c.projectedMs = pp.d2hMs;
+    else if (q == "kernels")
+      c.projectedMs = pp.kernelsMs;
+    else
+      c.projectedMs = pp.totalMs;
+    c.error = std::max(c.projectedMs / c.measuredMs, c.measuredMs / c.projectedMs) - 1.0;
+    if (q == "h2d" || q == "d2h") {
+      c.ok = c.error <= 0.15;
+      v.transfersWithin15 = v.transfersWithin15 && c.ok;
+    } else if (q == "total") {
+      c.ok = c.error <= 0.25;
+      v.totalsWithin25 = v.totalsWithin25 && c.ok;
+    }
+    v.checks.push_back(c);
+    if (q == "fused" && best.count(what + "|unfused")) {
+      ProgramCheck w;
+      w.what = what;
+      w.quantity = "winner";
+      w.measuredWinner = best[what + "|fused"] < best[what + "|unfused"] ? "fused" : "unfused";
+      w.projectedWinner = pp.fusion.empty() ? "unfused" : pp.fusion.front().winner;
+      w.ok = w.measuredWinner == w.projectedWinner;
+      v.winnersRight = v.winnersRight && w.ok;
+      v.checks.push_back(w);
+    }
+  }
+  return v;
 }
 
 } // namespace skelcast::model

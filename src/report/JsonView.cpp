@@ -59,6 +59,46 @@ std::string renderJson(const Report &r) {
     kernels.push_back(std::move(kj));
   }
   root["kernels"] = std::move(kernels);
+  json programs = json::array();
+  for (const auto &pr : r.programs) {
+    const auto &p = pr.program;
+    json pj;
+    pj["file"] = pr.file;
+    pj["h2d_ms"] = finite(p.h2dMs);
+    pj["d2h_ms"] = finite(p.d2hMs);
+    pj["kernels_ms"] = finite(p.kernelsMs);
+    pj["kernels_unfused_ms"] = finite(p.kernelsUnfusedMs);
+    pj["launch_ms"] = finite(p.launchMs);
+    pj["total_ms"] = finite(p.totalMs);
+    pj["transfer_share"] = finite(p.totalMs > 0 ? (p.h2dMs + p.d2hMs) / p.totalMs : 0.0);
+    pj["cpu_ms"] = p.cpuMs ? finite(*p.cpuMs) : json(nullptr);
+    pj["speedup"] = p.speedup ? finite(*p.speedup) : json(nullptr);
+    pj["break_even_repeats"] = p.breakEvenRepeats ? finite(*p.breakEvenRepeats) : json(nullptr);
+    pj["verdict"] = p.verdict;
+    pj["reason"] = p.reason;
+    json tr = json::array();
+    for (const auto &t : p.h2d)
+      tr.push_back({{"array", t.array}, {"direction", "h2d"}, {"bytes", t.bytes}, {"ms", finite(t.ms)}});
+    for (const auto &t : p.d2h)
+      tr.push_back({{"array", t.array}, {"direction", "d2h"}, {"bytes", t.bytes}, {"ms", finite(t.ms)}});
+    pj["transfers"] = tr;
+    json ks = json::array();
+    for (const auto &k : p.kernels)
+      ks.push_back({{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finite(k.timeMs)},
+                    {"layout", k.layout}});
+    pj["kernels"] = ks;
+    json fu = json::array();
+    for (const auto &g : p.fusion)
+      fu.push_back({{"kernels", g.kernels}, {"unfused_ms", finite(g.unfusedMs)},
+                    {"fused_ms", finite(g.fusedMs)}, {"fused_layout", g.fusedLayout},
+                    {"winner", g.winner}, {"bytes_saved", finite(g.bytesSaved)},
+                    {"launches_saved", g.launchesSaved}, {"why", g.why}});
+    pj["fusion"] = fu;
+    programs.push_back(std::move(pj));
+  }
+  if (!programs.empty())
+    root["program"] = programs.front();
+  root["programs"] = std::move(programs);
   return root.dump(2) + "\n";
 }
 

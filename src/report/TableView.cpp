@@ -5,6 +5,8 @@
 
 namespace skelcast::report {
 
+std::string renderProgramText(const ProgramReport &pr, const std::string &hw);
+
 std::string renderTable(const Report &r) {
   std::string out;
   for (const auto &k : r.kernels) {
@@ -27,7 +29,40 @@ std::string renderTable(const Report &r) {
       out += "  no layout fits this GPU\n";
     out += '\n';
   }
+  for (const auto &pr : r.programs)
+    out += renderProgramText(pr, r.hwName);
   return out;
+}
+
+std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
+  const auto &p = pr.program;
+  std::string out = fmt::format("program {} on {}: {} ms = {} ms in + {} ms kernels + {} ms out\n",
+                                pr.file, hw, num(p.totalMs, 5), num(p.h2dMs, 4), num(p.kernelsMs, 4),
+                                num(p.d2hMs, 4));
+  for (const auto &t : p.h2d)
+    out += fmt::format("  to GPU    {:<14} {:>10} MB {:>10} ms\n", t.array, fixed(t.bytes / 1e6, 3), num(t.ms, 4));
+  for (const auto &k : p.kernels)
+    out += fmt::format("  kernel    {:<14} x{:<6} {:>10} ms  {}\n", k.kernel, num(k.count, 6), num(k.timeMs, 4),
+                       k.layout);
+  for (const auto &t : p.d2h)
+    out += fmt::format("  to host   {:<14} {:>10} MB {:>10} ms\n", t.array, fixed(t.bytes / 1e6, 3), num(t.ms, 4));
+  for (const auto &g : p.fusion) {
+    std::string names;
+    for (const auto &k : g.kernels)
+      names += (names.empty() ? "" : "+") + k;
+    out += fmt::format("  fusion    {}: fused {} ms ({}) against unfused {} ms: {} wins; {}\n", names,
+                       num(g.fusedMs, 4), g.fusedLayout, num(g.unfusedMs, 4), g.winner, g.why);
+  }
+  for (const auto &nf : p.notFused)
+    out += fmt::format("  not fused {}\n", nf);
+  if (p.speedup)
+    out += fmt::format("  CPU {} ms: speedup {}x: {}{}\n", num(*p.cpuMs, 5), fixed(*p.speedup, 2), p.verdict,
+                       p.reason.empty() ? "" : " (" + p.reason + ")");
+  else
+    out += fmt::format("  verdict: {} ({})\n", p.verdict, p.reason);
+  if (p.breakEvenRepeats)
+    out += fmt::format("  the port pays off from {} repeats on\n", num(*p.breakEvenRepeats, 8));
+  return out + "\n";
 }
 
 std::string renderMarkdown(const Report &r) {
@@ -47,6 +82,8 @@ std::string renderMarkdown(const Report &r) {
                          fixed(l.result.n, 1), l.result.bound);
     }
   }
+  for (const auto &pr : r.programs)
+    out += "\n```\n" + renderProgramText(pr, r.hwName) + "```\n";
   return out;
 }
 

@@ -30,6 +30,26 @@ std::string renderValidation(const model::ValidationReport &v) {
   return out;
 }
 
+std::string renderProgramValidation(const model::ProgramValidation &v) {
+  std::string out = fmt::format("programs of {} with spec {}, model {}\n\n", v.path, v.hwName, v.model);
+  out += fmt::format("{:<30} {:<8} {:>10} {:>10} {:>7}  {}\n", "program", "quantity", "meas_ms",
+                     "proj_ms", "err", "");
+  for (const auto &c : v.checks) {
+    if (c.quantity == "winner")
+      out += fmt::format("{:<30} {:<8} {:>10} {:>10} {:>7}  {}\n", c.what, "winner", c.measuredWinner,
+                         c.projectedWinner, "", c.ok ? "ok" : "WRONG");
+    else
+      out += fmt::format("{:<30} {:<8} {:>10} {:>10} {:>6}%  {}\n", c.what, c.quantity,
+                         num(c.measuredMs, 5), num(c.projectedMs, 5), fixed(100 * c.error, 1),
+                         c.ok ? "" : "over target");
+  }
+  out += fmt::format("\ntransfers within 15%: {}; fused/unfused winner right: {}; program totals "
+                     "within 25%: {}\n",
+                     v.transfersWithin15 ? "yes" : "no", v.winnersRight ? "yes" : "no",
+                     v.totalsWithin25 ? "yes" : "no");
+  return out;
+}
+
 std::string renderValidationMarkdown(const model::ValidationReport &v) {
   std::string out = fmt::format("Measured on {}; spec `{}`; model `{}`.\n\n", v.gpuName, v.hwName, v.model);
   out += "| kernel | size | layout | measured (ms) | projected (ms) | error | roofline (ms) | roofline error |\n";

@@ -62,4 +62,26 @@ struct ValidationReport {
 ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel);
 
+/// Measured whole programs (validation/results/*_programs.json): the fusion
+/// chain unfused and fused, and HotSpot time steps with their transfers.
+struct ProgramCheck {
+  std::string what;     ///< e.g. "fusion chain n=65536" or "hotspot 1024x1024, 10 steps"
+  std::string quantity; ///< unfused | fused | winner | h2d | d2h | kernels | total
+  double measuredMs = 0, projectedMs = 0, error = 0;
+  std::string measuredWinner, projectedWinner; ///< quantity == winner
+  bool ok = true;       ///< within the quantity's target
+};
+
+struct ProgramValidation {
+  std::string hwName, model, path;
+  std::vector<ProgramCheck> checks;
+  bool transfersWithin15 = true, winnersRight = true, totalsWithin25 = true;
+};
+
+/// Whether a measurement file holds programs rather than kernel cases.
+bool isProgramMeasurements(const std::string &path);
+
+ProgramValidation validatePrograms(const std::vector<std::string> &paths, const HwSpec &hw,
+                                   const ModelOptions &mo, const std::string &modelLabel);
+
 } // namespace skelcast::model

@@ -5,6 +5,7 @@
 /// content hash, and the model.
 #pragma once
 
+#include "skelcast/model/Program.h"
 #include "skelcast/model/Project.h"
 
 #include <string>
@@ -17,12 +18,18 @@ struct KernelReport {
   model::KernelProjection projection;
 };
 
+struct ProgramReport {
+  std::string file;
+  model::ProgramProjection program;
+};
+
 struct Report {
   std::string version;
   std::string hwName, hwDescription, hwHash;
   std::string model;
   size_t top = 10; ///< layouts shown per kernel
   std::vector<KernelReport> kernels;
+  std::vector<ProgramReport> programs; ///< one per input file, when whole files are projected
 };
 
 /// Terminal table: rank, layout, projected time, MWP, CWP, active warps, bound.
@@ -52,5 +59,6 @@ namespace skelcast::report {
 std::string renderValidation(const model::ValidationReport &v);
 std::string renderValidationMarkdown(const model::ValidationReport &v);
 std::string renderValidationJson(const model::ValidationReport &v);
+std::string renderProgramValidation(const model::ProgramValidation &v);
 
 } // namespace skelcast::report

@@ -1,0 +1,67 @@
+/// \file
+/// Whole programs (docs/model.md, "Programs"): the kernels of a skeleton file in
+/// order, `repeat` counts, the data's trip to the GPU and back over the host
+/// link, fusion of neighbouring kernels, and the verdict against the CPU's time.
+#pragma once
+
+#include "skelcast/model/Project.h"
+#include "skelcast/skeleton/Skeleton.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::model {
+
+struct ProgramOptions {
+  bool pinned = false;            ///< host buffers pinned (default: pageable, as a naive port)
+  std::optional<double> cpuMs;    ///< the CPU's time for the whole program
+  double minSpeedup = 2;          ///< worth porting from this speedup on
+};
+
+struct Transfer {
+  std::string array;
+  double bytes = 0, ms = 0;
+};
+
+struct ProgramKernel {
+  std::string kernel, layout;
+  double count = 1;    ///< launches (the enclosing repeat's count)
+  double timeMs = 0;   ///< one launch, launch overhead included
+  double launchMs = 0; ///< of which launch overhead
+};
+
+struct FusionGroup {
+  std::vector<std::string> kernels;
+  std::string fusedLayout;
+  double unfusedMs = 0, fusedMs = 0; ///< kernel time of one pass over the group
+  std::string winner;                ///< fused | unfused
+  double bytesSaved = 0;             ///< DRAM bytes the fused kernel does not move
+  int launchesSaved = 0;
+  double activeWarpsUnfused = 0, activeWarpsFused = 0; ///< occupancy (N) of the best layouts
+  int recomputedCopies = 0;
+  std::string why;
+};
+
+struct ProgramProjection {
+  std::vector<Transfer> h2d, d2h;
+  std::vector<ProgramKernel> kernels;
+  std::vector<FusionGroup> fusion;
+  std::vector<std::string> notFused; ///< neighbours that could not be fused, and why
+  double h2dMs = 0, d2hMs = 0, kernelsMs = 0, kernelsUnfusedMs = 0, launchMs = 0, totalMs = 0;
+  int repeats = 1;                   ///< the largest repeat count, for the break-even
+  std::optional<double> cpuMs, speedup, breakEvenRepeats;
+  std::string verdict;               ///< "port" or "do not port"
+  std::string reason;                ///< why not, when not
+};
+
+/// `kernels` holds the projection of every kernel of `file`, in file order.
+ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
+                                 const std::vector<KernelProjection> &kernels, const HwSpec &hw,
+                                 const layout::EnumerateOptions &eo, const ModelOptions &mo,
+                                 const ProgramOptions &po);
+
+/// Host-link time of `bytes` in one direction (latency + bytes / bandwidth).
+double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned);
+
+} // namespace skelcast::model

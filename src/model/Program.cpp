@@ -1,0 +1,247 @@
+// Whole programs: dataflow, host-link transfers, fusion, verdict (docs/model.md, section 9).
+#include "skelcast/model/Program.h"
+
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/skeleton/Fuse.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace skelcast::model {
+namespace {
+
+/// Loads and stores of each array in a statement list, in statement order.
+void touches(const std::vector<skeleton::Stmt> &body,
+             std::vector<std::pair<std::string, bool>> &out) {
+  for (const auto &s : body) {
+    switch (s.kind) {
+    case skeleton::Stmt::Kind::Mem: out.push_back({s.mem.array, s.mem.isStore}); break;
+    case skeleton::Stmt::Kind::Loop: touches(s.loop.body, out); break;
+    case skeleton::Stmt::Kind::Branch:
+      touches(s.branch.thenBody, out);
+      touches(s.branch.elseBody, out);
+      break;
+    default: break;
+    }
+  }
+}
+
+std::vector<std::pair<std::string, bool>> touchesOf(const skeleton::Kernel &k) {
+  std::vector<std::pair<std::string, bool>> t;
+  touches(k.body, t);
+  return t;
+}
+
+bool reads(const skeleton::Kernel &k, const std::string &array) {
+  for (const auto &[a, st] : touchesOf(k))
+    if (a == array && !st)
+      return true;
+  return false;
+}
+
+} // namespace
+
+double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
+  if (!hw.hostLink)
+    throw InputError({hw.path, 0, 0}, "field 'host_link': missing; a program's transfers need it");
+  const HostLink &h = *hw.hostLink;
+  double gbps = hostToDevice ? (pinned ? h.h2dPinnedGBps : h.h2dPageableGBps)
+                             : (pinned ? h.d2hPinnedGBps : h.d2hPageableGBps);
+  return h.latencyUs / 1000.0 + bytes / (gbps * 1e6);
+}
+
+ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
+                                 const std::vector<KernelProjection> &kps, const HwSpec &hw,
+                                 const layout::EnumerateOptions &eo, const ModelOptions &mo,
+                                 const ProgramOptions &po) {
+  ProgramProjection pp;
+  skeleton::MacroTable macros = skeleton::evalMacros(file);
+  size_t n = file.kernels.size();
+  std::vector<double> count(n, 1);
+  std::vector<int> scope(n, -1);
+  for (size_t r = 0; r < file.repeats.size(); ++r) {
+    double c = static_cast<double>(skeleton::evalConstExpr(file.repeats[r].count, macros, file.path));
+    pp.repeats = std::max(pp.repeats, static_cast<int>(c));
+    for (size_t k : file.repeats[r].kernels) {
+      count[k] = c;
+      scope[k] = static_cast<int>(r);
+    }
+  }
+
+  // Dataflow: with marks, the marks decide (unmarked arrays are device
+  // temporaries); without, an array read before any kernel writes it comes
+  // from the host and every array written goes back.
+  bool anyMark = std::any_of(file.arrays.begin(), file.arrays.end(),
+                             [](const skeleton::Array &a) { return a.mark != skeleton::HostMark::None; });
+  std::set<std::string> outputs;
+  for (const auto &arr : file.arrays) {
+    std::optional<bool> firstIsStore;
+    bool written = false;
+    for (const auto &k : file.kernels)
+      for (const auto &[a, st] : touchesOf(k))
+        if (a == arr.name) {
+          if (!firstIsStore)
+            firstIsStore = st;
+          written = written || st;
+        }
+    if (!firstIsStore)
+      continue; // no kernel touches it
+    bool in = anyMark ? (arr.mark == skeleton::HostMark::In || arr.mark == skeleton::HostMark::InOut)
+                      : !*firstIsStore;
+    bool out = anyMark ? (arr.mark == skeleton::HostMark::Out || arr.mark == skeleton::HostMark::InOut)
+                       : written;
+    double elems = 1;
+    for (const auto &e : arr.extents)
+      elems *= static_cast<double>(skeleton::evalConstExpr(e, macros, file.path));
+    double bytes = elems * skeleton::elemBytes(arr.type);
+    if (in) {
+      pp.h2d.push_back({arr.name, bytes, transferMs(hw, bytes, true, po.pinned)});
+      pp.h2dMs += pp.h2d.back().ms;
+    }
+    if (out) {
+      pp.d2h.push_back({arr.name, bytes, transferMs(hw, bytes, false, po.pinned)});
+      pp.d2hMs += pp.d2h.back().ms;
+      outputs.insert(arr.name);
+    }
+  }
+
+  for (size_t k = 0; k < n; ++k) {
+    ProgramKernel pk;
+    pk.kernel = file.kernelName(k);
+    pk.count = count[k];
+    if (!kps[k].layouts.empty()) {
+      pk.layout = kps[k].layouts.front().layoutString;
+      pk.timeMs = kps[k].layouts.front().result.timeMs;
+      pk.launchMs = kps[k].layouts.front().effects.launchMs;
+    }
+    pp.kernelsUnfusedMs += pk.count * pk.timeMs;
+    pp.launchMs += pk.count * pk.launchMs;
+    pp.kernels.push_back(pk);
+  }
+  pp.kernelsMs = pp.kernelsUnfusedMs;
+
+  // Fusion of neighbours in the same scope, as long as each next one fuses.
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    skeleton::Kernel current = file.kernels[i];
+    int recomputed = 0;
+    while (j + 1 < n && scope[j + 1] == scope[i]) {
+      // An intermediate is dead when no other kernel reads it (in a repeat, the
+      // kernels before the group run again after it) and the host does not.
+      std::set<std::string> dead;
+      for (size_t g = i; g <= j + 1; ++g)
+        for (const auto &[a, st] : touchesOf(file.kernels[g]))
+          if (st && !outputs.count(a)) {
+            bool readElsewhere = false;
+            for (size_t o = 0; o < n; ++o)
+              if ((o < i || o > j + 1) && reads(file.kernels[o], a))
+                readElsewhere = true;
+            if (!readElsewhere)
+              dead.insert(a);
+          }
+      auto fr = skeleton::fuseKernels(file, current, file.kernels[j + 1], dead);
+      if (!fr.fused) {
+        pp.notFused.push_back(fmt::format("{} and {}: {}", file.kernelName(j), file.kernelName(j + 1),
+                                          fr.whyNot));
+        break;
+      }
+      current = *fr.fused;
+      recomputed += fr.recomputedCopies;
+      ++j;
+    }
+    if (j > i) {
+      FusionGroup g;
+      skeleton::SkeletonFile fused = file;
+      fused.kernels = {current};
+      fused.repeats.clear();
+      fused.order.clear();
+      layout::KernelInfo ki = layout::analyzeKernel(fused, 0);
+      KernelProjection fkp = projectKernel(ki, hw, eo, mo);
+      double unfusedBytes = 0, warps = 0;
+      for (size_t k = i; k <= j; ++k) {
+        g.kernels.push_back(file.kernelName(k));
+        g.unfusedMs += pp.kernels[k].timeMs;
+        if (!kps[k].layouts.empty()) {
+          unfusedBytes += kps[k].layouts.front().characterization.compulsoryBytes;
+          warps += kps[k].layouts.front().result.n;
+        }
+      }
+      g.activeWarpsUnfused = warps / static_cast<double>(j - i + 1);
+      g.launchesSaved = static_cast<int>(j - i);
+      g.recomputedCopies = recomputed;
+      if (fkp.layouts.empty()) {
+        g.winner = "unfused";
+        g.why = "no layout of the fused kernel fits the GPU";
+      } else {
+        const auto &best = fkp.layouts.front();
+        g.fusedLayout = best.layoutString;
+        g.fusedMs = best.result.timeMs;
+        g.activeWarpsFused = best.result.n;
+        g.bytesSaved = unfusedBytes - best.characterization.compulsoryBytes;
+        g.winner = g.fusedMs < g.unfusedMs ? "fused" : "unfused";
+        g.why = fmt::format("{:.3g} MB of DRAM traffic {}, {} launch{} saved, {:.1f} active warps "
+                            "per SM fused against {:.1f} unfused{}",
+                            std::fabs(g.bytesSaved) / 1e6, g.bytesSaved >= 0 ? "saved" : "added",
+                            g.launchesSaved, g.launchesSaved == 1 ? "" : "es", g.activeWarpsFused,
+                            g.activeWarpsUnfused,
+                            recomputed ? fmt::format(", {} halo recomputation{}", recomputed,
+                                                     recomputed == 1 ? "" : "s")
+                                       : "");
+        if (g.winner == "fused") {
+          pp.kernelsMs -= count[i] * (g.unfusedMs - g.fusedMs);
+          pp.launchMs -= count[i] * g.launchesSaved * pp.kernels[i].launchMs;
+        }
+      }
+      pp.fusion.push_back(g);
+    }
+    i = j + 1;
+  }
+
+  pp.totalMs = pp.h2dMs + pp.kernelsMs + pp.d2hMs;
+  pp.cpuMs = po.cpuMs;
+  if (!po.cpuMs) {
+    pp.verdict = "unknown";
+    pp.reason = "no CPU time: give --cpu-ms";
+    return pp;
+  }
+  pp.speedup = *po.cpuMs / pp.totalMs;
+  // The repeat count from which the port pays off, when the CPU wins this one.
+  if (pp.repeats > 1) {
+    double perRepeatGpu = 0, once = pp.h2dMs + pp.d2hMs;
+    for (size_t k = 0; k < n; ++k)
+      (scope[k] >= 0 ? perRepeatGpu : once) += pp.kernels[k].timeMs;
+    double perRepeatCpu = *po.cpuMs / pp.repeats;
+    if (*pp.speedup < 1 && perRepeatCpu > perRepeatGpu)
+      pp.breakEvenRepeats = std::ceil(once / (perRepeatCpu - perRepeatGpu));
+  }
+  if (*pp.speedup >= po.minSpeedup) {
+    pp.verdict = "port";
+    return pp;
+  }
+  pp.verdict = "do not port";
+  double transfers = pp.h2dMs + pp.d2hMs;
+  double tasks = 0;
+  for (const auto &kp : kps)
+    if (!kp.layouts.empty())
+      tasks = std::max(tasks, kp.layouts.front().characterization.workload.blocks *
+                                  kp.layouts.front().characterization.workload.threadsPerBlock);
+  double fill = static_cast<double>(hw.smCount) * hw.maxWarpsPerSM * hw.warpSize / 4.0;
+  if (transfers >= 0.5 * pp.totalMs)
+    pp.reason = fmt::format("transfers dominate ({:.0f}% of the GPU time)", 100 * transfers / pp.totalMs);
+  else if (pp.launchMs >= 0.5 * pp.kernelsMs)
+    pp.reason = fmt::format("launches dominate ({:.0f}% of the kernel time)", 100 * pp.launchMs / pp.kernelsMs);
+  else if (tasks < fill)
+    pp.reason = fmt::format("too little parallelism to fill the GPU ({:.0f} threads at most, a "
+                            "quarter of its {} resident threads is {:.0f})",
+                            tasks, hw.name, fill);
+  else
+    pp.reason = "the CPU is simply faster";
+  return pp;
+}
+
+} // namespace skelcast::model
