@@ -57,7 +57,7 @@ std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
     out += fmt::format("  not fused {}\n", nf);
   if (p.speedup)
     out += fmt::format("  CPU {} ms: speedup {}x: {}{}\n", num(*p.cpuMs, 5), fixed(*p.speedup, 2), p.verdict,
-                       p.reason.empty() ? "" : " (" + p.reason + ")");
+                       p.reason.empty() ? "" : ": " + p.reason);
   else
     out += fmt::format("  verdict: {} ({})\n", p.verdict, p.reason);
   if (p.breakEvenRepeats)

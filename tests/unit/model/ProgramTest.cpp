@@ -1,0 +1,168 @@
+// Programs: dataflow, transfers and fusion on cases worked by hand.
+#include "skelcast/model/Program.h"
+#include "skelcast/skeleton/Fuse.h"
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/skeleton/Printer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace skelcast;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+
+model::ProgramProjection program(const std::string &text, model::ProgramOptions po = {}) {
+  auto f = skeleton::parseSkeleton(text, "p.skel");
+  std::vector<model::KernelProjection> kps;
+  for (size_t k = 0; k < f.kernels.size(); ++k)
+    kps.push_back(model::projectKernel(layout::analyzeKernel(f, k), h100(), {}, {}));
+  return model::projectProgram(f, kps, h100(), {}, {}, po);
+}
+
+const char *kChain = R"(#define N 1048576
+float a[N]
+float c[N]
+float o[N]
+
+parallel_for first(N) : i {
+  ld a[i]
+  comp 10
+  st c[i]
+}
+
+parallel_for second(N) : k {
+  ld c[k]
+  comp 5
+  st o[k]
+}
+)";
+
+} // namespace
+
+TEST(Program, TransferIsLatencyPlusBytesOverBandwidth) {
+  auto hw = h100();
+  const auto &h = *hw.hostLink;
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, true, false), h.latencyUs / 1000 + 4e6 / (h.h2dPageableGBps * 1e6));
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, false, true), h.latencyUs / 1000 + 4e6 / (h.d2hPinnedGBps * 1e6));
+}
+
+TEST(Program, DataflowWithoutMarks) {
+  // a is read before any kernel writes it: it goes to the GPU; c and o are
+  // written: both come back (without marks every array written is needed).
+  auto p = program(kChain);
+  ASSERT_EQ(p.h2d.size(), 1u);
+  EXPECT_EQ(p.h2d[0].array, "a");
+  EXPECT_DOUBLE_EQ(p.h2d[0].bytes, 4.0 * 1048576);
+  ASSERT_EQ(p.d2h.size(), 2u);
+  EXPECT_EQ(p.d2h[0].array, "c");
+  EXPECT_EQ(p.d2h[1].array, "o");
+  EXPECT_NEAR(p.totalMs, p.h2dMs + p.kernelsMs + p.d2hMs, 1e-12);
+}
+
+TEST(Program, MarksNarrowWhatCrosses) {
+  std::string marked = kChain;
+  marked.replace(marked.find("float a"), 7, "in float a");
+  marked.replace(marked.find("float o"), 7, "out float o");
+  auto p = program(marked);
+  ASSERT_EQ(p.d2h.size(), 1u); // c is a device temporary now
+  EXPECT_EQ(p.d2h[0].array, "o");
+  // c is dead after the pair: the fused kernel never writes it.
+  ASSERT_EQ(p.fusion.size(), 1u);
+  EXPECT_EQ(p.fusion[0].kernels, (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(p.fusion[0].launchesSaved, 1);
+  EXPECT_NEAR(p.fusion[0].bytesSaved, 2 * 4.0 * 1048576, 1.0); // c written and read back
+}
+
+TEST(Program, FusionKeepsIntermediatesInRegistersAndDropsDeadStores) {
+  auto f = skeleton::parseSkeleton(kChain, "p.skel");
+  auto r = skeleton::fuseKernels(f, f.kernels[0], f.kernels[1], {"c"});
+  ASSERT_TRUE(r.fused) << r.whyNot;
+  EXPECT_EQ(r.registerLoads, std::vector<std::string>{"c"});
+  EXPECT_EQ(r.droppedStores, std::vector<std::string>{"c"});
+  // The consumer's index k became the producer's i.
+  std::string body;
+  for (const auto &s : r.fused->body)
+    if (s.kind == skeleton::Stmt::Kind::Mem)
+      body += (s.mem.isStore ? "st " : "ld ") + s.mem.array + "[" + skeleton::printExpr(s.mem.index[0]) + "] ";
+  EXPECT_EQ(body, "ld a[i] st o[i] ");
+}
+
+TEST(Program, FusionRecomputesAHalo) {
+  auto f = skeleton::parseSkeleton(R"(#define N 1024
+float a[N]
+float c[N]
+float o[N]
+parallel_for p(N) : i {
+  ld a[i]
+  comp 4
+  st c[i]
+}
+parallel_for q(1:N - 1) : i {
+  ld c[i - 1]
+  ld c[i + 1]
+  comp 2
+  st o[i]
+}
+)",
+                                   "h.skel");
+  auto r = skeleton::fuseKernels(f, f.kernels[0], f.kernels[1], {"c"});
+  ASSERT_TRUE(r.fused) << r.whyNot;
+  EXPECT_EQ(r.recomputedCopies, 2); // the producer's body at i - 1 and at i + 1
+  // The consumer covers 1022 of the producer's 1024 points: a branch of that probability.
+  ASSERT_EQ(r.fused->body.back().kind, skeleton::Stmt::Kind::Branch);
+  EXPECT_DOUBLE_EQ(r.fused->body.back().branch.prob, 1022.0 / 1024.0);
+}
+
+TEST(Program, FusionRefusesWhatItCannotDo) {
+  auto f = skeleton::parseSkeleton(R"(#define N 1024
+float a[N]
+float c[N]
+float o[N][N]
+parallel_for p(N) : i {
+  ld a[i]
+  st c[i]
+}
+parallel_for q(N, N) : i, j {
+  ld c[j]
+  st o[i][j]
+}
+)",
+                                   "r.skel");
+  auto r = skeleton::fuseKernels(f, f.kernels[0], f.kernels[1], {});
+  EXPECT_FALSE(r.fused);
+  EXPECT_EQ(r.whyNot, "the loop spaces have different dimensions");
+}
+
+TEST(Program, VerdictAndBreakEven) {
+  const char *steps = R"(#define N 4096
+#define T 100
+in float t[N][N]
+out float r[N][N]
+repeat T {
+  parallel_for step(N, N) : i, j {
+    ld t[i][j]
+    comp 20
+    st r[i][j]
+  }
+}
+)";
+  model::ProgramOptions po;
+  po.cpuMs = 1e4; // a slow CPU: the port pays
+  auto fast = program(steps, po);
+  EXPECT_EQ(fast.verdict, "port");
+  EXPECT_NEAR(*fast.speedup, 1e4 / fast.totalMs, 1e-9);
+  po.cpuMs = fast.totalMs * 0.5; // the CPU wins this run ...
+  auto slow = program(steps, po);
+  EXPECT_EQ(slow.verdict, "do not port");
+  EXPECT_NE(slow.reason.find("transfers dominate"), std::string::npos) << slow.reason;
+  // ... but the transfers are paid once: per repeat the GPU is faster.
+  ASSERT_TRUE(slow.breakEvenRepeats.has_value());
+  double perRepeatCpu = *po.cpuMs / 100, perRepeatGpu = slow.kernels[0].timeMs;
+  EXPECT_DOUBLE_EQ(*slow.breakEvenRepeats,
+                   std::ceil((slow.h2dMs + slow.d2hMs) / (perRepeatCpu - perRepeatGpu)));
+}
