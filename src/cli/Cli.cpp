@@ -25,6 +25,9 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
   app.require_subcommand(1);
   Context ctx{out, err, {}};
   registerFmt(app, ctx);
+#ifdef SKELCAST_HAVE_FRONTEND
+  registerSkeletonize(app, ctx);
+#endif
 
   // CLI11 wants argv order reversed when given a vector.
   std::vector<std::string> rev(args.rbegin(), args.rend());
