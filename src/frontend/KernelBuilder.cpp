@@ -43,6 +43,10 @@ Expr plusConst(const Expr &e, int64_t k) {
     return e;
   if (e.kind == Expr::Kind::IntLit)
     return Expr::lit(e.value + k);
+  // (x - 1) + 1 is x; (x + 2) - 1 is x + 1
+  if (e.kind == Expr::Kind::Binary && (e.op == '+' || e.op == '-') &&
+      e.args[1].kind == Expr::Kind::IntLit)
+    return plusConst(e.args[0], (e.op == '+' ? e.args[1].value : -e.args[1].value) + k);
   if (k > 0)
     return Expr::binary('+', e, Expr::lit(k));
   return Expr::binary('-', e, Expr::lit(-k));

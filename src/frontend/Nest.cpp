@@ -876,7 +876,7 @@ namespace {
 struct Flattener {
   NestAnalysis &na;
   std::vector<std::pair<int64_t, const clang::Expr *>> terms;
-  int64_t constant = 0;
+  std::vector<int64_t> constants; ///< kept apart: `(i + 1)*C + j - 1` has C and -1
   bool ok = true;
 
   void add(const clang::Expr *e, int64_t k) {
@@ -884,8 +884,10 @@ struct Flattener {
       return;
     if (auto c = na.knownValue(e)) {
       int64_t t;
-      if (__builtin_mul_overflow(*c, k, &t) || __builtin_add_overflow(constant, t, &constant))
+      if (__builtin_mul_overflow(*c, k, &t))
         ok = false;
+      else if (t != 0)
+        constants.push_back(t);
       return;
     }
     const clang::Expr *s = e->IgnoreParens();
@@ -969,7 +971,7 @@ std::optional<std::vector<DimForm>> NestAnalysis::split(const AccessRec &a,
     d.direct = a.subs[i];
     dims.push_back(d);
   }
-  Flattener fl{*this, {}, 0, true};
+  Flattener fl{*this, {}, {}, true};
   fl.add(a.subs.back(), 1);
   if (!fl.ok)
     return std::nullopt;
@@ -982,11 +984,14 @@ std::optional<std::vector<DimForm>> NestAnalysis::split(const AccessRec &a,
       return std::nullopt; // the last stride is 1: cannot happen
     parts[d].terms.emplace_back(coef / shape.strides[d], factor);
   }
-  int64_t c = fl.constant;
-  for (size_t d = 0; d < nsplit; ++d) {
-    int64_t q = c / shape.strides[d];
-    parts[d].constant += q;
-    c -= q * shape.strides[d];
+  for (int64_t c : fl.constants) {
+    // a multiple of a stride belongs to that dimension; the rest spreads
+    // from the largest stride down
+    for (size_t d = 0; d < nsplit; ++d) {
+      int64_t q = c / shape.strides[d];
+      parts[d].constant += q;
+      c -= q * shape.strides[d];
+    }
   }
   for (auto &p : parts)
     dims.push_back(std::move(p));
@@ -1660,7 +1665,7 @@ private:
       std::set<int64_t> cands;
       for (const AccessRec &a : scan.accesses)
         if (a.base == v) {
-          Flattener fl{na, {}, 0, true};
+          Flattener fl{na, {}, {}, true};
           fl.add(a.subs.back(), 1);
           for (const auto &[c, f] : fl.terms)
             if (c > 1)

@@ -207,8 +207,6 @@ std::string freshName(const std::string &base, const std::set<std::string> &take
 std::string relativeToFile(const std::string &sample, const std::string &cfile) {
   namespace fs = std::filesystem;
   fs::path s(sample);
-  if (s.is_absolute())
-    return sample;
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(cfile), ec).parent_path();
   fs::path abs = fs::absolute(s, ec);
