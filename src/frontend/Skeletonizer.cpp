@@ -11,6 +11,7 @@
 #include "skelcast/skeleton/Printer.h"
 
 #include <clang/AST/ASTConsumer.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
@@ -328,12 +329,56 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
   return res;
 }
 
+/// Pragmas that stand before no statement they could describe.
+class PragmaTargets : public clang::RecursiveASTVisitor<PragmaTargets> {
+public:
+  explicit PragmaTargets(TUContext &tu) : tu_(tu) {}
+  bool VisitIfStmt(clang::IfStmt *s) {
+    note(s, "prob");
+    return true;
+  }
+  bool VisitForStmt(clang::ForStmt *s) {
+    note(s, "trip");
+    return true;
+  }
+  std::vector<Warning> problems() const {
+    std::vector<Warning> out;
+    for (const PragmaRecord &r : tu_.pragmas)
+      for (const PragmaClause &c : r.clauses) {
+        auto it = seen_.find(&r);
+        if (it == seen_.end())
+          out.push_back(tu_.warning(c.loc, fmt::format("'#pragma skelcast {}' ignored: no "
+                                                       "'if' or 'for' follows it",
+                                                       c.name)));
+        else if (!it->second.count(c.name))
+          out.push_back(tu_.warning(
+              c.loc, fmt::format("'#pragma skelcast {}' ignored: it applies to {}", c.name,
+                                 c.name == "prob" ? "an 'if'" : "a 'for'")));
+      }
+    return out;
+  }
+
+private:
+  void note(clang::Stmt *s, const char *clause) {
+    if (const PragmaRecord *r = tu_.pragmaBefore(s))
+      seen_[r].insert(clause);
+  }
+  TUContext &tu_;
+  std::map<const PragmaRecord *, std::set<std::string>> seen_;
+};
+
 SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp, RunState &st) {
   TUContext tu(ctx, pp, st.opts, st.userPath);
   tu.pragmas = st.pragmas;
   std::vector<Warning> warnings;
   for (const auto &[loc, msg] : st.pragmaProblems)
     warnings.push_back(tu.warning(loc, msg));
+  {
+    PragmaTargets pt(tu);
+    pt.TraverseDecl(ctx.getTranslationUnitDecl());
+    for (auto &w : pt.problems())
+      warnings.push_back(std::move(w));
+  }
   FileAssembler fa(tu);
   bool found = false;
   for (const clang::Decl *d : ctx.getTranslationUnitDecl()->decls()) {

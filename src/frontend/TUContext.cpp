@@ -289,10 +289,16 @@ std::optional<Expr> TUContext::constantExpr(const clang::Expr *e) {
     if (auto *ec = llvm::dyn_cast<clang::EnumConstantDecl>(dr->getDecl()))
       if (auto r = named(ec->getName().str(), ec->getLocation()))
         return r;
-    if (auto *vd = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()))
-      if (vd->hasGlobalStorage() && !vd->isStaticLocal())
+    if (auto *vd = llvm::dyn_cast<clang::VarDecl>(dr->getDecl())) {
+      if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
         if (auto r = named(vd->getName().str(), vd->getLocation()))
           return r;
+      } else if (vd->getType().isConstQualified() && vd->getInit()) {
+        // a local constant: written as its initialiser (`half` is `SZ/2`)
+        if (auto r = constantExpr(vd->getInit()))
+          return r;
+      }
+    }
   }
   if (auto *il = llvm::dyn_cast<clang::IntegerLiteral>(s)) {
     if (auto m = literalMacro(il)) {
