@@ -1737,13 +1737,15 @@ private:
               plain = hi;
               plainExpr = std::nullopt;
               const LoopHeader &h = lit->second.hdr;
-              if (!h.inclusive) {
-                if (auto c = tu_.constantExpr(h.bound); c && c->kind == Expr::Kind::Name)
-                  plainExpr = c;
-                else if (auto *vd = refVar(h.bound))
-                  if (auto ks = na.knownScalar(vd))
-                    plainExpr = ks->second;
-              }
+              std::optional<Expr> b;
+              if (auto *vd = refVar(h.bound))
+                if (auto ks = na.knownScalar(vd))
+                  b = ks->second;
+              if (!b)
+                b = tu_.constantExpr(h.bound);
+              if (b && h.inclusive)
+                b = Expr::binary('+', *b, Expr::lit(1));
+              plainExpr = b;
             }
           }
         }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 namespace skelcast::frontend {
@@ -205,10 +206,14 @@ bool TUContext::useMacro(const std::string &name, int64_t value, clang::SourceLo
     clang::SourceLocation f = sm.getExpansionLoc(defLoc);
     if (sm.isInMainFile(f)) {
       m.group = 2;
-    } else if (sm.isWrittenInCommandLineFile(f) || sm.isWrittenInBuiltinFile(f)) {
+    } else if (sm.isWrittenInCommandLineFile(f)) {
       m.group = 0;
       if (m.comment.empty())
         m.comment = "// -D";
+    } else if (sm.isWrittenInBuiltinFile(f)) {
+      m.group = 0;
+      if (m.comment.empty())
+        m.comment = "// predefined";
     } else {
       m.group = 1;
       if (m.comment.empty()) {
@@ -235,7 +240,10 @@ std::optional<Expr> TUContext::macroForValue(int64_t value) {
           !mi->getReplacementToken(0).is(clang::tok::numeric_constant))
         continue;
       clang::SourceLocation def = mi->getDefinitionLoc();
-      if (!sm.isInMainFile(def) && !sm.isWrittenInCommandLineFile(def))
+      llvm::StringRef name = ii->getName();
+      if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(name[1])))
+        continue; // reserved for the implementation
+      if (sm.isWrittenInBuiltinFile(def) || sm.isInSystemHeader(def))
         continue;
       std::string text = pp.getSpelling(mi->getReplacementToken(0));
       char *end = nullptr;
