@@ -380,8 +380,8 @@ private:
     }
   }
 
-  int64_t arithCost(const clang::BinaryOperator *b, const clang::Expr *lhs,
-                    const clang::Expr *rhs, clang::BinaryOperatorKind op, clang::QualType t) {
+  int64_t arithCost(const clang::Expr *lhs, const clang::Expr *rhs, clang::BinaryOperatorKind op,
+                    clang::QualType t) {
     if ((op == clang::BO_Add || op == clang::BO_Sub || op == clang::BO_AddAssign ||
          op == clang::BO_SubAssign) &&
         (isFusableMul(rhs, t) || (lhs && isFusableMul(lhs, t))))
@@ -397,7 +397,6 @@ private:
           k = static_cast<int64_t>(d);
       }
     }
-    (void)b;
     return binaryOpCost(op, t, tu_.ast, k);
   }
 
@@ -423,7 +422,7 @@ private:
       clang::QualType t = ca->getComputationResultType();
       if (auto *v = refVar(lhs)) {
         Val r = eval(b->getRHS());
-        cost(arithCost(b, nullptr, b->getRHS(), op, t));
+        cost(arithCost(nullptr, b->getRHS(), op, t));
         auto it = env_.find(v);
         char sop = 0;
         if (op == clang::BO_AddAssign) sop = '+';
@@ -441,7 +440,7 @@ private:
         Addr ad = address(a);
         readAddr(ad);
         eval(b->getRHS());
-        cost(arithCost(b, nullptr, b->getRHS(), op, t));
+        cost(arithCost(nullptr, b->getRHS(), op, t));
         writeAddr(ad);
         return {};
       }
@@ -461,7 +460,7 @@ private:
     if (b->isComparisonOp())
       cost(binaryOpCost(op, t, tu_.ast, std::nullopt));
     else
-      cost(arithCost(b, b->getLHS(), b->getRHS(), op, b->getType()));
+      cost(arithCost(b->getLHS(), b->getRHS(), op, b->getType()));
     if (l.sym && r.sym && b->getType()->isIntegralOrEnumerationType()) {
       char c = 0;
       switch (op) {
@@ -575,8 +574,8 @@ private:
         clang::QualType t = b->getType();
         if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(b))
           t = ca->getComputationResultType();
-        return c + arithCost(b, b->isCompoundAssignmentOp() ? nullptr : b->getLHS(),
-                             b->getRHS(), op, t);
+        return c + arithCost(b->isCompoundAssignmentOp() ? nullptr : b->getLHS(), b->getRHS(),
+                             op, t);
       }
       if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e))
         return pureCost(u->getSubExpr()) + (u->getOpcode() == clang::UO_Plus ? 0 : 1);

@@ -467,8 +467,6 @@ private:
           throw Unsupported{e->getBeginLoc(),
                             fmt::format("the variable '{}' of type '{}'", v->getName().str(),
                                         v->getType().getAsString())};
-        if (use != Use::Write)
-          out_.readScalars.insert(v);
       }
       return;
     }
@@ -482,8 +480,6 @@ private:
             throw Unsupported{e->getBeginLoc(),
                               fmt::format("the pointer '{}' is assigned inside the loop",
                                           v->getName().str())};
-          if (compound)
-            out_.readScalars.insert(v);
           scalarWrite(v, b, compound ? nullptr : b->getRHS(), loop);
           return;
         }
@@ -516,7 +512,6 @@ private:
           if (isArrayLike(v))
             throw Unsupported{e->getBeginLoc(),
                               fmt::format("pointer arithmetic on '{}'", v->getName().str())};
-          out_.readScalars.insert(v);
           scalarWrite(v, u, nullptr, loop);
           return;
         }
@@ -747,13 +742,6 @@ bool NestScan::inside(const clang::ForStmt *inner, const clang::ForStmt *outer) 
     f = it->second;
   }
   return false;
-}
-
-const clang::ForStmt *NestScan::loopOfVar(const clang::VarDecl *v) const {
-  for (const auto &[f, h] : headers)
-    if (h.var == v)
-      return f;
-  return nullptr;
 }
 
 // ---------------------------------------------------------------------------
@@ -1088,8 +1076,6 @@ std::optional<skeleton::ElemType> elemTypeOf(clang::QualType t, const clang::AST
   }
   return std::nullopt;
 }
-
-class NestFinder;
 
 /// Analyse one candidate loop (and the loops it can collapse) into a plan.
 class PlanMaker {

@@ -48,11 +48,9 @@ struct NestScan {
   std::map<const clang::ForStmt *, LoopHeader> headers;
   std::map<const clang::VarDecl *, const clang::ForStmt *> localDecls; ///< declared in that loop
   std::set<const clang::VarDecl *> registerArrays; ///< local arrays declared inside
-  std::set<const clang::VarDecl *> readScalars;    ///< scalars read anywhere in the nest
   std::set<const clang::VarDecl *> indexScalars;   ///< scalars used in subscripts or bounds
 
   bool inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const;
-  const clang::ForStmt *loopOfVar(const clang::VarDecl *v) const;
 };
 
 /// The shape of one array as the skeleton declares it.
