@@ -126,7 +126,7 @@ public:
       }
       k.dims.push_back(dim);
     }
-    const clang::Stmt *root = plan_.root;
+    const clang::Stmt *root = plan_.parallel.front();
     k.comments.leading.push_back(
         fmt::format("// from {}:{}, function '{}'", tu_.fileName, tu_.line(root->getBeginLoc()),
                     na_.facts.fn->getNameAsString()));

@@ -40,11 +40,13 @@ bool isArrayLike(const clang::VarDecl *v) {
   return t->isArrayType() || t->isPointerType();
 }
 
-/// The directive kinds whose loop the programmer declared parallel.
+/// The loop directives whose iterations the programmer declared independent:
+/// work-sharing (`for`, `parallel for`, with `simd`), `distribute` (`target
+/// teams distribute parallel for`) and `taskloop`; `simd` alone only vectorises.
 bool isTrustedDirective(llvm::omp::Directive k) {
-  using namespace llvm::omp;
-  return k == OMPD_parallel_for || k == OMPD_for || k == OMPD_parallel_for_simd ||
-         k == OMPD_for_simd;
+  return clang::isOpenMPLoopDirective(k) &&
+         (clang::isOpenMPWorksharingDirective(k) || clang::isOpenMPDistributeDirective(k) ||
+          clang::isOpenMPTaskLoopDirective(k));
 }
 
 std::string directiveName(llvm::omp::Directive k) {
@@ -1863,7 +1865,7 @@ private:
       size_t kernels = out_.kernels.size();
       size_t warns = out_.warnings.size();
       std::string posNote;
-      clang::SourceLocation at = root->getBeginLoc();
+      clang::SourceLocation at = f ? f->getBeginLoc() : root->getBeginLoc();
       if (u.loc.isValid() && tu_.line(u.loc) != tu_.line(at))
         posNote = fmt::format(" (line {})", tu_.line(u.loc));
       std::string reason = u.reason + posNote;
