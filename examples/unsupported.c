@@ -1,0 +1,77 @@
+/* What skelcast refuses, next to one nest it ports. Each refused nest is a
+ * warning naming the loop and the reason; the rest of the file goes on. The
+ * CHECK-MESSAGES comments say which warning each loop gets (clang-tidy's
+ * style: [[@LINE+1]] is the next line); tests/unit/frontend checks them. */
+#include <stdio.h>
+
+#define N 4096
+
+float a[N], b[N], c[N];
+int hist[256];
+int key[N];
+
+/* ported: independent iterations */
+void scale(float s) {
+  for (int i = 0; i < N; i++)
+    c[i] = s * a[i];
+}
+
+/* warning: a loop-carried dependence (a prefix sum) */
+void prefix_sum(void) {
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'a[i]' and 'a[i - 1]' may touch the same element in different iterations (line 23)
+  for (int i = 1; i < N; i++)
+    a[i] = a[i - 1] + b[i];
+}
+
+/* warning: a 'while' loop */
+void converge(float tol) {
+  float err = 1.0f;
+  int i = 0;
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: a 'while' loop (only 'for' loops are ported)
+  while (err > tol && i < N) {
+    err = err * 0.5f + a[i];
+    i++;
+  }
+}
+
+/* warning: a call whose body is not visible */
+void report(void) {
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: call to 'printf', whose body is not visible (line 41)
+  for (int i = 0; i < N; i++)
+    printf("%f\n", c[i]);
+}
+
+/* warning: the two pointers may alias */
+void shift(float *dst, const float *src, int n) {
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'dst' and 'src' may point to the same memory (declare the pointers 'restrict')
+  for (int i = 0; i < N; i++)
+    dst[i] = src[i] * 2.0f;
+}
+
+/* warning: a goto leaves the loop */
+void find(float v) {
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: a 'goto' (line 56)
+  for (int i = 0; i < N; i++) {
+    if (a[i] == v)
+      goto found;
+    b[i] = a[i];
+  }
+found:
+  return;
+}
+
+/* warning: a scatter through data (a histogram) */
+void histogram(void) {
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'hist' is written through a subscript computed from data (line 67)
+  for (int i = 0; i < N; i++)
+    hist[key[i]] += 1;
+}
+
+/* warning: a reduction without an OpenMP clause */
+float total(void) {
+  float s = 0.0f;
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 's' is a reduction across the iterations (add '#pragma omp parallel for reduction(+:s)' if it may run in parallel)
+  for (int i = 0; i < N; i++)
+    s += a[i];
+  return s;
+}

@@ -1,0 +1,120 @@
+// `skelcast skeletonize FILE.c [-D X=1] [-I dir] [-std=c11] [-p DIR]
+//  [--function NAME] [--extent a=N,N] [--trip n=14] [--sample M=FILE] [-- clang args]`:
+// print the skeletons of the file's parallel loop nests in canonical form;
+// warnings (skipped nests, assumed probabilities and trip counts) on stderr.
+#ifdef SKELCAST_HAVE_FRONTEND
+
+#include "Commands.h"
+#include "SkeletonizeOptions.h"
+#include "skelcast/cli/Cli.h"
+
+#include "skelcast/skeleton/Printer.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <ostream>
+
+namespace skelcast::cli {
+namespace {
+
+/// `name=value`; a usage error (exit 2) if malformed.
+std::pair<std::string, std::string> splitAssign(const std::string &s, const char *option) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw CLI::ValidationError(option, "expected NAME=VALUE, got '" + s + "'");
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+int64_t parseInt(const std::string &s, const char *option) {
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || errno == ERANGE || !end || *end != '\0')
+    throw CLI::ValidationError(option, "expected an integer, got '" + s + "'");
+  return v;
+}
+
+} // namespace
+
+void SkeletonizeCliOptions::add(CLI::App *cmd) {
+  cmd->add_option("file", file, "The C file")->required();
+  cmd->add_option("clang_args", rest, "Arguments for Clang (after --)");
+  cmd->add_option("-D", defines, "Define a macro for Clang (-D N=800)")->allow_extra_args(false);
+  cmd->add_option("-I", includes, "Add an include directory for Clang")->allow_extra_args(false);
+  cmd->add_option("-s,--std", std, "The C standard (-std=c11)");
+  cmd->add_option("-p", db, "Read compile flags from DIR/compile_commands.json");
+  cmd->add_option("--function", function, "Only this function's loop nests");
+  cmd->add_option("--extent", extents,
+                  "Extents of an array (a=N,M) or the value of a scalar (n=512)")
+      ->allow_extra_args(false);
+  cmd->add_option("--trip", trips,
+                  "Trip count of loops with this index whose bounds depend on data (n=14)")
+      ->allow_extra_args(false);
+  cmd->add_option("--sample", samples, "Sample contents of an index array (M=FILE)")
+      ->allow_extra_args(false);
+}
+
+frontend::SkeletonizeOptions SkeletonizeCliOptions::finish() const {
+  frontend::SkeletonizeOptions opts;
+  for (const auto &d : defines)
+    opts.clangArgs.push_back("-D" + d);
+  for (const auto &i : includes)
+    opts.clangArgs.push_back("-I" + i);
+  if (!std.empty()) {
+    // CLI11 reads `-std=c11` as `-s` with the value `td=c11`
+    std::string v = std.rfind("td=", 0) == 0 ? std.substr(3) : std;
+    opts.clangArgs.push_back("-std=" + v);
+  }
+  opts.clangArgs.insert(opts.clangArgs.end(), rest.begin(), rest.end());
+  opts.compilationDbDir = db;
+  opts.function = function;
+  for (const auto &e : extents) {
+    auto [name, values] = splitAssign(e, "--extent");
+    std::vector<int64_t> v;
+    size_t pos = 0;
+    while (pos <= values.size()) {
+      size_t comma = values.find(',', pos);
+      if (comma == std::string::npos)
+        comma = values.size();
+      v.push_back(parseInt(values.substr(pos, comma - pos), "--extent"));
+      pos = comma + 1;
+    }
+    opts.extents[name] = v;
+  }
+  for (const auto &t : trips) {
+    auto [name, value] = splitAssign(t, "--trip");
+    int64_t v = parseInt(value, "--trip");
+    if (v < 0)
+      throw CLI::ValidationError("--trip", "a trip count must not be negative");
+    opts.trips[name] = v;
+  }
+  for (const auto &s : samples) {
+    auto [name, path] = splitAssign(s, "--sample");
+    opts.samples[name] = path;
+  }
+  return opts;
+}
+
+void registerSkeletonize(CLI::App &app, Context &ctx) {
+  auto *cmd = app.add_subcommand(
+      "skeletonize", "Print the code skeletons of the parallel loop nests of a C file");
+  auto o = std::make_shared<SkeletonizeCliOptions>();
+  o->add(cmd);
+  cmd->callback([&ctx, o] {
+    frontend::SkeletonizeOptions opts = o->finish();
+    ctx.action = [&ctx, o, opts] {
+      return guarded(ctx, [&] {
+        frontend::SkeletonizeResult r = frontend::skeletonizeFile(o->file, opts, ctx.err);
+        for (const auto &w : r.warnings)
+          ctx.err << w.str() << '\n';
+        ctx.out << skeleton::printSkeleton(r.file);
+        return static_cast<int>(Success);
+      });
+    };
+  });
+}
+
+} // namespace skelcast::cli
+
+#endif // SKELCAST_HAVE_FRONTEND

@@ -1,0 +1,114 @@
+#include "CostModel.h"
+
+#include <map>
+
+namespace skelcast::frontend {
+namespace {
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+struct MathCost {
+  int64_t f;   ///< the float variant (sqrtf)
+  int64_t d;   ///< the double variant (sqrt); long double (sqrtl) counts as double
+  bool measured; ///< both from docs/math-costs-h100.txt; else documented estimates
+};
+
+// Executed SASS instructions per call, H100, nvcc 13.0 -O3 (docs/math-costs-h100.txt).
+// Rows marked estimated were not measured: their float cost is taken from the
+// closest measured function, their double cost as twice the float cost.
+const std::map<std::string, MathCost> &mathTable() {
+  static const std::map<std::string, MathCost> table = {
+      {"sqrt", {10, 18, true}},   {"exp", {10, 49, true}},    {"log", {28, 84, true}},
+      {"sin", {28, 45, true}},    {"cos", {29, 45, false}},   {"tan", {25, 50, false}},
+      {"pow", {88, 194, true}},   {"atan2", {44, 88, false}}, {"tanh", {17, 34, false}},
+      {"erf", {30, 60, false}},   {"floor", {1, 1, true}},    {"ceil", {1, 1, false}},
+      {"trunc", {1, 1, false}},   {"round", {2, 2, false}},   {"fabs", {1, 1, true}},
+      {"fmin", {1, 1, true}},     {"fmax", {1, 1, false}},    {"fma", {1, 1, false}},
+      {"exp2", {10, 49, false}},  {"expm1", {10, 49, false}}, {"log2", {28, 84, false}},
+      {"log10", {28, 84, false}}, {"log1p", {28, 84, false}}, {"asin", {28, 56, false}},
+      {"acos", {28, 56, false}},  {"atan", {28, 56, false}},  {"sinh", {17, 34, false}},
+      {"cosh", {17, 34, false}},  {"cbrt", {28, 56, false}},  {"hypot", {10, 20, false}},
+      {"fmod", {20, 40, false}},  {"copysign", {1, 1, false}},
+  };
+  return table;
+}
+
+} // namespace
+
+int64_t divisionCost(bool isFloating, int bits, std::optional<int64_t> divisor) {
+  if (isFloating) {
+    if (divisor && isPowerOfTwo(*divisor))
+      return 1; // an exact multiplication by the reciprocal
+    return bits > 32 ? 16 : 10; // measured: d_div, f_div
+  }
+  if (divisor) {
+    if (isPowerOfTwo(*divisor))
+      return 1; // a shift (an AND for modulo)
+    return 3;   // multiply-high by the magic number, shift, sign fix-up
+  }
+  return bits > 32 ? 70 : 20; // gpucc (CGO'16, section 3.6)
+}
+
+int64_t binaryOpCost(clang::BinaryOperatorKind op, clang::QualType type,
+                     const clang::ASTContext &ctx, std::optional<int64_t> constRhs) {
+  using BO = clang::BinaryOperatorKind;
+  bool floating = type->isRealFloatingType();
+  int bits = type->isScalarType() && !type->isPointerType()
+                 ? static_cast<int>(ctx.getTypeSize(type))
+                 : 32;
+  switch (op) {
+  case BO::BO_Div:
+  case BO::BO_Rem:
+  case BO::BO_DivAssign:
+  case BO::BO_RemAssign:
+    return divisionCost(floating, bits, constRhs);
+  case BO::BO_Assign:
+  case BO::BO_Comma:
+    return 0;
+  case BO::BO_Mul:
+  case BO::BO_MulAssign:
+    // 64-bit integer multiply: IMAD.WIDE.U32 and two IMADs
+    return (!floating && bits > 32) ? 3 : 1;
+  case BO::BO_LAnd:
+  case BO::BO_LOr:
+    return 1;
+  default:
+    // add, sub, compare, bitwise, shift: a 64-bit integer one is a pair
+    // (IADD3 + IADD3.X, or two compares)
+    return (!floating && bits > 32) ? 2 : 1;
+  }
+}
+
+int64_t castCost(clang::CastKind kind) {
+  switch (kind) {
+  case clang::CK_IntegralToFloating:
+  case clang::CK_FloatingToIntegral:
+  case clang::CK_FloatingCast:
+  case clang::CK_IntegralToBoolean:
+  case clang::CK_FloatingToBoolean:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+std::optional<int64_t> mathCallCost(const std::string &rawName) {
+  std::string name = rawName;
+  const std::string builtin = "__builtin_";
+  if (name.compare(0, builtin.size(), builtin) == 0)
+    name = name.substr(builtin.size());
+  if (name == "abs" || name == "labs" || name == "llabs")
+    return 1;
+  const auto &t = mathTable();
+  auto it = t.find(name);
+  if (it != t.end())
+    return it->second.d;
+  if (!name.empty() && (name.back() == 'f' || name.back() == 'l')) {
+    it = t.find(name.substr(0, name.size() - 1));
+    if (it != t.end())
+      return name.back() == 'f' ? it->second.f : it->second.d;
+  }
+  return std::nullopt;
+}
+
+} // namespace skelcast::frontend

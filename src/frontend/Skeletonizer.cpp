@@ -1,0 +1,579 @@
+// The driver: compile the file with Clang (LibTooling's ToolInvocation, our
+// own CompilerInstance so that every message goes to the stream we were
+// given), collect `#pragma skelcast` lines with a PragmaHandler, then port the
+// nests of each function and assemble one SkeletonFile.
+#include "skelcast/frontend/Skeletonizer.h"
+
+#include "Nest.h"
+#include "TUContext.h"
+
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/skeleton/Printer.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/Pragma.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_os_ostream.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <ostream>
+
+namespace skelcast::frontend {
+
+using skeleton::Expr;
+
+namespace {
+
+/// What one run shares between the driver and the Clang callbacks.
+struct RunState {
+  const SkeletonizeOptions &opts;
+  std::string userPath;
+  std::ostream &diag;
+  std::vector<PragmaRecord> pragmas;
+  std::vector<std::pair<clang::SourceLocation, std::string>> pragmaProblems;
+  std::optional<SkeletonizeResult> result;
+  std::exception_ptr error;
+};
+
+// ---------------------------------------------------------------------------
+// #pragma skelcast name(value) ...
+
+class SkelcastPragmaHandler : public clang::PragmaHandler {
+public:
+  explicit SkelcastPragmaHandler(RunState &st) : clang::PragmaHandler("skelcast"), st_(st) {}
+
+  void HandlePragma(clang::Preprocessor &pp, clang::PragmaIntroducer intro,
+                    clang::Token &) override {
+    clang::SourceManager &sm = pp.getSourceManager();
+    PragmaRecord rec;
+    rec.loc = intro.Loc;
+    clang::Token tok;
+    pp.Lex(tok);
+    bool bad = false;
+    while (tok.isNot(clang::tok::eod)) {
+      if (bad) {
+        pp.Lex(tok);
+        continue;
+      }
+      if (!tok.is(clang::tok::identifier)) {
+        st_.pragmaProblems.emplace_back(tok.getLocation(),
+                                        "'#pragma skelcast' expects 'prob(P)' or 'trip(N)'");
+        bad = true;
+        continue;
+      }
+      PragmaClause c;
+      c.name = tok.getIdentifierInfo()->getName().str();
+      c.loc = tok.getLocation();
+      pp.Lex(tok);
+      std::string value;
+      if (tok.is(clang::tok::l_paren)) {
+        pp.Lex(tok);
+        if (tok.is(clang::tok::numeric_constant)) {
+          value = pp.getSpelling(tok);
+          pp.Lex(tok);
+        }
+        if (tok.is(clang::tok::r_paren))
+          pp.Lex(tok);
+        else
+          value.clear();
+      }
+      char *end = nullptr;
+      double v = value.empty() ? 0 : std::strtod(value.c_str(), &end);
+      if (value.empty() || !end || *end != '\0') {
+        st_.pragmaProblems.emplace_back(
+            c.loc, fmt::format("'#pragma skelcast {}' expects a number in parentheses", c.name));
+        bad = true;
+        continue;
+      }
+      if (c.name == "prob") {
+        if (!(v >= 0 && v <= 1)) {
+          st_.pragmaProblems.emplace_back(
+              c.loc, fmt::format("'#pragma skelcast prob({})': a probability is within [0, 1]",
+                                 value));
+          continue;
+        }
+      } else if (c.name == "trip") {
+        if (!(v >= 0) || v != static_cast<double>(static_cast<int64_t>(v))) {
+          st_.pragmaProblems.emplace_back(
+              c.loc,
+              fmt::format("'#pragma skelcast trip({})': a trip count is a whole number", value));
+          continue;
+        }
+      } else {
+        st_.pragmaProblems.emplace_back(
+            c.loc, fmt::format("unknown '#pragma skelcast {}' ignored (known: prob, trip)",
+                               c.name));
+        continue;
+      }
+      c.value = v;
+      rec.clauses.push_back(c);
+    }
+    clang::SourceLocation b = sm.getExpansionLoc(intro.Loc);
+    clang::SourceLocation e = sm.getExpansionLoc(tok.getLocation());
+    if (!sm.isInMainFile(b))
+      return;
+    rec.beginOffset = sm.getFileOffset(b);
+    rec.endOffset = sm.getFileOffset(e);
+    st_.pragmas.push_back(std::move(rec));
+  }
+
+private:
+  RunState &st_;
+};
+
+// ---------------------------------------------------------------------------
+// assembling the file
+
+void renameExpr(Expr &e, const std::string &from, const std::string &to, bool arrays) {
+  if (e.kind == Expr::Kind::Name && !arrays && e.name == from)
+    e.name = to;
+  if (e.kind == Expr::Kind::Access && arrays && e.name == from)
+    e.name = to;
+  for (auto &a : e.args)
+    renameExpr(a, from, to, arrays);
+}
+
+void renameStmts(std::vector<skeleton::Stmt> &body, const std::string &from,
+                 const std::string &to, bool arrays) {
+  for (auto &s : body) {
+    switch (s.kind) {
+    case skeleton::Stmt::Kind::Comp: break;
+    case skeleton::Stmt::Kind::Mem:
+      if (arrays && s.mem.array == from)
+        s.mem.array = to;
+      for (auto &i : s.mem.index)
+        renameExpr(i, from, to, arrays);
+      break;
+    case skeleton::Stmt::Kind::Bind:
+      if (!arrays && s.bindName == from)
+        s.bindName = to;
+      renameExpr(s.bindValue, from, to, arrays);
+      break;
+    case skeleton::Stmt::Kind::Loop:
+      if (!arrays && s.loop.index == from)
+        s.loop.index = to;
+      renameExpr(s.loop.lo, from, to, arrays);
+      renameExpr(s.loop.hi, from, to, arrays);
+      if (s.loop.step)
+        renameExpr(*s.loop.step, from, to, arrays);
+      renameStmts(s.loop.body, from, to, arrays);
+      break;
+    case skeleton::Stmt::Kind::Branch:
+      renameStmts(s.branch.thenBody, from, to, arrays);
+      renameStmts(s.branch.elseBody, from, to, arrays);
+      break;
+    }
+  }
+}
+
+void localNames(const std::vector<skeleton::Stmt> &body, std::set<std::string> &out) {
+  for (const auto &s : body) {
+    if (s.kind == skeleton::Stmt::Kind::Bind)
+      out.insert(s.bindName);
+    if (s.kind == skeleton::Stmt::Kind::Loop) {
+      out.insert(s.loop.index);
+      localNames(s.loop.body, out);
+    }
+    if (s.kind == skeleton::Stmt::Kind::Branch) {
+      localNames(s.branch.thenBody, out);
+      localNames(s.branch.elseBody, out);
+    }
+  }
+}
+
+std::string freshName(const std::string &base, const std::set<std::string> &taken) {
+  for (int k = 2;; ++k) {
+    std::string n = fmt::format("{}_{}", base, k);
+    if (!taken.count(n))
+      return n;
+  }
+}
+
+/// Sample files are written relative to the C file, as the skeleton's
+/// `hints<sample=...>` are relative to the skeleton.
+std::string relativeToFile(const std::string &sample, const std::string &cfile) {
+  namespace fs = std::filesystem;
+  fs::path s(sample);
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(cfile), ec).parent_path();
+  fs::path abs = fs::absolute(s, ec);
+  if (ec)
+    return sample;
+  fs::path rel = abs.lexically_normal().lexically_relative(dir.lexically_normal());
+  return rel.empty() ? sample : rel.generic_string();
+}
+
+Warning fileWarning(const std::string &path, std::string message) {
+  Warning w;
+  w.loc.file = path;
+  w.message = std::move(message);
+  return w;
+}
+
+SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning> warnings) {
+  SkeletonizeResult res;
+  skeleton::SkeletonFile &f = res.file;
+  f.path = tu.userPath;
+
+  // macros in definition order
+  std::vector<MacroUse> macros;
+  for (const auto &[n, m] : tu.macros)
+    macros.push_back(m);
+  std::sort(macros.begin(), macros.end(), [](const MacroUse &a, const MacroUse &b) {
+    if (a.group != b.group)
+      return a.group < b.group;
+    if (a.offset != b.offset)
+      return a.offset < b.offset;
+    return a.seq < b.seq;
+  });
+  for (const MacroUse &m : macros) {
+    skeleton::Macro sm;
+    sm.name = m.name;
+    sm.value = Expr::lit(m.value);
+    sm.comments.trailing = m.comment;
+    f.macros.push_back(std::move(sm));
+  }
+  std::set<std::string> globals;
+  for (const auto &m : f.macros)
+    globals.insert(m.name);
+
+  // arrays; a name taken by a macro moves aside
+  f.arrays = fa.arraysInSourceOrder();
+  f.kernels = fa.kernels;
+  for (auto &a : f.arrays) {
+    if (globals.count(a.name)) {
+      std::string to = freshName(a.name, globals);
+      for (auto &k : f.kernels)
+        renameStmts(k.body, a.name, to, true);
+      a.name = to;
+    }
+    globals.insert(a.name);
+  }
+  for (auto &a : f.arrays)
+    if (a.sampleFile)
+      a.sampleFile = relativeToFile(*a.sampleFile, tu.userPath);
+  for (const auto &[name, file] : tu.opts.samples)
+    if (!tu.usedSamples.count(name))
+      warnings.push_back(
+          fileWarning(tu.userPath, fmt::format("--sample {}: no array '{}' in the skeletons", name, name)));
+
+  // kernels: unique names, local names clear of the global ones
+  for (auto &k : f.kernels) {
+    if (globals.count(k.name) || isSkeletonKeyword(k.name)) {
+      std::string to = freshName(k.name, globals);
+      k.name = to;
+    }
+    globals.insert(k.name);
+  }
+  for (auto &k : f.kernels) {
+    std::set<std::string> locals(k.indices.begin(), k.indices.end());
+    localNames(k.body, locals);
+    for (const std::string &n : std::set<std::string>(locals)) {
+      if (!globals.count(n))
+        continue;
+      std::set<std::string> taken = globals;
+      taken.insert(locals.begin(), locals.end());
+      std::string to = freshName(n, taken);
+      for (auto &i : k.indices)
+        if (i == n)
+          i = to;
+      renameStmts(k.body, n, to, false);
+      locals.insert(to);
+    }
+  }
+
+  for (size_t i = 0; i < f.macros.size(); ++i)
+    f.order.push_back({skeleton::Item::Kind::Macro, i});
+  for (size_t i = 0; i < f.arrays.size(); ++i)
+    f.order.push_back({skeleton::Item::Kind::Array, i});
+  for (size_t i = 0; i < f.kernels.size(); ++i)
+    f.order.push_back({skeleton::Item::Kind::Kernel, i});
+  std::string head = fmt::format("// skeletons of {}, written by 'skelcast skeletonize'", tu.fileName);
+  if (!f.macros.empty())
+    f.macros[0].comments.leading.insert(f.macros[0].comments.leading.begin(), head);
+  else if (!f.arrays.empty())
+    f.arrays[0].comments.leading.insert(f.arrays[0].comments.leading.begin(), head);
+  else if (!f.kernels.empty())
+    f.kernels[0].comments.leading.insert(f.kernels[0].comments.leading.begin(), head);
+
+  // options that matched nothing
+  for (const auto &[name, v] : tu.opts.trips)
+    if (!tu.usedTrips.count(name))
+      warnings.push_back(fileWarning(
+          tu.userPath,
+          fmt::format("--trip {}: no loop '{}' with bounds that depend on data", name, name)));
+  for (const auto &[name, v] : tu.opts.extents)
+    if (!tu.usedExtents.count(name))
+      warnings.push_back(fileWarning(
+          tu.userPath, fmt::format("--extent {}: no array or scalar '{}' used", name, name)));
+  std::stable_sort(warnings.begin(), warnings.end(), [](const Warning &a, const Warning &b) {
+    if (a.loc.file != b.loc.file)
+      return false;
+    return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+  });
+  res.warnings = std::move(warnings);
+  return res;
+}
+
+/// Pragmas that stand before no statement they could describe.
+class PragmaTargets : public clang::RecursiveASTVisitor<PragmaTargets> {
+public:
+  explicit PragmaTargets(TUContext &tu) : tu_(tu) {}
+  bool VisitIfStmt(clang::IfStmt *s) {
+    note(s, "prob");
+    return true;
+  }
+  bool VisitForStmt(clang::ForStmt *s) {
+    note(s, "trip");
+    return true;
+  }
+  std::vector<Warning> problems() const {
+    std::vector<Warning> out;
+    for (const PragmaRecord &r : tu_.pragmas)
+      for (const PragmaClause &c : r.clauses) {
+        auto it = seen_.find(&r);
+        if (it == seen_.end())
+          out.push_back(tu_.warning(c.loc, fmt::format("'#pragma skelcast {}' ignored: no "
+                                                       "'if' or 'for' follows it",
+                                                       c.name)));
+        else if (!it->second.count(c.name))
+          out.push_back(tu_.warning(
+              c.loc, fmt::format("'#pragma skelcast {}' ignored: it applies to {}", c.name,
+                                 c.name == "prob" ? "an 'if'" : "a 'for'")));
+      }
+    return out;
+  }
+
+private:
+  void note(clang::Stmt *s, const char *clause) {
+    if (const PragmaRecord *r = tu_.pragmaBefore(s))
+      seen_[r].insert(clause);
+  }
+  TUContext &tu_;
+  std::map<const PragmaRecord *, std::set<std::string>> seen_;
+};
+
+SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp, RunState &st) {
+  TUContext tu(ctx, pp, st.opts, st.userPath);
+  tu.pragmas = st.pragmas;
+  std::vector<Warning> warnings;
+  for (const auto &[loc, msg] : st.pragmaProblems)
+    warnings.push_back(tu.warning(loc, msg));
+  {
+    PragmaTargets pt(tu);
+    pt.TraverseDecl(ctx.getTranslationUnitDecl());
+    for (auto &w : pt.problems())
+      warnings.push_back(std::move(w));
+  }
+  FileAssembler fa(tu);
+  bool found = false;
+  for (const clang::Decl *d : ctx.getTranslationUnitDecl()->decls()) {
+    auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!fd || !fd->doesThisDeclarationHaveABody())
+      continue;
+    if (!tu.sm.isInMainFile(tu.sm.getExpansionLoc(fd->getLocation())))
+      continue;
+    if (!st.opts.function.empty() && fd->getNameAsString() != st.opts.function)
+      continue;
+    found = true;
+    processFunction(tu, fa, fd);
+  }
+  if (!st.opts.function.empty() && !found)
+    throw InputError({st.userPath, 0, 0},
+                     fmt::format("no function '{}' with a body in this file", st.opts.function));
+  for (auto &w : fa.warnings)
+    warnings.push_back(std::move(w));
+  if (fa.kernels.empty()) {
+    std::stable_sort(warnings.begin(), warnings.end(), [](const Warning &a, const Warning &b) {
+      return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+    });
+    for (const auto &w : warnings)
+      st.diag << w.str() << '\n';
+    throw InputError({st.userPath, 0, 0},
+                     st.opts.function.empty()
+                         ? "no loop nest that can be ported to a GPU"
+                         : fmt::format("no loop nest of '{}' can be ported to a GPU",
+                                       st.opts.function));
+  }
+  return assemble(tu, fa, std::move(warnings));
+}
+
+class Consumer : public clang::ASTConsumer {
+public:
+  Consumer(RunState &st, clang::Preprocessor &pp) : st_(st), pp_(pp) {}
+  void HandleTranslationUnit(clang::ASTContext &ctx) override {
+    if (ctx.getDiagnostics().hasErrorOccurred())
+      return;
+    try {
+      st_.result = skeletonizeAST(ctx, pp_, st_);
+    } catch (...) {
+      st_.error = std::current_exception();
+    }
+  }
+
+private:
+  RunState &st_;
+  clang::Preprocessor &pp_;
+};
+
+class Action : public clang::ASTFrontendAction {
+public:
+  explicit Action(RunState &st) : st_(st) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
+                                                        llvm::StringRef) override {
+    ci.getPreprocessor().AddPragmaHandler(new SkelcastPragmaHandler(st_));
+    return std::make_unique<Consumer>(st_, ci.getPreprocessor());
+  }
+
+private:
+  RunState &st_;
+};
+
+class ToolAct : public clang::tooling::ToolAction {
+public:
+  ToolAct(RunState &st, llvm::raw_ostream &os) : st_(st), os_(os) {}
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> inv, clang::FileManager *files,
+                     std::shared_ptr<clang::PCHContainerOperations> pch,
+                     clang::DiagnosticConsumer *diags) override {
+    clang::CompilerInstance ci(std::move(pch));
+    ci.setInvocation(std::move(inv));
+    ci.setFileManager(files);
+    ci.createDiagnostics(diags, /*ShouldOwnClient=*/false);
+    if (!ci.hasDiagnostics())
+      return false;
+    ci.setVerboseOutputStream(os_);
+    ci.createSourceManager(*files);
+    Action act(st_);
+    bool ok = ci.ExecuteAction(act);
+    files->clearStatCache();
+    return ok;
+  }
+
+private:
+  RunState &st_;
+  llvm::raw_ostream &os_;
+};
+
+SkeletonizeResult run(const std::string &path, const std::string *code,
+                      const SkeletonizeOptions &opts, std::ostream &diagnostics) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string cwd = fs::current_path(ec).string();
+  std::string workDir = cwd;
+  std::vector<std::string> cmd;
+  const std::vector<std::string> ours = {"-fopenmp", "-fno-color-diagnostics",
+                                         std::string("-resource-dir=") +
+                                             SKELCAST_CLANG_RESOURCE_DIR};
+  if (!opts.compilationDbDir.empty()) {
+    std::string err;
+    auto db = clang::tooling::CompilationDatabase::loadFromDirectory(opts.compilationDbDir, err);
+    if (!db)
+      throw InputError({opts.compilationDbDir, 0, 0},
+                       fmt::format("cannot load a compilation database: {}", err));
+    std::string abs = fs::absolute(path, ec).lexically_normal().string();
+    auto cmds = db->getCompileCommands(abs);
+    if (cmds.empty())
+      throw InputError({path, 0, 0}, fmt::format("no entry for this file in {}/compile_commands.json",
+                                                 opts.compilationDbDir));
+    clang::tooling::CompileCommand cc = cmds.front();
+    workDir = cc.Directory;
+    auto adjust = clang::tooling::combineAdjusters(
+        clang::tooling::getClangStripOutputAdjuster(),
+        clang::tooling::combineAdjusters(clang::tooling::getClangSyntaxOnlyAdjuster(),
+                                         clang::tooling::getClangStripDependencyFileAdjuster()));
+    cmd = adjust(cc.CommandLine, cc.Filename);
+    std::vector<std::string> extra = ours;
+    extra.insert(extra.end(), opts.clangArgs.begin(), opts.clangArgs.end());
+    cmd.insert(cmd.begin() + 1, extra.begin(), extra.end());
+  } else {
+    cmd = {"clang", "-fsyntax-only", "-x", "c"};
+    cmd.insert(cmd.end(), ours.begin(), ours.end());
+    cmd.insert(cmd.end(), opts.clangArgs.begin(), opts.clangArgs.end());
+    cmd.push_back(path);
+  }
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(
+      new llvm::vfs::OverlayFileSystem(llvm::vfs::createPhysicalFileSystem()));
+  if (code) {
+    llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> mem(
+        new llvm::vfs::InMemoryFileSystem);
+    std::string abs = fs::path(path).is_absolute() ? path : (fs::path(cwd) / path).string();
+    mem->addFile(abs, 0, llvm::MemoryBuffer::getMemBufferCopy(*code, abs));
+    overlay->pushOverlay(mem);
+  }
+  overlay->setCurrentWorkingDirectory(workDir);
+  llvm::IntrusiveRefCntPtr<clang::FileManager> files(
+      new clang::FileManager(clang::FileSystemOptions(), overlay));
+
+  llvm::raw_os_ostream os(diagnostics);
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diagOpts(new clang::DiagnosticOptions());
+  clang::TextDiagnosticPrinter printer(os, diagOpts.get());
+  RunState st{opts, path, diagnostics, {}, {}, std::nullopt, nullptr};
+  ToolAct act(st, os);
+  clang::tooling::ToolInvocation inv(cmd, &act, files.get(),
+                                     std::make_shared<clang::PCHContainerOperations>());
+  inv.setDiagnosticConsumer(&printer);
+  bool ok = inv.run();
+  os.flush();
+  if (st.error)
+    std::rethrow_exception(st.error);
+  if (!ok || printer.getNumErrors() > 0 || !st.result)
+    throw InputError({path, 0, 0}, "the file does not compile (see Clang's messages above)");
+  return std::move(*st.result);
+}
+
+/// The printed skeleton must parse back to the same IR (and its sample files
+/// must fit the arrays they describe).
+void selfCheck(const SkeletonizeResult &r) {
+  std::string text = skeleton::printSkeleton(r.file);
+  skeleton::SkeletonFile back;
+  try {
+    back = skeleton::parseSkeleton(text, r.file.path);
+  } catch (const InputError &e) {
+    if (e.loc().file != r.file.path)
+      throw; // a sample file that does not fit
+    throw InputError({r.file.path, 0, 0},
+                     fmt::format("internal error: the skeleton written for this file does not "
+                                 "parse ({}); please report it",
+                                 e.what()));
+  }
+  if (!(back == r.file))
+    throw InputError({r.file.path, 0, 0},
+                     "internal error: the skeleton written for this file does not read back the "
+                     "same; please report it");
+}
+
+} // namespace
+
+SkeletonizeResult skeletonizeFile(const std::string &path, const SkeletonizeOptions &opts,
+                                  std::ostream &diagnostics) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError({path, 0, 0}, "cannot open file");
+  SkeletonizeResult r = run(path, nullptr, opts, diagnostics);
+  selfCheck(r);
+  return r;
+}
+
+SkeletonizeResult skeletonizeCode(const std::string &code, const std::string &path,
+                                  const SkeletonizeOptions &opts, std::ostream &diagnostics) {
+  SkeletonizeResult r = run(path, &code, opts, diagnostics);
+  selfCheck(r);
+  return r;
+}
+
+} // namespace skelcast::frontend
