@@ -14,6 +14,10 @@ int guarded(Context &ctx, const std::function<int()> &body) {
   } catch (const InputError &e) {
     ctx.err << e.what() << '\n';
     return InputFailure;
+  } catch (const CLI::Error &e) {
+    // A malformed option value noticed while running (e.g. --extent a=x).
+    ctx.err << "skelcast: error: " << e.what() << '\n';
+    return UsageFailure;
   } catch (const std::bad_alloc &) {
     ctx.err << "skelcast: error: out of memory\n";
     return InputFailure;

@@ -1,6 +1,7 @@
 // `skelcast project FILE... --hw NAME` and `skelcast explain FILE --layout STRING`.
 #include "Commands.h"
 #include "Inputs.h"
+#include "SkeletonizeOptions.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/report/Report.h"
@@ -23,6 +24,16 @@ struct ProjectOpts {
   std::vector<std::string> without;
   size_t top = 10;
   std::optional<double> cpuMs;
+#ifdef SKELCAST_HAVE_FRONTEND
+  SkeletonizeCliOptions c; ///< for C inputs
+#endif
+  CInputOptions cInput() const {
+    CInputOptions ci;
+#ifdef SKELCAST_HAVE_FRONTEND
+    ci.options = c.finish();
+#endif
+    return ci;
+  }
   double minSpeedup = 2;
   bool pinned = false;
   model::ModelOptions modelOptions() const {
@@ -62,8 +73,9 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   rep.hwHash = hw.contentHash;
   rep.model = o.modelLabel();
   rep.top = o.top;
+  CInputOptions ci = o.cInput();
   for (const auto &path : o.files) {
-    skeleton::SkeletonFile f = loadSkeleton(path);
+    skeleton::SkeletonFile f = loadSkeleton(path, ci, ctx.err);
     std::vector<model::KernelProjection> all;
     for (size_t k : selectKernels(f, o.kernel)) {
       layout::KernelInfo ki = layout::analyzeKernel(f, k);
@@ -95,7 +107,7 @@ int runProject(Context &ctx, const ProjectOpts &o) {
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
   model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
-  skeleton::SkeletonFile f = loadSkeleton(o.files.front());
+  skeleton::SkeletonFile f = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
@@ -138,6 +150,9 @@ void registerProject(CLI::App &app, Context &ctx) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--pinned", o->pinned, "Host buffers are pinned (default: pageable)");
+#ifdef SKELCAST_HAVE_FRONTEND
+  o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
+#endif
   cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); }; });
 }
 

@@ -40,6 +40,10 @@ int64_t parseInt(const std::string &s, const char *option) {
 void SkeletonizeCliOptions::add(CLI::App *cmd) {
   cmd->add_option("file", file, "The C file")->required();
   cmd->add_option("clang_args", rest, "Arguments for Clang (after --)");
+  addFlags(cmd);
+}
+
+void SkeletonizeCliOptions::addFlags(CLI::App *cmd) {
   cmd->add_option("-D", defines, "Define a macro for Clang (-D N=800)")->allow_extra_args(false);
   cmd->add_option("-I", includes, "Add an include directory for Clang")->allow_extra_args(false);
   cmd->add_option("-s,--std", std, "The C standard (-std=c11)");

@@ -22,6 +22,9 @@ struct SkeletonizeCliOptions {
 
   /// Declare the options on `cmd`; `file` is its required positional.
   void add(CLI::App *cmd);
+  /// Only the flags (-D, -I, -std, -p, --function, --extent, --trip, --sample),
+  /// for commands with their own positionals (`project FILE.c`).
+  void addFlags(CLI::App *cmd);
   /// The library's options; throws CLI::ValidationError (a usage error) on a
   /// malformed --extent/--trip/--sample. Call it from the subcommand callback.
   frontend::SkeletonizeOptions finish() const;
