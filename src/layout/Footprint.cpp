@@ -92,7 +92,157 @@ double unionVolume(const std::vector<std::vector<std::pair<int64_t, int64_t>>> &
   return vol;
 }
 
+/// Separable accesses without allocating: at most kFastBoxes accesses of at most
+/// kFastDims dimensions. Returns false whenever footprint()'s general code could
+/// decide differently (not separable, a union too large to compress, an empty
+/// range); that code then runs from the start. Sizes are exact integers, so
+/// summing them in another order gives the same double.
+constexpr size_t kFastBoxes = 16, kFastDims = 8;
+
+bool separableFast(const KernelInfo &ki, const AccessInfo *const *acc, size_t n, const IterSet &set,
+                   double &size, int64_t *boxLo, int64_t *boxHi) {
+  if (n == 0 || n > kFastBoxes || ki.vars.size() > 64)
+    return false;
+  size_t nd = ki.arrays[static_cast<size_t>(acc[0]->array)].extents.size();
+  if (nd == 0 || nd > kFastDims)
+    return false;
+  Interval iv[kFastBoxes][kFastDims];
+  for (size_t i = 0; i < n; ++i) {
+    const AccessInfo &a = *acc[i];
+    uint64_t used = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      const IndexForm &f = a.index[d];
+      if (f.kind != IndexForm::Kind::Affine)
+        return false;
+      int var = -1;
+      for (size_t v = 0; v < f.coef.size(); ++v)
+        if (f.coef[v] != 0) {
+          if (var >= 0 || (used >> v & 1))
+            return false;
+          used |= uint64_t{1} << v;
+          var = static_cast<int>(v);
+        }
+      Interval x;
+      x.first = f.constant;
+      if (var >= 0) {
+        const VarRange &r = set[static_cast<size_t>(var)];
+        int64_t c = f.coef[static_cast<size_t>(var)];
+        x.first = f.constant + c * r.start;
+        x.step = c * r.stride;
+        x.n = r.count;
+        if (x.n <= 0)
+          return false;
+        if (x.step < 0) {
+          x.first += x.step * (x.n - 1);
+          x.step = -x.step;
+        }
+        if (x.n <= 1)
+          x.step = 1;
+      }
+      iv[i][d] = x;
+    }
+  }
+  int64_t step[kFastDims] = {};
+  for (size_t i = 0; i < n; ++i)
+    for (size_t d = 0; d < nd; ++d)
+      if (iv[i][d].n > 1) {
+        if (step[d] == 0)
+          step[d] = iv[i][d].step;
+        else if (step[d] != iv[i][d].step)
+          return false;
+      }
+  // Boxes [lo, hi) in units of the common step, grouped by residue class.
+  int64_t res[kFastBoxes][kFastDims], lo[kFastBoxes][kFastDims], hi[kFastBoxes][kFastDims];
+  for (size_t d = 0; d < nd; ++d) {
+    boxLo[d] = INT64_MAX;
+    boxHi[d] = INT64_MIN;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t d = 0; d < nd; ++d) {
+      const Interval &b = iv[i][d];
+      int64_t s = step[d] ? step[d] : 1;
+      res[i][d] = floorMod(b.first, s);
+      lo[i][d] = (b.first - res[i][d]) / s;
+      hi[i][d] = lo[i][d] + b.n;
+      boxLo[d] = std::min(boxLo[d], b.first);
+      boxHi[d] = std::max(boxHi[d], b.first + b.step * (b.n - 1));
+    }
+  bool done[kFastBoxes] = {};
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (done[i])
+      continue;
+    size_t members[kFastBoxes], m = 0;
+    for (size_t j = i; j < n; ++j)
+      if (!done[j] && std::equal(res[i], res[i] + nd, res[j])) {
+        done[j] = true;
+        members[m++] = j;
+      }
+    if (m == 1) {
+      double v = 1;
+      for (size_t d = 0; d < nd; ++d)
+        v *= static_cast<double>(hi[i][d] - lo[i][d]);
+      total += v;
+      continue;
+    }
+    // Coordinate compression of the group's boxes.
+    int64_t cuts[kFastDims][2 * kFastBoxes];
+    size_t nc[kFastDims];
+    double cells = 1;
+    for (size_t d = 0; d < nd; ++d) {
+      for (size_t k = 0; k < m; ++k) {
+        cuts[d][2 * k] = lo[members[k]][d];
+        cuts[d][2 * k + 1] = hi[members[k]][d];
+      }
+      std::sort(cuts[d], cuts[d] + 2 * m);
+      nc[d] = static_cast<size_t>(std::unique(cuts[d], cuts[d] + 2 * m) - cuts[d]);
+      if (nc[d] < 2)
+        return false;
+      cells *= static_cast<double>(nc[d] - 1);
+    }
+    if (cells > 4e6)
+      return false;
+    size_t idx[kFastDims] = {};
+    for (;;) {
+      for (size_t k = 0; k < m; ++k) {
+        size_t b = members[k];
+        bool in = true;
+        for (size_t d = 0; d < nd && in; ++d)
+          in = lo[b][d] <= cuts[d][idx[d]] && cuts[d][idx[d] + 1] <= hi[b][d];
+        if (in) {
+          double v = 1;
+          for (size_t d = 0; d < nd; ++d)
+            v *= static_cast<double>(cuts[d][idx[d] + 1] - cuts[d][idx[d]]);
+          total += v;
+          break;
+        }
+      }
+      size_t d = 0;
+      while (d < nd && ++idx[d] + 1 >= nc[d]) {
+        idx[d] = 0;
+        ++d;
+      }
+      if (d == nd)
+        break;
+    }
+  }
+  size = total;
+  return true;
+}
+
 } // namespace
+
+double footprintSize(const KernelInfo &ki, const AccessInfo *const *accesses, size_t n,
+                     const IterSet &set) {
+  int64_t lo[kFastDims], hi[kFastDims];
+  double size = 0;
+  bool data = false;
+  for (size_t i = 0; i < n; ++i)
+    data = data || accesses[i]->hasData();
+  if (!data && separableFast(ki, accesses, n, set, size, lo, hi))
+    return size;
+  return footprint(ki, std::vector<const AccessInfo *>(accesses, accesses + n), set).size;
+}
 
 Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                     const IterSet &set) {
@@ -114,6 +264,14 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
   for (const auto *a : accesses)
     if (a->hasData())
       return upperBound();
+  {
+    int64_t lo[kFastDims], hi[kFastDims];
+    if (separableFast(ki, accesses.data(), accesses.size(), set, fp.size, lo, hi)) {
+      fp.box.lo.assign(lo, lo + nd);
+      fp.box.hi.assign(hi, hi + nd);
+      return fp;
+    }
+  }
 
   // Separable: each subscript uses at most one variable, each variable one subscript.
   bool separable = true;
