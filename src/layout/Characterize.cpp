@@ -490,12 +490,11 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
 
   // Stages: equation 4.
   for (const auto &[loop, size] : l.stages) {
-    StageUse s;
+    StageUse &s = c.stages.emplace_back();
     s.loop = loop;
     s.stageSize = size;
     double trip = ki.loops[static_cast<size_t>(loop)].trip;
     s.numStages = std::ceil(trip / static_cast<double>(size));
-    c.stages.push_back(s);
   }
   auto numStages = [&](int loop) {
     for (const auto &s : c.stages)
@@ -509,7 +508,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   bool unstagedCache = false;
 
   for (size_t d = 0; d < nArrays; ++d) {
-    ArrayUse au;
+    ArrayUse &au = c.arrays.emplace_back();
     au.array = static_cast<int>(d);
     au.shrDegree = shr[d];
     au.cacheable = readOnlyAffine[d] && au.shrDegree > 1.0;
@@ -565,12 +564,11 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
         au.dataReqs += tile->accessBlock[indexOf(a)];
     bytesNum += au.dataReqs * ki.arrays[d].elemBytes;
     bytesDen += au.dataReqs;
-    c.arrays.push_back(au);
   }
 
   for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
-    AccessUse u;
+    AccessUse &u = c.accesses.emplace_back();
     u.access = static_cast<int>(i);
     u.viaShared = !a.isStore && l.isCached(a.array);
     u.insts = insts[i];
@@ -586,7 +584,6 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
         uncoalTransSum += u.insts * u.pattern.transactions;
       }
     }
-    c.accesses.push_back(u);
   }
 
   c.funcInsts = funcInsts; // equation 17

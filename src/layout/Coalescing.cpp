@@ -251,21 +251,27 @@ WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,
                               int64_t threadsPerBlock, const model::HwSpec &hw) {
   size_t nd = box.lo.size();
   int64_t warp = std::min<int64_t>(hw.warpSize, threadsPerBlock);
-  std::vector<int64_t> ext(nd);
-  for (size_t d = 0; d < nd; ++d)
-    ext[d] = std::max<int64_t>(1, box.hi[d] - box.lo[d] + 1);
-  std::vector<std::optional<int64_t>> addrs;
+  constexpr size_t kInline = 64;
+  std::optional<int64_t> inlineAddrs[kInline];
+  std::vector<std::optional<int64_t>> heapAddrs;
+  std::optional<int64_t> *addrs = inlineAddrs;
+  if (warp > static_cast<int64_t>(kInline)) {
+    heapAddrs.resize(static_cast<size_t>(warp));
+    addrs = heapAddrs.data();
+  }
+  size_t n = 0;
   for (int64_t th = 0; th < warp; ++th) {
     int64_t rest = th, off = 0;
     for (size_t d = nd; d-- > 0;) {
-      off += (box.lo[d] + rest % ext[d]) * arr.strides[d];
-      rest /= ext[d];
+      int64_t ext = std::max<int64_t>(1, box.hi[d] - box.lo[d] + 1);
+      off += (box.lo[d] + rest % ext) * arr.strides[d];
+      rest /= ext;
     }
     if (rest > 0)
       break; // the box holds fewer elements than a warp
-    addrs.push_back(off * arr.elemBytes);
+    addrs[n++] = off * arr.elemBytes;
   }
-  return classifyWarp(addrs, arr.elemBytes, hw.coalescing());
+  return classifyWarp(addrs, n, arr.elemBytes, hw.coalescing());
 }
 
 } // namespace skelcast::layout
