@@ -6,7 +6,8 @@
 //   EnumerateProject/<kernel>  every layout of a kernel enumerated, characterized
 //                              and projected as `skelcast project --top 10` does;
 //                              layouts/s counts the candidates explored,
-//                              projected/s those that reach the model
+//                              projected/s those that reach the model,
+//                              allocs/layout the heap allocations per candidate
 //   LayoutWarm/<kernel>        one layout's characterization and model (Hong-Kim
 //                              with the modern terms) with the caches of its shape
 //                              warm: the enumerator's cost per layout
@@ -21,10 +22,27 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
 using namespace skelcast;
+
+// Every heap allocation of this program is counted, so that EnumerateProject
+// can report allocations per layout (the enumerator's hot loop allocates
+// nothing; what remains is per block shape, per tile and per kept layout).
+namespace {
+size_t gAllocations = 0;
+}
+void *operator new(std::size_t n) {
+  ++gAllocations;
+  if (void *p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -64,13 +82,17 @@ void EnumerateProject(benchmark::State &state, const Case &c) {
   model::ModelOptions mo;
   mo.keepTop = 10; // what `skelcast project` keeps by default
   int64_t explored = 0, projected = 0;
+  size_t allocations = gAllocations;
   for (auto _ : state) {
     model::KernelProjection kp = model::projectKernel(ki, hw, {}, mo);
     benchmark::DoNotOptimize(kp.layouts.data());
     explored += kp.layoutsExplored;
     projected += kp.layoutsExplored - kp.layoutsPruned;
   }
+  allocations = gAllocations - allocations;
   state.counters["layouts"] = benchmark::Counter(static_cast<double>(explored) / state.iterations());
+  state.counters["allocs/layout"] =
+      benchmark::Counter(static_cast<double>(allocations) / static_cast<double>(explored));
   state.counters["layouts/s"] = benchmark::Counter(static_cast<double>(explored), benchmark::Counter::kIsRate);
   state.counters["projected/s"] =
       benchmark::Counter(static_cast<double>(projected), benchmark::Counter::kIsRate);
@@ -87,6 +109,9 @@ void LayoutWarm(benchmark::State &state, const Case &c) {
   model::TermMask terms = model::termMask(mo.enabledTerms());
   model::AdjustedInputs adj{{}, hw, {}};
   model::TermScratch scratch;
+  z.characterize(l, ch); // storage grows once
+  model::applyModernTerms(ch, ki, l, hw, terms, adj, scratch);
+  size_t allocations = gAllocations;
   for (auto _ : state) {
     z.characterize(l, ch);
     model::applyModernTerms(ch, ki, l, hw, terms, adj, scratch);
@@ -96,6 +121,8 @@ void LayoutWarm(benchmark::State &state, const Case &c) {
     benchmark::DoNotOptimize(rf.timeMs);
   }
   state.SetItemsProcessed(state.iterations());
+  state.counters["allocs/layout"] = benchmark::Counter(
+      static_cast<double>(gAllocations - allocations) / static_cast<double>(state.iterations()));
 }
 
 void LayoutCold(benchmark::State &state, const Case &c) {

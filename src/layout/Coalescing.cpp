@@ -86,7 +86,8 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
       vary[nd - 1 - t] = bdim[t] > 1 && below < warp;
     }
   }
-  std::vector<int64_t> vals(ki.vars.size(), 0);
+  Scratch valsBuf(ki.vars.size());
+  int64_t *vals = valsBuf.data();
   for (size_t v = 0; v < ki.vars.size(); ++v)
     vals[v] = ki.vars[v].lo;
   if (innerIteration > 0 && !a.loops.empty()) {
@@ -94,6 +95,8 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
     vals[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)] =
         iv.lo + innerIteration * iv.step;
   }
+  std::vector<int64_t> valsVec; // evalIndex takes a vector
+  addrs.reserve(addrs.size() + static_cast<size_t>(warp));
   for (int64_t th = 0; th < warp; ++th) {
     int64_t rest = th;
     for (size_t t = 0; t < nd; ++t) {
@@ -114,9 +117,10 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
       addrs.push_back(off * arr.elemBytes);
       continue;
     }
+    valsVec.assign(vals, vals + ki.vars.size());
     std::optional<int64_t> off = 0;
     for (size_t d = 0; d < a.index.size() && off; ++d) {
-      auto x = evalIndex(ki, a.index[d].expr, vals);
+      auto x = evalIndex(ki, a.index[d].expr, valsVec);
       if (!x) {
         // Unknown data: the same for the whole warp when it depends on no index
         // that varies across it (then it shifts all addresses alike).
@@ -223,6 +227,7 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
   // loop: sectors that later iterations use are not wasted.
   constexpr int64_t kIterations = 4;
   std::vector<std::optional<int64_t>> all;
+  all.reserve(accesses.size() * static_cast<size_t>(kIterations * hw.warpSize));
   for (const auto *a : accesses) {
     int64_t iters = 1;
     if (!a->loops.empty())
