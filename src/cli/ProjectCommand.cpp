@@ -66,6 +66,7 @@ std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::st
 int runProject(Context &ctx, const ProjectOpts &o) {
   model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
   model::ModelOptions mo = o.modelOptions();
+  mo.keepTop = o.top; // only the layouts shown are kept
   report::Report rep;
   rep.version = SKELCAST_VERSION;
   rep.hwName = hw.name;

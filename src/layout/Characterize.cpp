@@ -1,8 +1,15 @@
 // GROPHECY's characterization of a code layout (SC'11 §7, equations 1-17).
+//
+// One implementation serves both the single layout (`characterize`, used by
+// explain and validate) and the enumerator (`Characterizer`): the quantities
+// are computed at the level they depend on (kernel, block shape, block tile,
+// shape, layout) and summed per layout in the order of the equations, so the
+// doubles are the same however many layouts share the cached parts.
 #include "skelcast/layout/Characterize.h"
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace skelcast::layout {
 namespace {
@@ -22,19 +29,17 @@ IterSet fullLoops(const KernelInfo &ki) {
 }
 
 /// F-hat: one thread's tasks (Fd values spaced Bd apart in each dimension).
-IterSet threadSet(const KernelInfo &ki, const Layout &l) {
-  IterSet s = fullLoops(ki);
+void threadSet(const KernelInfo &ki, const std::vector<int64_t> &block,
+               const std::vector<int64_t> &fold, IterSet &s) {
   for (size_t d = 0; d < ki.dimNames.size(); ++d)
-    s[d] = {ki.dimLo[d], std::min(l.fold[d], ki.dimSize[d]), l.block[d]};
-  return s;
+    s[d] = {ki.dimLo[d], std::min(fold[d], ki.dimSize[d]), block[d]};
 }
 
 /// B-hat: one block's tile of Bd x Fd tasks in each dimension.
-IterSet blockSet(const KernelInfo &ki, const Layout &l) {
-  IterSet s = fullLoops(ki);
+void blockSet(const KernelInfo &ki, const std::vector<int64_t> &block,
+              const std::vector<int64_t> &fold, IterSet &s) {
   for (size_t d = 0; d < ki.dimNames.size(); ++d)
-    s[d] = {ki.dimLo[d], std::min(l.block[d] * l.fold[d], ki.dimSize[d]), 1};
-  return s;
+    s[d] = {ki.dimLo[d], std::min(block[d] * fold[d], ki.dimSize[d]), 1};
 }
 
 std::vector<const AccessInfo *> accessesOf(const KernelInfo &ki, int array, bool loadsOnly) {
@@ -51,14 +56,13 @@ bool inLoop(const AccessInfo &a, int loop) {
 
 /// B-hat restricted to `count` iterations of loop k, with the loops around k at
 /// their first iteration (a stage is loaded per iteration of those).
-IterSet stageSet(const KernelInfo &ki, const Layout &l, int k, int64_t count) {
-  IterSet s = blockSet(ki, l);
+void stageSet(const KernelInfo &ki, const IterSet &blockHat, int k, int64_t count, IterSet &s) {
+  s = blockHat;
   const LoopInfo &lk = ki.loops[static_cast<size_t>(k)];
   for (int p = lk.parent; p >= 0; p = ki.loops[static_cast<size_t>(p)].parent)
     s[static_cast<size_t>(ki.loops[static_cast<size_t>(p)].var)].count = 1;
   VarRange &r = s[static_cast<size_t>(lk.var)];
   r.count = std::min(count, tripCount(ki.vars[static_cast<size_t>(lk.var)]));
-  return s;
 }
 
 /// The innermost staged loop around an access, or -1.
@@ -77,10 +81,49 @@ double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
   return trips > 0 ? a.execs / trips : 0.0;
 }
 
+// Equation 1: ShrDegree(D) = size(H(D, F)) x size(B) / size(H(D, B))
+double shrDegree(double hThread, double sizeB, double hBlock) {
+  return hBlock > 0 ? hThread * sizeB / hBlock : 0.0;
+}
+
+/// Equations 2 and 3 for one array: StageSize(D, k) from size(H(D, B ^ k:<0,1,1>))
+/// (h1) and size(H(D, B ^ k)) (hAll).
+double stageSizeOf(double h1, double hAll, int64_t trip, double sizeB) {
+  // Equation 2: StageShrDegree = size(H(D, B ^ k:<0,1,1>)) x size(k) / size(H(D, B ^ k))
+  double stageShr = h1 * static_cast<double>(trip) / hAll;
+  // Equation 3: StageSize(D, k) = size(B) x StageShrDegree / size(H(D, B ^ k:<0,1,1>))
+  return sizeB * stageShr / h1;
+}
+
+/// StageSize(k): the minimum over the arrays, at least 1 and at most the trip.
+int64_t finishStageSize(double best, int64_t trip) {
+  if (best < 1)
+    return 1;
+  return std::min<int64_t>(trip, static_cast<int64_t>(std::floor(best)));
+}
+
+int64_t product(const std::vector<int64_t> &v) {
+  int64_t p = 1;
+  for (auto x : v)
+    p *= x;
+  return p;
+}
+
+struct VecHash {
+  size_t operator()(const std::vector<int64_t> &v) const {
+    uint64_t h = 1469598103934665603ull;
+    for (auto x : v)
+      h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
 } // namespace
 
 std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l) {
-  IterSet th = threadSet(ki, l), bl = blockSet(ki, l);
+  IterSet th = fullLoops(ki), bl = fullLoops(ki);
+  threadSet(ki, l.block, l.fold, th);
+  blockSet(ki, l.block, l.fold, bl);
   std::vector<double> out(ki.arrays.size(), 0);
   double sizeB = static_cast<double>(l.threadsPerBlock());
   for (size_t d = 0; d < ki.arrays.size(); ++d) {
@@ -88,8 +131,7 @@ std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l) {
     if (acc.empty())
       continue;
     double hb = footprint(ki, acc, bl).size;
-    // Equation 1: ShrDegree(D) = size(H(D, F)) x size(B) / size(H(D, B))
-    out[d] = hb > 0 ? footprint(ki, acc, th).size * sizeB / hb : 0.0;
+    out[d] = shrDegree(footprint(ki, acc, th).size, sizeB, hb);
   }
   return out;
 }
@@ -98,6 +140,8 @@ int64_t paperStageSize(const KernelInfo &ki, const Layout &l, int loop,
                        const std::vector<int> &cached) {
   const Var &kv = ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(loop)].var)];
   int64_t trip = tripCount(kv);
+  IterSet bl = fullLoops(ki), set;
+  blockSet(ki, l.block, l.fold, bl);
   double best = 0;
   for (int d : cached) {
     std::vector<const AccessInfo *> acc;
@@ -106,44 +150,351 @@ int64_t paperStageSize(const KernelInfo &ki, const Layout &l, int loop,
         acc.push_back(a);
     if (acc.empty())
       continue;
-    double h1 = footprint(ki, acc, stageSet(ki, l, loop, 1)).size;
-    double hAll = footprint(ki, acc, stageSet(ki, l, loop, trip)).size;
+    stageSet(ki, bl, loop, 1, set);
+    double h1 = footprint(ki, acc, set).size;
+    stageSet(ki, bl, loop, trip, set);
+    double hAll = footprint(ki, acc, set).size;
     if (h1 <= 0 || hAll <= 0)
       continue;
-    // Equation 2: StageShrDegree = size(H(D, B ^ k:<0,1,1>)) x size(k) / size(H(D, B ^ k))
-    double stageShr = h1 * static_cast<double>(trip) / hAll;
-    // Equation 3: StageSize(D, k) = size(B) x StageShrDegree / size(H(D, B ^ k:<0,1,1>))
-    double s = static_cast<double>(l.threadsPerBlock()) * stageShr / h1;
+    double s = stageSizeOf(h1, hAll, trip, static_cast<double>(l.threadsPerBlock()));
     best = best == 0 ? s : std::min(best, s);
   }
-  if (best < 1)
-    return 1;
-  return std::min<int64_t>(trip, static_cast<int64_t>(std::floor(best)));
+  return finishStageSize(best, trip);
 }
 
-Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw) {
-  Characterization c;
-  model::Workload &w = c.workload;
-  const double F = static_cast<double>(l.foldProduct());
-  const double tpb = static_cast<double>(l.threadsPerBlock());
-  w.threadsPerBlock = tpb;
-  // Table 2: Blocks = size(loop space) / (size(B) x F); partial tiles count whole.
-  w.blocks = 1;
-  for (size_t d = 0; d < ki.dimNames.size(); ++d)
-    w.blocks *= std::ceil(static_cast<double>(ki.dimSize[d]) /
-                          static_cast<double>(l.block[d] * l.fold[d]));
+// ---------------------------------------------------------------------------
+struct Characterizer::Impl {
+  /// Footprints over B-hat and what follows from them: one per block tile.
+  struct Tile {
+    std::vector<double> accessBlock;  ///< per access: size(P(A, B-hat))
+    std::vector<double> arrayBlock;   ///< per array: size(H(D, B-hat))
+    std::vector<double> loadsBlock;   ///< per array: size(H(loads of D, B-hat))
+    std::vector<double> window;       ///< per array: H over the block's sliding window
+    double blockFootprintBytes = 0;
+    struct Stage {
+      bool done = false, any = false;
+      double h1 = 0, hAll = 0;
+    };
+    std::vector<Stage> stage; ///< [loop x arrays + array], filled on first use
+    /// ShMem(D, k) of equation 5 for one group of loads of D.
+    struct Fill {
+      int array = -1, loop = -1;
+      int64_t stageSize = 0;
+      uint64_t members = 0; ///< positions in the array's loads
+      double size = 0;
+      FootprintBox box;
+      int64_t warp = -1; ///< the warp size `pattern` was computed for
+      WarpAccess pattern;
+    };
+    std::vector<Fill> fills;
+  };
 
-  IterSet th = threadSet(ki, l), bl = blockSet(ki, l);
-  std::vector<double> shr = shareDegrees(ki, l);
+  const KernelInfo &ki;
+  const model::HwSpec &hw;
+  size_t nDims, nArrays, nAccesses;
+
+  // Kernel level.
+  std::vector<std::vector<const AccessInfo *>> all, loads, stores; // per array
+  std::vector<std::vector<const AccessInfo *>> loadsInLoop;        // [loop x arrays + array]
+  std::vector<int> loadPos;              ///< per access: position among its array's loads, or -1
+  std::vector<char> readOnlyAffine;      ///< per array
+  std::vector<char> dataLoads;           ///< per array: a load depends on data
+  std::vector<double> kernelUnique, storeKernelUnique;
+  double compulsoryBytes = 0;
+  IterSet full;
+
+  // Block-shape level.
+  std::vector<int64_t> block;
+  bool haveBlock = false;
+  std::vector<WarpAccess> pattern;       ///< per access: directAccessPattern
+  std::vector<double> loadInflation, storeInflation; ///< per array
+
+  // Shape level.
+  std::vector<int64_t> fold;
+  int64_t tpbInt = 0;
+  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0;
+  IterSet th, bl, tmp;
+  std::vector<int64_t> tileKey;
+  std::unordered_map<std::vector<int64_t>, Tile, VecHash> tiles;
+  Tile *tile = nullptr;
+  std::vector<double> shr, insts, bytesPerThread, loadRequests, loadBlockUnique;
+
+  // Layout level scratch.
+  std::vector<int> maxLevel, groupLoops;
+
+  Impl(const KernelInfo &k, const model::HwSpec &h);
+  void setBlock(const std::vector<int64_t> &b);
+  void setShape(const std::vector<int64_t> &b, const std::vector<int64_t> &f);
+  Tile &makeTile();
+  const Tile::Stage &stageOf(int loop, int array);
+  Tile::Fill computeFill(int array, int loop, int64_t stageSize, uint64_t members,
+                         const std::vector<const AccessInfo *> &grp);
+  /// The fill of the loads of `array` at positions `members`, remembered per tile.
+  const Tile::Fill &fill(int array, int loop, int64_t stageSize, uint64_t members);
+  int64_t stageSize(int loop, const std::vector<int> &cached);
+  void run(const Layout &l, Characterization &c);
+
+  size_t indexOf(const AccessInfo *a) const { return static_cast<size_t>(a - ki.accesses.data()); }
+  double bytesPerWarpInst(const WarpAccess &p, int eb) const {
+    return p.coalesced ? static_cast<double>(eb) * std::min<double>(hw.warpSize, tpb)
+                       : p.transactions * 32.0;
+  }
+};
+
+Characterizer::Impl::Impl(const KernelInfo &k, const model::HwSpec &h)
+    : ki(k), hw(h), nDims(k.dimNames.size()), nArrays(k.arrays.size()),
+      nAccesses(k.accesses.size()) {
+  full = fullLoops(ki);
+  th = bl = full;
+  loadPos.assign(nAccesses, -1);
+  all.resize(nArrays);
+  loads.resize(nArrays);
+  stores.resize(nArrays);
+  for (size_t i = 0; i < nAccesses; ++i) {
+    const AccessInfo &a = ki.accesses[i];
+    size_t d = static_cast<size_t>(a.array);
+    all[d].push_back(&a);
+    if (a.isStore) {
+      stores[d].push_back(&a);
+    } else {
+      loadPos[i] = static_cast<int>(loads[d].size());
+      loads[d].push_back(&a);
+    }
+  }
+  loadsInLoop.resize(ki.loops.size() * nArrays);
+  for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+    for (size_t d = 0; d < nArrays; ++d)
+      for (const auto *a : loads[d])
+        if (inLoop(*a, static_cast<int>(lp)))
+          loadsInLoop[lp * nArrays + d].push_back(a);
+  readOnlyAffine.assign(nArrays, 0);
+  dataLoads.assign(nArrays, 0);
+  for (size_t d = 0; d < nArrays; ++d) {
+    bool readOnly = loads[d].size() == all[d].size() && !loads[d].empty();
+    bool affine = std::none_of(loads[d].begin(), loads[d].end(),
+                               [](const AccessInfo *a) { return a->hasData(); });
+    readOnlyAffine[d] = readOnly && affine;
+    dataLoads[d] = !affine;
+  }
+  // The whole kernel's footprints (compulsory traffic, stores).
+  IterSet whole = full;
+  for (size_t d = 0; d < nDims; ++d)
+    whole[d] = {ki.dimLo[d], ki.dimSize[d], 1};
+  kernelUnique.assign(nArrays, 0);
+  storeKernelUnique.assign(nArrays, 0);
+  for (size_t d = 0; d < nArrays; ++d) {
+    if (all[d].empty())
+      continue;
+    double eb = ki.arrays[d].elemBytes;
+    kernelUnique[d] = std::min(footprint(ki, all[d], whole).size, ki.arrays[d].elements);
+    compulsoryBytes += eb * kernelUnique[d];
+    if (!stores[d].empty())
+      storeKernelUnique[d] = std::min(ki.arrays[d].elements, footprint(ki, stores[d], whole).size);
+  }
+  pattern.resize(nAccesses);
+  loadInflation.assign(nArrays, 1.0);
+  storeInflation.assign(nArrays, 1.0);
+  shr.assign(nArrays, 0);
+  loadRequests.assign(nArrays, 0);
+  loadBlockUnique.assign(nArrays, 0);
+  insts.assign(nAccesses, 0);
+  bytesPerThread.assign(nAccesses, 0);
+  maxLevel.assign(ki.blocks.size(), 0);
+}
+
+void Characterizer::Impl::setBlock(const std::vector<int64_t> &b) {
+  block = b;
+  haveBlock = true;
+  Layout l;
+  l.block = b;
+  l.fold.assign(b.size(), 1);
+  for (size_t i = 0; i < nAccesses; ++i)
+    pattern[i] = directAccessPattern(ki, ki.accesses[i], l, hw);
+  for (size_t d = 0; d < nArrays; ++d) {
+    loadInflation[d] = sectorInflation(ki, loads[d], l, hw);
+    storeInflation[d] = sectorInflation(ki, stores[d], l, hw);
+  }
+}
+
+Characterizer::Impl::Tile &Characterizer::Impl::makeTile() {
+  Tile t;
+  t.accessBlock.resize(nAccesses);
+  for (size_t i = 0; i < nAccesses; ++i) {
+    const AccessInfo *a = &ki.accesses[i];
+    t.accessBlock[i] = footprintSize(ki, &a, 1, bl);
+  }
+  t.arrayBlock.assign(nArrays, 0);
+  t.loadsBlock.assign(nArrays, 0);
+  t.window.assign(nArrays, 0);
+  // The sliding window of a block: its tile over a few iterations of each loop.
+  constexpr int64_t kWindow = 4;
+  IterSet win = bl;
+  for (size_t v = nDims; v < win.size(); ++v)
+    win[v].count = std::min<int64_t>(win[v].count, kWindow);
+  for (size_t d = 0; d < nArrays; ++d) {
+    if (all[d].empty())
+      continue;
+    t.arrayBlock[d] = footprintSize(ki, all[d].data(), all[d].size(), bl);
+    double eb = ki.arrays[d].elemBytes;
+    t.blockFootprintBytes += eb * t.arrayBlock[d];
+    if (!loads[d].empty() && !dataLoads[d])
+      t.loadsBlock[d] = footprintSize(ki, loads[d].data(), loads[d].size(), bl);
+    t.window[d] = footprintSize(ki, all[d].data(), all[d].size(), win);
+  }
+  t.stage.resize(ki.loops.size() * nArrays);
+  return tiles.emplace(tileKey, std::move(t)).first->second;
+}
+
+void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vector<int64_t> &f) {
+  if (!haveBlock || b != block)
+    setBlock(b);
+  fold = f;
+  tpbInt = product(b);
+  tpb = static_cast<double>(tpbInt);
+  foldProduct = static_cast<double>(product(f));
+  // Table 2: Blocks = size(loop space) / (size(B) x F); partial tiles count whole.
+  blocks = 1;
+  for (size_t d = 0; d < nDims; ++d)
+    blocks *= std::ceil(static_cast<double>(ki.dimSize[d]) / static_cast<double>(b[d] * f[d]));
+  threadSet(ki, b, f, th);
+  blockSet(ki, b, f, bl);
+  tileKey.resize(nDims);
+  for (size_t d = 0; d < nDims; ++d)
+    tileKey[d] = bl[d].count;
+  auto it = tiles.find(tileKey);
+  tile = it != tiles.end() ? &it->second : &makeTile();
+
+  for (size_t d = 0; d < nArrays; ++d)
+    shr[d] = all[d].empty() ? 0.0
+                            : shrDegree(footprintSize(ki, all[d].data(), all[d].size(), th), tpb,
+                                        tile->arrayBlock[d]);
+  // Equation 13: direct_mem_insts(A_j) = size(P(A_j, F)), times the branch probability;
+  // data-dependent accesses count every execution.
+  for (size_t i = 0; i < nAccesses; ++i) {
+    const AccessInfo &a = ki.accesses[i];
+    const AccessInfo *pa = &a;
+    insts[i] = a.hasData() ? a.execs * foldProduct
+                           : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a);
+    int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
+    bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
+  }
+  // Requests that reach L1 (a warp instruction asks once per distinct element),
+  // and the distinct elements among them, of the direct loads of each array.
+  for (size_t d = 0; d < nArrays; ++d) {
+    loadRequests[d] = 0;
+    for (const auto *a : loads[d]) {
+      size_t i = indexOf(a);
+      loadRequests[d] += insts[i] * pattern[i].distinct * std::ceil(tpb / hw.warpSize);
+    }
+    double elements = ki.arrays[d].elements;
+    loadBlockUnique[d] = dataLoads[d] ? std::min(loadRequests[d], elements)
+                                      : std::min(loadRequests[d], tile->loadsBlock[d]);
+  }
+  // Equation 17: Func_insts = F x sum_i Ins_i x LP_i.
+  funcInsts = 0;
+  for (const auto &cb : ki.comps)
+    funcInsts += foldProduct * static_cast<double>(cb.count) * cb.execs;
+}
+
+const Characterizer::Impl::Tile::Stage &Characterizer::Impl::stageOf(int loop, int array) {
+  size_t key = static_cast<size_t>(loop) * nArrays + static_cast<size_t>(array);
+  Tile::Stage &s = tile->stage[key];
+  if (s.done)
+    return s;
+  s.done = true;
+  const auto &acc = loadsInLoop[key];
+  if (acc.empty())
+    return s;
+  s.any = true;
+  int64_t trip = tripCount(ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(loop)].var)]);
+  stageSet(ki, bl, loop, 1, tmp);
+  s.h1 = footprintSize(ki, acc.data(), acc.size(), tmp);
+  stageSet(ki, bl, loop, trip, tmp);
+  s.hAll = footprintSize(ki, acc.data(), acc.size(), tmp);
+  return s;
+}
+
+int64_t Characterizer::Impl::stageSize(int loop, const std::vector<int> &cached) {
+  int64_t trip = tripCount(ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(loop)].var)]);
+  double best = 0;
+  for (int d : cached) {
+    const Tile::Stage &s = stageOf(loop, d);
+    if (!s.any)
+      continue;
+    if (s.h1 <= 0 || s.hAll <= 0)
+      continue;
+    double v = stageSizeOf(s.h1, s.hAll, trip, tpb);
+    best = best == 0 ? v : std::min(best, v);
+  }
+  return finishStageSize(best, trip);
+}
+
+Characterizer::Impl::Tile::Fill Characterizer::Impl::computeFill(int array, int loop, int64_t size,
+                                                                 uint64_t members,
+                                                                 const std::vector<const AccessInfo *> &grp) {
+  Tile::Fill f;
+  f.array = array;
+  f.loop = loop;
+  f.stageSize = size;
+  f.members = members;
+  if (loop >= 0)
+    stageSet(ki, bl, loop, size, tmp);
+  Footprint fp = footprint(ki, grp, loop >= 0 ? tmp : bl);
+  f.size = fp.size;
+  f.box = std::move(fp.box);
+  f.pattern = cachingLoadPattern(ki.arrays[static_cast<size_t>(array)], f.box, tpbInt, hw);
+  f.warp = std::min<int64_t>(hw.warpSize, tpbInt);
+  return f;
+}
+
+const Characterizer::Impl::Tile::Fill &Characterizer::Impl::fill(int array, int loop, int64_t size,
+                                                                 uint64_t members) {
+  int64_t warp = std::min<int64_t>(hw.warpSize, tpbInt);
+  for (auto &f : tile->fills)
+    if (f.array == array && f.loop == loop && f.stageSize == size && f.members == members) {
+      if (f.warp != warp) {
+        f.pattern = cachingLoadPattern(ki.arrays[static_cast<size_t>(array)], f.box, tpbInt, hw);
+        f.warp = warp;
+      }
+      return f;
+    }
+  std::vector<const AccessInfo *> grp;
+  const auto &ld = loads[static_cast<size_t>(array)];
+  for (size_t p = 0; p < ld.size(); ++p)
+    if (members >> p & 1)
+      grp.push_back(ld[p]);
+  tile->fills.push_back(computeFill(array, loop, size, members, grp));
+  return tile->fills.back();
+}
+
+void Characterizer::Impl::run(const Layout &l, Characterization &c) {
+  {
+    // Start from a fresh value, keeping the vectors' storage.
+    std::vector<ArrayUse> arrays;
+    std::vector<AccessUse> accesses;
+    std::vector<StageUse> stages;
+    arrays.swap(c.arrays);
+    accesses.swap(c.accesses);
+    stages.swap(c.stages);
+    c = Characterization{};
+    arrays.clear();
+    accesses.clear();
+    stages.clear();
+    c.arrays.swap(arrays);
+    c.accesses.swap(accesses);
+    c.stages.swap(stages);
+  }
+  model::Workload &w = c.workload;
+  w.threadsPerBlock = tpb;
+  w.blocks = blocks;
 
   // Stages: equation 4.
   for (const auto &[loop, size] : l.stages) {
-    StageUse s;
+    StageUse &s = c.stages.emplace_back();
     s.loop = loop;
     s.stageSize = size;
     double trip = ki.loops[static_cast<size_t>(loop)].trip;
     s.numStages = std::ceil(trip / static_cast<double>(size));
-    c.stages.push_back(s);
   }
   auto numStages = [&](int loop) {
     for (const auto &s : c.stages)
@@ -154,43 +505,52 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
 
   double uncoalTransSum = 0; // transactions x uncoalesced instructions (equation 16)
   double bytesNum = 0, bytesDen = 0;           // equation 10
+  bool unstagedCache = false;
 
-  for (size_t d = 0; d < ki.arrays.size(); ++d) {
-    ArrayUse au;
+  for (size_t d = 0; d < nArrays; ++d) {
+    ArrayUse &au = c.arrays.emplace_back();
     au.array = static_cast<int>(d);
     au.shrDegree = shr[d];
-    auto loads = accessesOf(ki, au.array, true);
-    auto all = accessesOf(ki, au.array, false);
-    bool readOnly = loads.size() == all.size() && !loads.empty();
-    bool affine = std::none_of(loads.begin(), loads.end(),
-                               [](const AccessInfo *a) { return a->hasData(); });
-    au.cacheable = readOnly && affine && au.shrDegree > 1.0;
+    au.cacheable = readOnlyAffine[d] && au.shrDegree > 1.0;
     au.cached = l.isCached(au.array);
+    const auto &ld = loads[d];
     if (au.cached) {
       // Equations 5 and 12: one ShMem per staged loop (or the whole block footprint).
-      std::vector<int> groups;
-      for (const auto *a : loads) {
+      groupLoops.clear();
+      for (const auto *a : ld) {
         int k = stagedLoopOf(*a, l);
-        if (std::find(groups.begin(), groups.end(), k) == groups.end())
-          groups.push_back(k);
+        if (k < 0)
+          unstagedCache = true;
+        if (std::find(groupLoops.begin(), groupLoops.end(), k) == groupLoops.end())
+          groupLoops.push_back(k);
       }
-      for (int k : groups) {
-        std::vector<const AccessInfo *> grp;
-        for (const auto *a : loads)
-          if (stagedLoopOf(*a, l) == k)
-            grp.push_back(a);
-        IterSet set = k >= 0 ? stageSet(ki, l, k, l.stageSize(k)) : bl;
-        Footprint fp = footprint(ki, grp, set);
-        double reloads = k >= 0 ? numStages(k) * ki.loops[static_cast<size_t>(k)].execs : 1.0;
-        double insts = std::ceil(fp.size / tpb) * reloads;
-        au.shMemElems += fp.size;
-        au.cachingInsts += insts;
-        au.cachingPattern = cachingLoadPattern(ki.arrays[d], fp.box, l.threadsPerBlock(), hw);
-        if (au.cachingPattern.coalesced) {
-          w.coalMemInsts += insts;
+      for (int k : groupLoops) {
+        int64_t size = k >= 0 ? l.stageSize(k) : 0;
+        Tile::Fill uncached;
+        const Tile::Fill *fp = &uncached;
+        if (ld.size() <= 64) {
+          uint64_t members = 0;
+          for (size_t p = 0; p < ld.size(); ++p)
+            if (stagedLoopOf(*ld[p], l) == k)
+              members |= uint64_t{1} << p;
+          fp = &fill(au.array, k, size, members);
         } else {
-          w.uncoalMemInsts += insts;
-          uncoalTransSum += insts * au.cachingPattern.transactions;
+          std::vector<const AccessInfo *> grp; // more loads than a group mask holds
+          for (const auto *a : ld)
+            if (stagedLoopOf(*a, l) == k)
+              grp.push_back(a);
+          uncached = computeFill(au.array, k, size, 0, grp);
+        }
+        double reloads = k >= 0 ? numStages(k) * ki.loops[static_cast<size_t>(k)].execs : 1.0;
+        double n = std::ceil(fp->size / tpb) * reloads;
+        au.shMemElems += fp->size;
+        au.cachingInsts += n;
+        au.cachingPattern = fp->pattern;
+        if (au.cachingPattern.coalesced) {
+          w.coalMemInsts += n;
+        } else {
+          w.uncoalMemInsts += n;
+          uncoalTransSum += n * au.cachingPattern.transactions;
         }
       }
       au.shMemBytes = au.shMemElems * ki.arrays[d].elemBytes; // equation 6
@@ -199,41 +559,34 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     }
     // Equation 9: data_reqs(D) = sum_k size(ShMem(D, k)) + sum_j size(P(A_j(D), B)).
     au.dataReqs = au.shMemElems;
-    for (const auto *a : all)
+    for (const auto *a : all[d])
       if (!(au.cached && !a->isStore))
-        au.dataReqs += footprint(ki, {a}, bl).size;
+        au.dataReqs += tile->accessBlock[indexOf(a)];
     bytesNum += au.dataReqs * ki.arrays[d].elemBytes;
     bytesDen += au.dataReqs;
-    c.arrays.push_back(au);
   }
 
-  for (size_t i = 0; i < ki.accesses.size(); ++i) {
+  for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
-    AccessUse u;
+    AccessUse &u = c.accesses.emplace_back();
     u.access = static_cast<int>(i);
     u.viaShared = !a.isStore && l.isCached(a.array);
-    // Equation 13: direct_mem_insts(A_j) = size(P(A_j, F)), times the branch probability;
-    // data-dependent accesses count every execution.
-    double insts = a.hasData() ? a.execs * F : footprint(ki, {&a}, th).size * branchFactor(ki, a);
-    u.insts = insts;
+    u.insts = insts[i];
     if (u.viaShared) {
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
-      c.sharedReadInsts += insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
+      c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
     } else {
-      u.pattern = directAccessPattern(ki, a, l, hw);
+      u.pattern = pattern[i];
       if (u.pattern.coalesced) {
-        w.coalMemInsts += insts; // equation 14
+        w.coalMemInsts += u.insts; // equation 14
       } else {
-        w.uncoalMemInsts += insts; // equation 15
-        uncoalTransSum += insts * u.pattern.transactions;
+        w.uncoalMemInsts += u.insts; // equation 15
+        uncoalTransSum += u.insts * u.pattern.transactions;
       }
     }
-    c.accesses.push_back(u);
   }
 
-  // Equation 17: Func_insts = F x sum_i Ins_i x LP_i.
-  for (const auto &cb : ki.comps)
-    c.funcInsts += F * static_cast<double>(cb.count) * cb.execs;
+  c.funcInsts = funcInsts; // equation 17
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];
@@ -247,12 +600,6 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
   w.compInsts = c.funcInsts + c.loopControlInsts + c.sharedReadInsts + c.cachingCompInsts;
 
   // Barriers: after each stage is loaded and after it is used; one after an unstaged fill.
-  bool unstagedCache = false;
-  for (const auto &au : c.arrays)
-    if (au.cached)
-      for (const auto &a : ki.accesses)
-        if (a.array == au.array && !a.isStore && stagedLoopOf(a, l) < 0)
-          unstagedCache = true;
   for (const auto &s : c.stages)
     w.synchInsts += 2.0 * s.numStages * ki.loops[static_cast<size_t>(s.loop)].execs;
   if (unstagedCache)
@@ -266,66 +613,43 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
   c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes);
 
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
-  IterSet whole = fullLoops(ki);
-  for (size_t d = 0; d < ki.dimNames.size(); ++d)
-    whole[d] = {ki.dimLo[d], ki.dimSize[d], 1};
+  c.compulsoryBytes = compulsoryBytes;
+  c.blockFootprintBytes = tile->blockFootprintBytes;
   double doubles = 0, elems = 0;
-  for (size_t d = 0; d < ki.arrays.size(); ++d) {
-    auto all = accessesOf(ki, static_cast<int>(d), false);
-    if (all.empty())
+  for (size_t d = 0; d < nArrays; ++d) {
+    if (all[d].empty())
       continue;
-    double eb = ki.arrays[d].elemBytes;
-    c.arrays[d].kernelUnique = std::min(footprint(ki, all, whole).size, ki.arrays[d].elements);
-    c.compulsoryBytes += eb * c.arrays[d].kernelUnique;
-    c.blockFootprintBytes += eb * footprint(ki, all, bl).size;
+    c.arrays[d].kernelUnique = kernelUnique[d];
     elems += c.arrays[d].dataReqs;
     if (ki.arrays[d].isDouble)
       doubles += c.arrays[d].dataReqs;
   }
   c.fp64Fraction = elems > 0 ? doubles / elems : 0.0;
-  auto bytesPerWarpInst = [&](const WarpAccess &p, int eb) {
-    return p.coalesced ? static_cast<double>(eb) * std::min<double>(hw.warpSize, tpb)
-                       : p.transactions * 32.0;
-  };
   for (auto &u : c.accesses) {
     if (u.viaShared)
       continue;
-    const auto &a = ki.accesses[static_cast<size_t>(u.access)];
-    int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
-    u.bytesPerThread = u.insts * bytesPerWarpInst(u.pattern, eb) / std::min<double>(hw.warpSize, tpb);
+    u.bytesPerThread = bytesPerThread[static_cast<size_t>(u.access)];
     c.requestedBytesPerThread += u.bytesPerThread;
   }
   // Per array: the direct loads' requests and distinct elements per block, and
-  // how many sector bytes they move per byte used.
+  // how many sector bytes they move per byte used (loads through shared memory
+  // are not direct).
   for (auto &au : c.arrays) {
-    std::vector<const AccessInfo *> loads, stores;
-    bool data = false;
-    for (const auto &u : c.accesses) {
-      const auto &a = ki.accesses[static_cast<size_t>(u.access)];
-      if (a.array != au.array || u.viaShared)
-        continue;
-      if (a.isStore) {
-        stores.push_back(&a);
-      } else {
-        loads.push_back(&a);
-        // Requests that reach L1: a warp instruction asks once per distinct element.
-        au.loadRequests += u.insts * u.pattern.distinct * std::ceil(tpb / hw.warpSize);
-        data = data || a.hasData();
-      }
+    size_t d = static_cast<size_t>(au.array);
+    bool direct = !au.cached && !loads[d].empty();
+    if (direct) {
+      au.loadRequests = loadRequests[d];
+      au.loadBlockUnique = loadBlockUnique[d];
     }
-    double elements = ki.arrays[static_cast<size_t>(au.array)].elements;
-    if (!loads.empty())
-      au.loadBlockUnique = data ? std::min(au.loadRequests, elements)
-                                : std::min(au.loadRequests, footprint(ki, loads, bl).size);
-    if (!stores.empty())
-      au.storeKernelUnique = std::min(elements, footprint(ki, stores, whole).size);
-    au.loadInflation = sectorInflation(ki, loads, l, hw);
-    au.storeInflation = sectorInflation(ki, stores, l, hw);
+    if (!stores[d].empty())
+      au.storeKernelUnique = storeKernelUnique[d];
+    au.loadInflation = direct ? loadInflation[d] : 1.0;
+    au.storeInflation = storeInflation[d];
   }
   // Memory-level parallelism: the loads of one statement list that do not wait
   // for each other are in flight together; unrolling by U overlaps U iterations;
   // folded tasks are jammed, so their loads share the groups (not x F).
-  std::vector<int> maxLevel(ki.blocks.size(), 0);
+  std::fill(maxLevel.begin(), maxLevel.end(), 0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (!a.isStore && !u.viaShared)
@@ -340,24 +664,34 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
     c.loadGroups += s.numStages * ki.loops[static_cast<size_t>(s.loop)].execs;
   if (unstagedCache)
     c.loadGroups += 1.0;
-  {
-    // The sliding window of a block: its tile over a few iterations of each loop.
-    constexpr int64_t kWindow = 4;
-    IterSet win = bl;
-    for (size_t v = ki.dimNames.size(); v < win.size(); ++v)
-      win[v].count = std::min<int64_t>(win[v].count, kWindow);
-    for (size_t d = 0; d < ki.arrays.size(); ++d) {
-      auto all = accessesOf(ki, static_cast<int>(d), false);
-      bool viaShared = l.isCached(static_cast<int>(d));
-      if (!all.empty() && !viaShared)
-        c.windowFootprintBytes += ki.arrays[d].elemBytes * footprint(ki, all, win).size;
-    }
-  }
+  for (size_t d = 0; d < nArrays; ++d)
+    if (!all[d].empty() && !l.isCached(static_cast<int>(d)))
+      c.windowFootprintBytes += ki.arrays[d].elemBytes * tile->window[d];
   for (const auto &au : c.arrays)
     if (au.cached)
       c.requestedBytesPerThread += au.cachingInsts *
                                    bytesPerWarpInst(au.cachingPattern, ki.arrays[static_cast<size_t>(au.array)].elemBytes) /
                                    std::min<double>(hw.warpSize, tpb);
+}
+
+Characterizer::Characterizer(const KernelInfo &ki, const model::HwSpec &hw)
+    : impl_(std::make_unique<Impl>(ki, hw)) {}
+Characterizer::~Characterizer() = default;
+
+void Characterizer::setShape(const std::vector<int64_t> &block, const std::vector<int64_t> &fold) {
+  impl_->setShape(block, fold);
+}
+const std::vector<double> &Characterizer::shareDegrees() const { return impl_->shr; }
+int64_t Characterizer::stageSize(int loop, const std::vector<int> &cached) {
+  return impl_->stageSize(loop, cached);
+}
+void Characterizer::characterize(const Layout &l, Characterization &out) { impl_->run(l, out); }
+
+Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw) {
+  Characterizer z(ki, hw);
+  z.setShape(l.block, l.fold);
+  Characterization c;
+  z.characterize(l, c);
   return c;
 }
 

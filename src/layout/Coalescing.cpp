@@ -2,24 +2,47 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace skelcast::layout {
 namespace {
 
+/// A buffer of n values on the stack when small (a warp's addresses).
+class Scratch {
+public:
+  explicit Scratch(size_t n) {
+    if (n > kInline) {
+      heap_.resize(n);
+      p_ = heap_.data();
+    }
+  }
+  int64_t *data() { return p_; }
+
+private:
+  static constexpr size_t kInline = 256;
+  int64_t inline_[kInline];
+  std::vector<int64_t> heap_;
+  int64_t *p_ = inline_;
+};
+
+/// Distinct values among buf[0, n) (sorted in place).
+size_t countDistinct(int64_t *buf, size_t n) {
+  std::sort(buf, buf + n);
+  return static_cast<size_t>(std::unique(buf, buf + n) - buf);
+}
+
 /// Transactions of a group of threads by distinct `unit`-byte blocks;
 /// unknown addresses count one each.
-double distinctUnits(const std::vector<std::optional<int64_t>> &addrs, size_t b, size_t e,
-                     int64_t unit) {
-  std::set<int64_t> s;
+double distinctUnits(const std::optional<int64_t> *addrs, size_t b, size_t e, int64_t unit) {
+  Scratch s(e - b);
+  size_t k = 0;
   double unknown = 0;
   for (size_t i = b; i < e; ++i) {
     if (addrs[i])
-      s.insert(*addrs[i] >= 0 ? *addrs[i] / unit : (*addrs[i] - unit + 1) / unit);
+      s.data()[k++] = *addrs[i] >= 0 ? *addrs[i] / unit : (*addrs[i] - unit + 1) / unit;
     else
       unknown += 1;
   }
-  return static_cast<double>(s.size()) + unknown;
+  return static_cast<double>(countDistinct(s.data(), k)) + unknown;
 }
 
 bool dependsOn(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<bool> &vary) {
@@ -38,25 +61,103 @@ bool dependsOn(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<
   return false;
 }
 
+/// Appends the byte addresses of the representative warp (see warpAddresses).
+void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const KernelInfo &ki,
+                         const AccessInfo &a, const Layout &l, const model::HwSpec &hw,
+                         int64_t innerIteration) {
+  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  size_t nd = ki.dimNames.size();
+  // Thread coordinates: x is the last parallel dimension, then y, then z.
+  int64_t bdim[3] = {1, 1, 1};
+  for (size_t t = 0; t < nd; ++t)
+    bdim[t] = l.block[nd - 1 - t];
+  int64_t tpb = l.threadsPerBlock();
+  int64_t warp = std::min<int64_t>(hw.warpSize, tpb);
+  bool allAffine = true;
+  for (const auto &f : a.index)
+    allAffine = allAffine && f.kind == IndexForm::Kind::Affine;
+  std::vector<bool> vary;
+  if (!allAffine) {
+    vary.assign(ki.vars.size(), false);
+    for (size_t t = 0; t < nd; ++t) {
+      int64_t below = 1;
+      for (size_t u = 0; u < t; ++u)
+        below *= bdim[u];
+      vary[nd - 1 - t] = bdim[t] > 1 && below < warp;
+    }
+  }
+  Scratch valsBuf(ki.vars.size());
+  int64_t *vals = valsBuf.data();
+  for (size_t v = 0; v < ki.vars.size(); ++v)
+    vals[v] = ki.vars[v].lo;
+  if (innerIteration > 0 && !a.loops.empty()) {
+    const Var &iv = ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)];
+    vals[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)] =
+        iv.lo + innerIteration * iv.step;
+  }
+  std::vector<int64_t> valsVec; // evalIndex takes a vector
+  addrs.reserve(addrs.size() + static_cast<size_t>(warp));
+  for (int64_t th = 0; th < warp; ++th) {
+    int64_t rest = th;
+    for (size_t t = 0; t < nd; ++t) {
+      vals[nd - 1 - t] = ki.dimLo[nd - 1 - t] + rest % bdim[t];
+      rest /= bdim[t];
+    }
+    if (allAffine) {
+      // An affine subscript is its constant plus its coefficients times the
+      // variables: the value evalIndex computes from the expression.
+      int64_t off = 0;
+      for (size_t d = 0; d < a.index.size(); ++d) {
+        const IndexForm &f = a.index[d];
+        int64_t x = f.constant;
+        for (size_t v = 0; v < f.coef.size(); ++v)
+          x += f.coef[v] * vals[v];
+        off += x * arr.strides[d];
+      }
+      addrs.push_back(off * arr.elemBytes);
+      continue;
+    }
+    valsVec.assign(vals, vals + ki.vars.size());
+    std::optional<int64_t> off = 0;
+    for (size_t d = 0; d < a.index.size() && off; ++d) {
+      auto x = evalIndex(ki, a.index[d].expr, valsVec);
+      if (!x) {
+        // Unknown data: the same for the whole warp when it depends on no index
+        // that varies across it (then it shifts all addresses alike).
+        if (dependsOn(ki, a.index[d].expr, vary))
+          off = std::nullopt;
+        continue;
+      }
+      *off += *x * arr.strides[d];
+    }
+    addrs.push_back(off ? std::optional<int64_t>(*off * arr.elemBytes) : std::nullopt);
+  }
+}
+
 } // namespace
 
 WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb,
                         model::CoalescingRule rule) {
+  return classifyWarp(addrs.data(), addrs.size(), eb, rule);
+}
+
+WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
+                        model::CoalescingRule rule) {
   WarpAccess w;
-  size_t n = addrs.size();
   if (n == 0)
     return w;
-  {
-    std::set<int64_t> d;
-    double unknown = 0;
-    for (const auto &a : addrs) {
-      if (a)
-        d.insert(*a);
-      else
-        unknown += 1;
-    }
-    w.distinct = static_cast<double>(d.size()) + unknown;
+  // The distinct known addresses, sorted.
+  Scratch known(n);
+  size_t nk = 0;
+  double unknown = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (addrs[i])
+      known.data()[nk++] = *addrs[i];
+    else
+      unknown += 1;
   }
+  nk = countDistinct(known.data(), nk);
+  w.distinct = static_cast<double>(nk) + unknown;
   switch (rule) {
   case model::CoalescingRule::HalfWarp: {
     double trans = 0;
@@ -88,21 +189,13 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
   }
   case model::CoalescingRule::Sector: {
     double sectors = distinctUnits(addrs, 0, n, 32);
-    std::vector<int64_t> known;
-    bool anyUnknown = false;
-    for (const auto &a : addrs) {
-      if (a)
-        known.push_back(*a);
-      else
-        anyUnknown = true;
-    }
-    std::sort(known.begin(), known.end());
-    known.erase(std::unique(known.begin(), known.end()), known.end());
-    double runs = known.empty() ? 0 : 1;
-    for (size_t i = 1; i < known.size(); ++i)
-      if (known[i] != known[i - 1] + eb)
+    bool anyUnknown = unknown > 0;
+    const int64_t *k = known.data();
+    double runs = nk == 0 ? 0 : 1;
+    for (size_t i = 1; i < nk; ++i)
+      if (k[i] != k[i - 1] + eb)
         runs += 1;
-    double ideal = std::ceil(static_cast<double>(known.size()) * eb / 32.0);
+    double ideal = std::ceil(static_cast<double>(nk) * eb / 32.0);
     w.coalesced = !anyUnknown && runs <= 4 && sectors <= ideal + runs;
     w.transactions = w.coalesced ? 1.0 : sectors;
     return w;
@@ -114,57 +207,16 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
 std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
                                                   const Layout &l, const model::HwSpec &hw,
                                                   int64_t innerIteration) {
-  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
-  size_t nd = ki.dimNames.size();
-  // Thread coordinates: x is the last parallel dimension, then y, then z.
-  std::vector<int64_t> bdim(3, 1);
-  for (size_t t = 0; t < nd; ++t)
-    bdim[t] = l.block[nd - 1 - t];
-  int64_t tpb = l.threadsPerBlock();
-  int64_t warp = std::min<int64_t>(hw.warpSize, tpb);
-  std::vector<bool> vary(ki.vars.size(), false);
-  for (size_t t = 0; t < nd; ++t) {
-    int64_t below = 1;
-    for (size_t u = 0; u < t; ++u)
-      below *= bdim[u];
-    vary[nd - 1 - t] = bdim[t] > 1 && below < warp;
-  }
-  std::vector<int64_t> vals(ki.vars.size(), 0);
-  for (size_t v = 0; v < ki.vars.size(); ++v)
-    vals[v] = ki.vars[v].lo;
-  if (innerIteration > 0 && !a.loops.empty()) {
-    const Var &iv = ki.vars[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)];
-    vals[static_cast<size_t>(ki.loops[static_cast<size_t>(a.loops.back())].var)] =
-        iv.lo + innerIteration * iv.step;
-  }
   std::vector<std::optional<int64_t>> addrs;
-  for (int64_t th = 0; th < warp; ++th) {
-    int64_t rest = th;
-    for (size_t t = 0; t < nd; ++t) {
-      vals[nd - 1 - t] = ki.dimLo[nd - 1 - t] + rest % bdim[t];
-      rest /= bdim[t];
-    }
-    std::optional<int64_t> off = 0;
-    for (size_t d = 0; d < a.index.size() && off; ++d) {
-      auto x = evalIndex(ki, a.index[d].expr, vals);
-      if (!x) {
-        // Unknown data: the same for the whole warp when it depends on no index
-        // that varies across it (then it shifts all addresses alike).
-        if (dependsOn(ki, a.index[d].expr, vary))
-          off = std::nullopt;
-        continue;
-      }
-      *off += *x * arr.strides[d];
-    }
-    addrs.push_back(off ? std::optional<int64_t>(*off * arr.elemBytes) : std::nullopt);
-  }
+  appendWarpAddresses(addrs, ki, a, l, hw, innerIteration);
   return addrs;
 }
 
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
                                const model::HwSpec &hw) {
-  return classifyWarp(warpAddresses(ki, a, l, hw, 0),
-                      ki.arrays[static_cast<size_t>(a.array)].elemBytes, hw.coalescing());
+  std::vector<std::optional<int64_t>> addrs;
+  appendWarpAddresses(addrs, ki, a, l, hw, 0);
+  return classifyWarp(addrs, ki.arrays[static_cast<size_t>(a.array)].elemBytes, hw.coalescing());
 }
 
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
@@ -175,27 +227,28 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
   // loop: sectors that later iterations use are not wasted.
   constexpr int64_t kIterations = 4;
   std::vector<std::optional<int64_t>> all;
+  all.reserve(accesses.size() * static_cast<size_t>(kIterations * hw.warpSize));
   for (const auto *a : accesses) {
     int64_t iters = 1;
     if (!a->loops.empty())
       iters = std::clamp<int64_t>(static_cast<int64_t>(ki.loops[static_cast<size_t>(a->loops.back())].trip), 1,
                                   kIterations);
-    for (int64_t t = 0; t < iters; ++t) {
-      auto ad = warpAddresses(ki, *a, l, hw, t);
-      all.insert(all.end(), ad.begin(), ad.end());
-    }
+    for (int64_t t = 0; t < iters; ++t)
+      appendWarpAddresses(all, ki, *a, l, hw, t);
   }
   int eb = ki.arrays[static_cast<size_t>(accesses.front()->array)].elemBytes;
-  std::set<int64_t> distinct;
+  Scratch known(all.size());
+  size_t nk = 0;
   double unknown = 0;
   for (const auto &x : all) {
     if (x)
-      distinct.insert(*x);
+      known.data()[nk++] = *x;
     else
       unknown += 1;
   }
-  double sectors = distinctUnits(all, 0, all.size(), 32);
-  double bytes = (static_cast<double>(distinct.size()) + unknown) * eb;
+  nk = countDistinct(known.data(), nk);
+  double sectors = distinctUnits(all.data(), 0, all.size(), 32);
+  double bytes = (static_cast<double>(nk) + unknown) * eb;
   return bytes > 0 ? std::max(1.0, sectors * 32.0 / bytes) : 1.0;
 }
 
@@ -203,21 +256,27 @@ WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,
                               int64_t threadsPerBlock, const model::HwSpec &hw) {
   size_t nd = box.lo.size();
   int64_t warp = std::min<int64_t>(hw.warpSize, threadsPerBlock);
-  std::vector<int64_t> ext(nd);
-  for (size_t d = 0; d < nd; ++d)
-    ext[d] = std::max<int64_t>(1, box.hi[d] - box.lo[d] + 1);
-  std::vector<std::optional<int64_t>> addrs;
+  constexpr size_t kInline = 64;
+  std::optional<int64_t> inlineAddrs[kInline];
+  std::vector<std::optional<int64_t>> heapAddrs;
+  std::optional<int64_t> *addrs = inlineAddrs;
+  if (warp > static_cast<int64_t>(kInline)) {
+    heapAddrs.resize(static_cast<size_t>(warp));
+    addrs = heapAddrs.data();
+  }
+  size_t n = 0;
   for (int64_t th = 0; th < warp; ++th) {
     int64_t rest = th, off = 0;
     for (size_t d = nd; d-- > 0;) {
-      off += (box.lo[d] + rest % ext[d]) * arr.strides[d];
-      rest /= ext[d];
+      int64_t ext = std::max<int64_t>(1, box.hi[d] - box.lo[d] + 1);
+      off += (box.lo[d] + rest % ext) * arr.strides[d];
+      rest /= ext;
     }
     if (rest > 0)
       break; // the box holds fewer elements than a warp
-    addrs.push_back(off * arr.elemBytes);
+    addrs[n++] = off * arr.elemBytes;
   }
-  return classifyWarp(addrs, arr.elemBytes, hw.coalescing());
+  return classifyWarp(addrs, n, arr.elemBytes, hw.coalescing());
 }
 
 } // namespace skelcast::layout

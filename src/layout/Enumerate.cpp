@@ -30,8 +30,8 @@ std::vector<std::vector<int64_t>> powerGrid(const std::vector<int64_t> &limit) {
 
 /// The loops a stage of `cached` could cover: constant-trip streaming loops
 /// that read a cached array.
-std::vector<int> stageableLoops(const KernelInfo &ki, const std::vector<int> &cached) {
-  std::vector<int> out;
+void stageableLoops(const KernelInfo &ki, const std::vector<int> &cached, std::vector<int> &out) {
+  out.clear();
   for (size_t l = 0; l < ki.loops.size(); ++l) {
     const LoopInfo &li = ki.loops[l];
     if (!li.isStream || !li.constTrip || li.trip < 2)
@@ -42,15 +42,14 @@ std::vector<int> stageableLoops(const KernelInfo &ki, const std::vector<int> &ca
         break;
       }
   }
-  return out;
 }
 
 /// "Maximize L": full unrolling of short constant loops, the stage size of a
 /// staged loop, otherwise the largest power of two up to maxUnroll dividing the
 /// trip; a loop with data-dependent bounds by up to 4 (with a remainder loop).
-std::vector<std::pair<int, int64_t>> maxUnroll(const KernelInfo &ki, const Layout &l,
-                                               const EnumerateOptions &o) {
-  std::vector<std::pair<int, int64_t>> out;
+void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
+               std::vector<std::pair<int, int64_t>> &out) {
+  out.clear();
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];
     if (li.trip < 2)
@@ -71,7 +70,6 @@ std::vector<std::pair<int, int64_t>> maxUnroll(const KernelInfo &ki, const Layou
     if (u > 1)
       out.push_back({static_cast<int>(lp), u});
   }
-  return out;
 }
 
 } // namespace
@@ -88,60 +86,76 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
   // when the whole loop space is smaller than a warp.
   int64_t minThreads = static_cast<int64_t>(std::min<double>(hw.warpSize, ki.loopSpace));
 
+  // Arrays that can be cached once their ShrDegree exceeds 1: loaded, never
+  // stored, no data-dependent subscript.
+  std::vector<char> readOnlyAffine(ki.arrays.size(), 0);
+  for (size_t a = 0; a < ki.arrays.size(); ++a) {
+    bool loaded = false, stored = false, data = false;
+    for (const auto &acc : ki.accesses)
+      if (acc.array == static_cast<int>(a)) {
+        (acc.isStore ? stored : loaded) = true;
+        data = data || acc.hasData();
+      }
+    readOnlyAffine[a] = loaded && !stored && !data;
+  }
+
+  // One Layout, one Characterization and the lists below are reused for every
+  // candidate: nothing is allocated per layout once they have grown.
+  Characterizer z(ki, hw);
+  Characterization c;
+  Layout l;
+  std::vector<int> candidates, stageable;
+  std::vector<std::pair<int, int64_t>> lmax;
+  const auto folds = powerGrid(foldLim);
   for (const auto &block : powerGrid(blockLim)) {
-    Layout base;
-    base.block = block;
-    int64_t tpb = base.threadsPerBlock();
+    l.block = block;
+    int64_t tpb = l.threadsPerBlock();
     if (tpb > hw.maxThreadsPerBlock || tpb < minThreads)
       continue; // outside the space (not counted: never a candidate)
-    for (const auto &fold : powerGrid(foldLim)) {
-      Layout lf = base;
-      lf.fold = fold;
+    for (const auto &fold : folds) {
       bool fits = true;
       double tile = 1;
       for (size_t d = 0; d < nd; ++d) {
-        fits = fits && lf.block[d] * lf.fold[d] <= nextPow2(ki.dimSize[d]);
-        tile *= static_cast<double>(lf.block[d] * lf.fold[d]);
+        fits = fits && block[d] * fold[d] <= nextPow2(ki.dimSize[d]);
+        tile *= static_cast<double>(block[d] * fold[d]);
       }
       if (!fits || tile > std::max(ki.loopSpace, static_cast<double>(tpb))) {
         ++st.explored;
         ++st.pruned; // size(B) x size(F) beyond the loop space
         continue;
       }
-      std::vector<double> shr = shareDegrees(ki, lf);
-      std::vector<int> candidates;
-      for (size_t a = 0; a < ki.arrays.size(); ++a) {
-        bool loaded = false, stored = false, data = false;
-        for (const auto &acc : ki.accesses)
-          if (acc.array == static_cast<int>(a)) {
-            (acc.isStore ? stored : loaded) = true;
-            data = data || acc.hasData();
-          }
-        if (loaded && !stored && !data && shr[a] > 1.0)
+      l.fold = fold;
+      z.setShape(block, fold);
+      const std::vector<double> &shr = z.shareDegrees();
+      candidates.clear();
+      for (size_t a = 0; a < ki.arrays.size(); ++a)
+        if (readOnlyAffine[a] && shr[a] > 1.0)
           candidates.push_back(static_cast<int>(a));
-      }
       size_t nc = std::min<size_t>(candidates.size(), 8);
       for (uint32_t mask = 0; mask < (1u << nc); ++mask) {
-        Layout lc = lf;
-        for (size_t c = 0; c < nc; ++c)
-          if (mask & (1u << c))
-            lc.cached.push_back(candidates[c]);
-        std::vector<int> sl = lc.cached.empty() ? std::vector<int>{} : stageableLoops(ki, lc.cached);
-        size_t ns = std::min<size_t>(sl.size(), 4);
+        l.cached.clear();
+        for (size_t ci = 0; ci < nc; ++ci)
+          if (mask & (1u << ci))
+            l.cached.push_back(candidates[ci]);
+        if (l.cached.empty())
+          stageable.clear();
+        else
+          stageableLoops(ki, l.cached, stageable);
+        size_t ns = std::min<size_t>(stageable.size(), 4);
         for (uint32_t smask = 0; smask < (1u << ns); ++smask) {
-          Layout ls = lc;
+          l.stages.clear();
           for (size_t s = 0; s < ns; ++s)
             if (smask & (1u << s))
-              ls.stages.push_back({sl[s], paperStageSize(ki, ls, sl[s], ls.cached)});
-          auto lmax = maxUnroll(ki, ls, opts);
-          std::vector<std::vector<std::pair<int, int64_t>>> unrolls{{}};
-          if (!lmax.empty())
-            unrolls.push_back(lmax);
-          for (const auto &u : unrolls) {
-            Layout l = ls;
-            l.unroll = u;
+              l.stages.push_back({stageable[s], z.stageSize(stageable[s], l.cached)});
+          maxUnroll(ki, l, opts, lmax);
+          // L: none, then maximized (when anything can be unrolled).
+          for (int variant = 0; variant < (lmax.empty() ? 1 : 2); ++variant) {
+            if (variant == 0)
+              l.unroll.clear();
+            else
+              l.unroll = lmax;
             ++st.explored;
-            Characterization c = characterize(ki, l, hw);
+            z.characterize(l, c);
             if (!c.fits) {
               ++st.pruned; // shared memory per block beyond the limit
               continue;

@@ -92,7 +92,248 @@ double unionVolume(const std::vector<std::vector<std::pair<int64_t, int64_t>>> &
   return vol;
 }
 
+/// Separable accesses without allocating: at most kFastBoxes accesses of at most
+/// kFastDims dimensions. Done: `size` and the box are footprint()'s. Enumerate:
+/// footprint() would find the accesses not separable, or a union too large to
+/// compress, and go on to enumerate the points. Unknown: anything else (too many
+/// accesses or dimensions, an empty range); footprint()'s general code decides.
+/// Sizes are exact integers, so summing them in another order gives the same double.
+constexpr size_t kFastBoxes = 16, kFastDims = 8;
+
+enum class Fast { Done, Enumerate, Unknown };
+
+Fast separableFast(const KernelInfo &ki, const AccessInfo *const *acc, size_t n, const IterSet &set,
+                   double &size, int64_t *boxLo, int64_t *boxHi) {
+  if (n == 0 || n > kFastBoxes || ki.vars.size() > 64)
+    return Fast::Unknown;
+  size_t nd = ki.arrays[static_cast<size_t>(acc[0]->array)].extents.size();
+  if (nd == 0 || nd > kFastDims)
+    return Fast::Unknown;
+  struct Progression {
+    int64_t first, step, n;
+  } iv[kFastBoxes][kFastDims]; // not initialized: only [n][nd] is used
+  for (size_t i = 0; i < n; ++i) {
+    const AccessInfo &a = *acc[i];
+    uint64_t used = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      const IndexForm &f = a.index[d];
+      if (f.kind != IndexForm::Kind::Affine)
+        return Fast::Enumerate;
+      int var = -1;
+      for (size_t v = 0; v < f.coef.size(); ++v)
+        if (f.coef[v] != 0) {
+          if (var >= 0 || (used >> v & 1))
+            return Fast::Enumerate;
+          used |= uint64_t{1} << v;
+          var = static_cast<int>(v);
+        }
+      Progression x{f.constant, 1, 1};
+      if (var >= 0) {
+        const VarRange &r = set[static_cast<size_t>(var)];
+        int64_t c = f.coef[static_cast<size_t>(var)];
+        x.first = f.constant + c * r.start;
+        x.step = c * r.stride;
+        x.n = r.count;
+        if (x.n <= 0)
+          return Fast::Unknown;
+        if (x.step < 0) {
+          x.first += x.step * (x.n - 1);
+          x.step = -x.step;
+        }
+        if (x.n <= 1)
+          x.step = 1;
+      }
+      iv[i][d] = x;
+    }
+  }
+  int64_t step[kFastDims] = {};
+  for (size_t i = 0; i < n; ++i)
+    for (size_t d = 0; d < nd; ++d)
+      if (iv[i][d].n > 1) {
+        if (step[d] == 0)
+          step[d] = iv[i][d].step;
+        else if (step[d] != iv[i][d].step)
+          return Fast::Enumerate;
+      }
+  // Boxes [lo, hi) in units of the common step, grouped by residue class.
+  int64_t res[kFastBoxes][kFastDims], lo[kFastBoxes][kFastDims], hi[kFastBoxes][kFastDims];
+  for (size_t d = 0; d < nd; ++d) {
+    boxLo[d] = INT64_MAX;
+    boxHi[d] = INT64_MIN;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t d = 0; d < nd; ++d) {
+      const Progression &b = iv[i][d];
+      int64_t s = step[d] ? step[d] : 1;
+      res[i][d] = floorMod(b.first, s);
+      lo[i][d] = (b.first - res[i][d]) / s;
+      hi[i][d] = lo[i][d] + b.n;
+      boxLo[d] = std::min(boxLo[d], b.first);
+      boxHi[d] = std::max(boxHi[d], b.first + b.step * (b.n - 1));
+    }
+  bool done[kFastBoxes] = {};
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (done[i])
+      continue;
+    size_t members[kFastBoxes], m = 0;
+    for (size_t j = i; j < n; ++j)
+      if (!done[j] && std::equal(res[i], res[i] + nd, res[j])) {
+        done[j] = true;
+        members[m++] = j;
+      }
+    if (m == 1) {
+      double v = 1;
+      for (size_t d = 0; d < nd; ++d)
+        v *= static_cast<double>(hi[i][d] - lo[i][d]);
+      total += v;
+      continue;
+    }
+    // Coordinate compression of the group's boxes.
+    int64_t cuts[kFastDims][2 * kFastBoxes];
+    size_t nc[kFastDims];
+    double cells = 1;
+    for (size_t d = 0; d < nd; ++d) {
+      for (size_t k = 0; k < m; ++k) {
+        cuts[d][2 * k] = lo[members[k]][d];
+        cuts[d][2 * k + 1] = hi[members[k]][d];
+      }
+      std::sort(cuts[d], cuts[d] + 2 * m);
+      nc[d] = static_cast<size_t>(std::unique(cuts[d], cuts[d] + 2 * m) - cuts[d]);
+      if (nc[d] < 2)
+        return Fast::Unknown;
+      cells *= static_cast<double>(nc[d] - 1);
+    }
+    if (cells > 4e6)
+      return Fast::Enumerate;
+    size_t idx[kFastDims] = {};
+    for (;;) {
+      for (size_t k = 0; k < m; ++k) {
+        size_t b = members[k];
+        bool in = true;
+        for (size_t d = 0; d < nd && in; ++d)
+          in = lo[b][d] <= cuts[d][idx[d]] && cuts[d][idx[d] + 1] <= hi[b][d];
+        if (in) {
+          double v = 1;
+          for (size_t d = 0; d < nd; ++d)
+            v *= static_cast<double>(cuts[d][idx[d] + 1] - cuts[d][idx[d]]);
+          total += v;
+          break;
+        }
+      }
+      size_t d = 0;
+      while (d < nd && ++idx[d] + 1 >= nc[d]) {
+        idx[d] = 0;
+        ++d;
+      }
+      if (d == nd)
+        break;
+    }
+  }
+  size = total;
+  return Fast::Done;
+}
+
+/// One affine access whose subscripts use disjoint variables, each subscript's
+/// values within its dimension's extent (the first excepted): its points are the
+/// product of one set per dimension (the sums of that subscript's progressions),
+/// and distinct coordinates are distinct offsets, so the number of distinct
+/// offsets footprint() would enumerate is the product of the sets' sizes.
+/// Returns false when that does not hold or a set is too wide to count.
+bool productFast(const KernelInfo &ki, const AccessInfo &a, const IterSet &set, Footprint &fp) {
+  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  size_t nd = arr.extents.size();
+  if (nd == 0 || ki.vars.size() > 64)
+    return false;
+  uint64_t used = 0;
+  std::vector<int64_t> lo(nd), hi(nd);
+  std::vector<uint64_t> bits;
+  double size = 1;
+  for (size_t d = 0; d < nd; ++d) {
+    const IndexForm &f = a.index[d];
+    if (f.kind != IndexForm::Kind::Affine)
+      return false;
+    // Values constant + sum_v coef_v x (start_v + t_v x stride_v), t_v in [0, count_v).
+    int64_t base = f.constant, span = 0;
+    int64_t steps[64], counts[64];
+    size_t nt = 0;
+    for (size_t v = 0; v < f.coef.size(); ++v) {
+      if (f.coef[v] == 0)
+        continue;
+      if (used >> v & 1)
+        return false;
+      used |= uint64_t{1} << v;
+      const VarRange &r = set[v];
+      if (r.count <= 0)
+        return false;
+      int64_t step = f.coef[v] * r.stride;
+      base += f.coef[v] * r.start;
+      if (step < 0) {
+        base += step * (r.count - 1);
+        step = -step;
+      }
+      if (r.count > 1 && step > 0) {
+        steps[nt] = step;
+        counts[nt] = r.count;
+        ++nt;
+        span += step * (r.count - 1);
+      }
+    }
+    lo[d] = base;
+    hi[d] = base + span;
+    if (d > 0 && (lo[d] < 0 || hi[d] >= arr.extents[d]))
+      return false; // offsets could alias across rows
+    double n = 1;
+    if (nt == 1) {
+      n = static_cast<double>(counts[0]);
+    } else if (nt > 1) {
+      if (span >= (int64_t{1} << 24))
+        return false;
+      bits.assign(static_cast<size_t>(span / 64 + 1), 0);
+      int64_t t[64] = {};
+      int64_t distinct = 0;
+      for (;;) {
+        int64_t x = 0;
+        for (size_t i = 0; i < nt; ++i)
+          x += steps[i] * t[i];
+        uint64_t &w = bits[static_cast<size_t>(x / 64)];
+        uint64_t bit = uint64_t{1} << (x % 64);
+        if (!(w & bit)) {
+          w |= bit;
+          ++distinct;
+        }
+        size_t i = 0;
+        while (i < nt && ++t[i] >= counts[i]) {
+          t[i] = 0;
+          ++i;
+        }
+        if (i == nt)
+          break;
+      }
+      n = static_cast<double>(distinct);
+    }
+    size *= n;
+  }
+  fp.size = size;
+  fp.exact = true;
+  fp.box.lo = std::move(lo);
+  fp.box.hi = std::move(hi);
+  return true;
+}
+
 } // namespace
+
+double footprintSize(const KernelInfo &ki, const AccessInfo *const *accesses, size_t n,
+                     const IterSet &set) {
+  int64_t lo[kFastDims], hi[kFastDims];
+  double size = 0;
+  bool data = false;
+  for (size_t i = 0; i < n; ++i)
+    data = data || accesses[i]->hasData();
+  if (!data && separableFast(ki, accesses, n, set, size, lo, hi) == Fast::Done)
+    return size;
+  return footprint(ki, std::vector<const AccessInfo *>(accesses, accesses + n), set).size;
+}
 
 Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                     const IterSet &set) {
@@ -114,9 +355,16 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
   for (const auto *a : accesses)
     if (a->hasData())
       return upperBound();
+  int64_t fastLo[kFastDims], fastHi[kFastDims];
+  Fast fast = separableFast(ki, accesses.data(), accesses.size(), set, fp.size, fastLo, fastHi);
+  if (fast == Fast::Done) {
+    fp.box.lo.assign(fastLo, fastLo + nd);
+    fp.box.hi.assign(fastHi, fastHi + nd);
+    return fp;
+  }
 
   // Separable: each subscript uses at most one variable, each variable one subscript.
-  bool separable = true;
+  bool separable = fast == Fast::Unknown;
   std::vector<std::vector<Interval>> ivs;
   for (const auto *a : accesses) {
     std::vector<Interval> box(nd);
@@ -208,6 +456,8 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
     pts += points(spanVars(ki, *a), set);
   if (pts > kEnumerationLimit)
     return upperBound();
+  if (accesses.size() == 1 && productFast(ki, *accesses.front(), set, fp))
+    return fp;
   std::unordered_set<int64_t> seen;
   fp.box.lo.assign(nd, INT64_MAX);
   fp.box.hi.assign(nd, INT64_MIN);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 namespace skelcast::layout {
@@ -39,33 +40,42 @@ bool Layout::isCached(int array) const {
   return std::find(cached.begin(), cached.end(), array) != cached.end();
 }
 
-std::string layoutString(const KernelInfo &ki, const Layout &l) {
-  std::string s = "block=";
+void appendLayoutString(std::string &s, const KernelInfo &ki, const Layout &l) {
+  auto out = std::back_inserter(s);
+  s += "block=";
   for (size_t d = 0; d < l.block.size(); ++d)
-    s += fmt::format("{}{}:{}", d ? "," : "", ki.dimNames[d], l.block[d]);
-  std::string f;
+    fmt::format_to(out, "{}{}:{}", d ? "," : "", ki.dimNames[d], l.block[d]);
+  bool anyFold = false;
   for (size_t d = 0; d < l.fold.size(); ++d)
-    if (l.fold[d] > 1)
-      f += fmt::format("{}{}:{}", f.empty() ? "" : ",", ki.dimNames[d], l.fold[d]);
-  if (!f.empty())
-    s += " fold=" + f;
+    if (l.fold[d] > 1) {
+      fmt::format_to(out, "{}{}:{}", anyFold ? "," : " fold=", ki.dimNames[d], l.fold[d]);
+      anyFold = true;
+    }
   if (!l.stages.empty()) {
     s += " stage=";
     for (size_t i = 0; i < l.stages.size(); ++i)
-      s += fmt::format("{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.stages[i].first)].index,
-                       l.stages[i].second);
+      fmt::format_to(out, "{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.stages[i].first)].index,
+                     l.stages[i].second);
   }
   if (!l.cached.empty()) {
     s += " cache=";
-    for (size_t i = 0; i < l.cached.size(); ++i)
-      s += (i ? "," : "") + ki.arrays[static_cast<size_t>(l.cached[i])].name;
+    for (size_t i = 0; i < l.cached.size(); ++i) {
+      if (i)
+        s += ',';
+      s += ki.arrays[static_cast<size_t>(l.cached[i])].name;
+    }
   }
   if (!l.unroll.empty()) {
     s += " unroll=";
     for (size_t i = 0; i < l.unroll.size(); ++i)
-      s += fmt::format("{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.unroll[i].first)].index,
-                       l.unroll[i].second);
+      fmt::format_to(out, "{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.unroll[i].first)].index,
+                     l.unroll[i].second);
   }
+}
+
+std::string layoutString(const KernelInfo &ki, const Layout &l) {
+  std::string s;
+  appendLayoutString(s, ki, l);
   return s;
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace skelcast::model {
 
@@ -28,19 +27,56 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) 
          perTask * static_cast<double>(l.foldProduct());
 }
 
+namespace {
+
+enum TermBit : TermMask {
+  kSchedulers = 1u << 0,
+  kFp64 = 1u << 1,
+  kRegisters = 1u << 2,
+  kMlp = 1u << 3,
+  kCaches = 1u << 4,
+  kBandwidth = 1u << 5,
+  kLaunch = 1u << 6,
+};
+
+} // namespace
+
+TermMask termMask(const std::set<std::string> &enabled) {
+  TermMask m = 0;
+  const auto &names = modernTermNames();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (enabled.count(names[i]))
+      m |= TermMask{1} << i;
+  return m;
+}
+
 AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
                                 const layout::Layout &l, const HwSpec &hw,
                                 const std::set<std::string> &on) {
   AdjustedInputs a{c.workload, hw, {}};
+  TermScratch scratch;
+  applyModernTerms(c, ki, l, hw, termMask(on), a, scratch);
+  return a;
+}
+
+void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
+                      const layout::Layout &l, const HwSpec &hw, TermMask on,
+                      AdjustedInputs &a, TermScratch &scratch) {
+  a.workload = c.workload;
+  a.effects = TermEffects{};
+  // The spec fields a term below changes (keep this list in step with them).
+  a.hw.issueCycles = hw.issueCycles;
+  a.hw.maxBlocksPerSM = hw.maxBlocksPerSM;
+  a.hw.dramLatencyCycles = hw.dramLatencyCycles;
   a.effects.effectiveLatencyCycles = hw.dramLatencyCycles;
   Workload &w = a.workload;
 
   // schedulers: S schedulers issue S warp instructions per Issue_cycles.
-  if (on.count("schedulers"))
+  if (on & kSchedulers)
     a.hw.issueCycles = hw.issueCycles / std::max(1, hw.schedulersPerSM);
 
   // fp64: arithmetic on double data issues at the FP64 rate.
-  if (on.count("fp64") && hw.peakDpGflops > 0 && c.fp64Fraction > 0) {
+  if ((on & kFp64) && hw.peakDpGflops > 0 && c.fp64Fraction > 0) {
     double ratio = std::max(1.0, hw.peakSpGflops / hw.peakDpGflops);
     a.effects.fp64Factor = 1.0 + c.fp64Fraction * (ratio - 1.0);
     w.compInsts *= a.effects.fp64Factor;
@@ -48,7 +84,7 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
 
   // registers: blocks per SM limited by the register file (allocated per warp
   // in units of 8 registers per thread).
-  if (on.count("registers")) {
+  if (on & kRegisters) {
     double regs = std::min(estimateRegisters(ki, l), static_cast<double>(hw.maxRegistersPerThread));
     double perThread = std::ceil(regs / 8.0) * 8.0;
     double perBlock = perThread * std::ceil(w.threadsPerBlock / hw.warpSize) * hw.warpSize;
@@ -60,13 +96,13 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
 
   // mlp: independent loads of one warp are in flight together; a warp waits
   // out one latency per group, not per instruction.
-  if (on.count("mlp"))
+  if (on & kMlp)
     w.exposedMemInsts = std::min(w.memInsts(), c.loadGroups);
 
   // caches: per access, reuse within a block hits L1 when the sliding windows
   // of the SM's blocks fit beside shared memory, and reuse across blocks hits L2
   // when the windows of all blocks in flight fit in it; the rest is DRAM.
-  if (on.count("caches") && (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0)) {
+  if ((on & kCaches) && (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0)) {
     double sms = activeSMs(w, a.hw);
     double blocksPerSM = std::max(1.0, activeBlocksPerSM(w, a.hw, sms));
     double threads = w.blocks * w.threadsPerBlock;
@@ -81,7 +117,8 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
                          : static_cast<double>(hw.l2CacheBytes) / inflight;
     // Per array: L1 catches the block's repeated requests, L2 the blocks'
     // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
-    std::vector<double> arrayLatency(ki.arrays.size(), hw.dramLatencyCycles);
+    std::vector<double> &arrayLatency = scratch.arrayLatency;
+    arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
     double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
     for (const auto &au : c.arrays) {
       double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
@@ -96,7 +133,8 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
       dram += toL2 * (1.0 - r2);
       l2Bytes += toL2 * r2;
     }
-    std::vector<double> latency(ki.accesses.size(), hw.dramLatencyCycles);
+    std::vector<double> &latency = scratch.latency;
+    latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
     for (const auto &u : c.accesses) {
       if (u.viaShared)
         continue;
@@ -135,22 +173,30 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
       // Only DRAM bytes draw on the memory bandwidth (MWP_peak_BW).
       w.loadBytesPerWarp *= std::min(1.0, dram / requested);
     }
-    if (on.count("mlp")) {
+    if (on & kMlp) {
       // A warp waits, per group of independent loads, for the slowest of them.
-      std::vector<std::map<int, double>> slowest(ki.blocks.size());
+      // slowest[block x levels + level], levels in increasing order.
+      size_t levels = 1;
+      for (const auto &acc : ki.accesses)
+        levels = std::max(levels, static_cast<size_t>(std::max(acc.level, 0)) + 1);
+      scratch.slowest.assign(ki.blocks.size() * levels, 0.0);
+      scratch.present.assign(ki.blocks.size() * levels, 0);
       for (const auto &u : c.accesses) {
         const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
         if (u.viaShared || acc.isStore)
           continue;
-        double &m = slowest[static_cast<size_t>(acc.block)][acc.level];
+        size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);
+        scratch.present[at] = 1;
+        double &m = scratch.slowest[at];
         m = std::max(m, latency[static_cast<size_t>(u.access)]);
       }
       double exposed = 0;
       for (size_t b = 0; b < ki.blocks.size(); ++b) {
         const auto &blk = ki.blocks[b];
         double unroll = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
-        for (const auto &[lv, lat] : slowest[b])
-          exposed += lat * blk.execs / unroll;
+        for (size_t lv = 0; lv < levels; ++lv)
+          if (scratch.present[b * levels + lv])
+            exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
       }
       for (const auto &st : c.stages)
         exposed += cachingLatency * st.numStages * ki.loops[static_cast<size_t>(st.loop)].execs;
@@ -158,10 +204,10 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
     }
   }
 
-  if (on.count("bandwidth")) {
+  if (on & kBandwidth) {
     double threads = w.blocks * w.threadsPerBlock;
     double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
-    double dram = on.count("caches") && a.effects.dramBytesPerThread > 0
+    double dram = (on & kCaches) && a.effects.dramBytesPerThread > 0
                       ? a.effects.dramBytesPerThread * threads
                       : c.requestedBytesPerThread * threads;
     a.effects.dramFloorMs = dram / (hw.memBandwidthGBps * 1e6);
@@ -170,9 +216,8 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
                                   w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
     a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
   }
-  if (on.count("launch"))
+  if (on & kLaunch)
     a.effects.launchMs = hw.launchOverheadUs / 1000.0;
-  return a;
 }
 
 } // namespace skelcast::model

@@ -9,34 +9,90 @@
 namespace skelcast::model {
 namespace {
 
-LayoutProjection make(const layout::KernelInfo &ki, const layout::Layout &l,
-                      layout::Characterization c, const HwSpec &hw, const ModelOptions &mo) {
-  LayoutProjection p;
-  p.layout = l;
-  p.layoutString = layout::layoutString(ki, l);
-  p.roofline = roofline(c, hw);
-  if (mo.model == "hong-kim") {
-    p.result = hongKim(c.workload, hw);
-  } else if (mo.model == "skelcast") {
-    AdjustedInputs a = applyModernTerms(c, ki, l, hw, mo.enabledTerms());
-    p.result = hongKim(a.workload, a.hw);
-    double floor = std::max(a.effects.dramFloorMs, a.effects.departureFloorMs);
-    if (floor > p.result.timeMs) {
-      p.result.timeMs = floor;
-      p.result.bound = "memory";
+enum class ModelKind { Skelcast, HongKim, Roofline, Unknown };
+
+ModelKind kindOf(const std::string &name) {
+  if (name == "hong-kim")
+    return ModelKind::HongKim;
+  if (name == "skelcast")
+    return ModelKind::Skelcast;
+  if (name == "roofline")
+    return ModelKind::Roofline;
+  return ModelKind::Unknown;
+}
+
+/// Times layouts of one kernel with one model, reusing its storage from one
+/// layout to the next (the adjusted spec is a copy made once, not per layout).
+class Evaluator {
+public:
+  Evaluator(const layout::KernelInfo &ki, const HwSpec &hw, const ModelOptions &mo)
+      : ki_(ki), hw_(hw), mo_(mo), kind_(kindOf(mo.model)), terms_(termMask(mo.enabledTerms())),
+        adjusted_{{}, hw, {}} {}
+
+  /// Projects `l`; result(), effects() and roofline() then describe it.
+  void evaluate(const layout::Layout &l, const layout::Characterization &c) {
+    roofline_ = roofline(c, hw_);
+    effects_ = TermEffects{};
+    switch (kind_) {
+    case ModelKind::HongKim:
+      result_ = hongKim(c.workload, hw_);
+      break;
+    case ModelKind::Skelcast: {
+      applyModernTerms(c, ki_, l, hw_, terms_, adjusted_, scratch_);
+      result_ = hongKim(adjusted_.workload, adjusted_.hw);
+      const TermEffects &e = adjusted_.effects;
+      double floor = std::max(e.dramFloorMs, e.departureFloorMs);
+      if (floor > result_.timeMs) {
+        result_.timeMs = floor;
+        result_.bound = "memory";
+      }
+      result_.timeMs += e.launchMs;
+      effects_ = e;
+      break;
     }
-    p.result.timeMs += a.effects.launchMs;
-    p.effects = a.effects;
-  } else if (mo.model == "roofline") {
-    p.result = hongKim(c.workload, hw); // MWP/CWP still reported
-    p.result.timeMs = p.roofline.timeMs;
-    p.result.bound = p.roofline.memoryMs >= p.roofline.computeMs ? "memory" : "compute";
-  } else {
-    throw InputError({"--model", 0, 0},
-                     fmt::format("unknown model '{}' (known: skelcast, hong-kim, roofline)", mo.model));
+    case ModelKind::Roofline:
+      result_ = hongKim(c.workload, hw_); // MWP/CWP still reported
+      result_.timeMs = roofline_.timeMs;
+      result_.bound = roofline_.memoryMs >= roofline_.computeMs ? "memory" : "compute";
+      break;
+    case ModelKind::Unknown:
+      throw InputError({"--model", 0, 0},
+                       fmt::format("unknown model '{}' (known: skelcast, hong-kim, roofline)", mo_.model));
+    }
   }
-  p.characterization = std::move(c);
-  return p;
+
+  double timeMs() const { return result_.timeMs; }
+
+  /// The last evaluated layout as a LayoutProjection.
+  LayoutProjection projection(const layout::Layout &l, const layout::Characterization &c) const {
+    LayoutProjection p;
+    p.layout = l;
+    p.layoutString = layout::layoutString(ki_, l);
+    p.characterization = c;
+    p.result = result_;
+    p.effects = effects_;
+    p.roofline = roofline_;
+    return p;
+  }
+
+private:
+  const layout::KernelInfo &ki_;
+  const HwSpec &hw_;
+  const ModelOptions &mo_;
+  ModelKind kind_;
+  TermMask terms_;
+  AdjustedInputs adjusted_;
+  TermScratch scratch_;
+  HongKimResult result_;
+  TermEffects effects_;
+  RooflineResult roofline_;
+};
+
+/// The ranking: faster first, ties by layout string.
+bool better(const LayoutProjection &a, const LayoutProjection &b) {
+  if (a.result.timeMs != b.result.timeMs)
+    return a.result.timeMs < b.result.timeMs;
+  return a.layoutString < b.layoutString;
 }
 
 } // namespace
@@ -56,7 +112,10 @@ std::set<std::string> ModelOptions::enabledTerms() const {
 
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const HwSpec &hw, const ModelOptions &mo) {
-  return make(ki, l, layout::characterize(ki, l, hw), hw, mo);
+  layout::Characterization c = layout::characterize(ki, l, hw);
+  Evaluator ev(ki, hw, mo);
+  ev.evaluate(l, c);
+  return ev.projection(l, c);
 }
 
 KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
@@ -64,6 +123,7 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const std::optional<layout::Layout> &only) {
   KernelProjection kp;
   kp.kernel = ki.name;
+  Evaluator ev(ki, hw, mo);
   if (only) {
     layout::Characterization c = layout::characterize(ki, *only, hw);
     if (!c.fits)
@@ -73,21 +133,45 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                    layout::layoutString(ki, *only), c.workload.sharedMemBytesPerBlock,
                                    hw.name, hw.sharedMemPerBlockBytes));
     kp.layoutsExplored = 1;
-    kp.layouts.push_back(make(ki, *only, std::move(c), hw, mo));
+    ev.evaluate(*only, c);
+    kp.layouts.push_back(ev.projection(*only, c));
     return kp;
   }
+  // With keepTop = N, kp.layouts is a max-heap under `better` (its front the
+  // worst kept) until the end: a layout that does not beat the front is
+  // dropped after its time (and, on a tie, its string) is compared, without
+  // building a LayoutProjection.
+  const size_t keep = mo.keepTop;
+  std::string tieString;
   layout::EnumerationStats st = layout::enumerateLayouts(
       ki, hw, eo, [&](const layout::Layout &l, const layout::Characterization &c) {
-        kp.layouts.push_back(make(ki, l, c, hw, mo));
+        ev.evaluate(l, c);
+        if (keep == 0) {
+          kp.layouts.push_back(ev.projection(l, c));
+          return;
+        }
+        if (kp.layouts.size() < keep) {
+          kp.layouts.push_back(ev.projection(l, c));
+          std::push_heap(kp.layouts.begin(), kp.layouts.end(), better);
+          return;
+        }
+        const LayoutProjection &worst = kp.layouts.front();
+        double t = ev.timeMs();
+        if (!(t < worst.result.timeMs)) {
+          if (t != worst.result.timeMs)
+            return;
+          tieString.clear();
+          layout::appendLayoutString(tieString, ki, l);
+          if (!(tieString < worst.layoutString))
+            return;
+        }
+        std::pop_heap(kp.layouts.begin(), kp.layouts.end(), better);
+        kp.layouts.back() = ev.projection(l, c);
+        std::push_heap(kp.layouts.begin(), kp.layouts.end(), better);
       });
   kp.layoutsExplored = st.explored;
   kp.layoutsPruned = st.pruned;
-  std::sort(kp.layouts.begin(), kp.layouts.end(),
-            [](const LayoutProjection &a, const LayoutProjection &b) {
-              if (a.result.timeMs != b.result.timeMs)
-                return a.result.timeMs < b.result.timeMs;
-              return a.layoutString < b.layoutString;
-            });
+  std::sort(kp.layouts.begin(), kp.layouts.end(), better);
   return kp;
 }
 

@@ -109,7 +109,9 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
       if (f.kernels.size() != 1)
         throw InputError({mc.skeleton, 0, 0}, "a measured skeleton must hold exactly one kernel");
       it = kernels.emplace(mc.skeleton, layout::analyzeKernel(f, 0)).first;
-      auto kp = projectKernel(it->second, hw, {}, mo);
+      ModelOptions first = mo;
+      first.keepTop = 1; // only the enumerator's favourite is compared
+      auto kp = projectKernel(it->second, hw, {}, first);
       tops[mc.skeleton] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;

@@ -9,6 +9,7 @@
 #include "skelcast/model/HwSpec.h"
 #include "skelcast/model/Workload.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,5 +84,35 @@ int64_t paperStageSize(const KernelInfo &ki, const Layout &l, int loop,
                        const std::vector<int> &cached);
 
 Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw);
+
+/// Characterizes many layouts of one kernel on one GPU (the enumerator's loop),
+/// with the numbers characterize() gives. What depends only on the kernel is
+/// computed once; what depends only on the block shape B (the representative
+/// warp's coalescing, sector inflation) once per B; what depends only on the
+/// block tile min(B_d x F_d, dimension) (footprints over B-hat, stage sizes,
+/// shared-memory fills) once per tile; the rest once per (B, F). A layout's own
+/// part (cached data, stages, unrolling) is arithmetic that reuses the output's
+/// storage: no allocation per layout once the caches are warm.
+class Characterizer {
+public:
+  Characterizer(const KernelInfo &ki, const model::HwSpec &hw);
+  ~Characterizer();
+  Characterizer(const Characterizer &) = delete;
+  Characterizer &operator=(const Characterizer &) = delete;
+
+  /// Selects B and F (one value per parallel dimension) for the calls below.
+  void setShape(const std::vector<int64_t> &block, const std::vector<int64_t> &fold);
+  /// Equation 1 for the current shape, per array.
+  const std::vector<double> &shareDegrees() const;
+  /// StageSize(k) of equation 3 for the current shape (see paperStageSize).
+  int64_t stageSize(int loop, const std::vector<int> &cached);
+  /// The characterization of `l`, whose B and F must be the current shape,
+  /// into `out` (its vectors keep their capacity).
+  void characterize(const Layout &l, Characterization &out);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace skelcast::layout

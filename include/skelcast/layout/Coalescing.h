@@ -32,6 +32,8 @@ struct WarpAccess {
 /// transaction.
 WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int elemBytes,
                         model::CoalescingRule rule);
+WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int elemBytes,
+                        model::CoalescingRule rule);
 
 /// A direct global access of the representative warp.
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,

@@ -40,4 +40,9 @@ struct Footprint {
 Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                     const IterSet &set);
 
+/// footprint(...).size, without allocating when the accesses are separable (at
+/// most 16 accesses of at most 8 dimensions); for the enumerator's hot loop.
+double footprintSize(const KernelInfo &ki, const AccessInfo *const *accesses, size_t n,
+                     const IterSet &set);
+
 } // namespace skelcast::layout

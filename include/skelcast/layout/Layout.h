@@ -34,6 +34,8 @@ struct Layout {
 
 /// The canonical string.
 std::string layoutString(const KernelInfo &ki, const Layout &l);
+/// Appends the canonical string to `out` (no allocation when it has room).
+void appendLayoutString(std::string &out, const KernelInfo &ki, const Layout &l);
 
 /// Parse a layout string against a kernel. Unknown indices, loops or arrays, a
 /// block of 0 or above the spec's limit, a fold below 1, a stage of a loop that

@@ -19,6 +19,7 @@
 #include "skelcast/model/HwSpec.h"
 #include "skelcast/model/Workload.h"
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,23 @@ struct AdjustedInputs {
 AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
                                 const layout::Layout &l, const HwSpec &hw,
                                 const std::set<std::string> &enabled);
+
+/// Enabled terms as bits: bit i is modernTermNames()[i].
+using TermMask = uint32_t;
+TermMask termMask(const std::set<std::string> &enabled);
+
+/// Storage that applyModernTerms reuses from one layout to the next.
+struct TermScratch {
+  std::vector<double> arrayLatency, latency, slowest;
+  std::vector<char> present;
+};
+
+/// The same terms for the enumerator's loop: `a.hw` must be a copy of `hw` (the
+/// fields the terms change are reset from `hw` first), and nothing is allocated
+/// once `scratch` has grown.
+void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
+                      const layout::Layout &l, const HwSpec &hw, TermMask enabled,
+                      AdjustedInputs &a, TermScratch &scratch);
 
 /// A register estimate per thread (docs/model.md, "registers").
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l);

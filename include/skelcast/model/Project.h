@@ -22,6 +22,10 @@ namespace skelcast::model {
 struct ModelOptions {
   std::string model = "skelcast";
   std::set<std::string> disabledTerms; ///< terms of `skelcast` switched off
+  /// Layouts projectKernel keeps per kernel, best first; 0 keeps all. With N > 0
+  /// only a bounded set of the N best is held while enumerating: the ranking
+  /// and the counts are those of keeping all and truncating.
+  size_t keepTop = 0;
   std::set<std::string> enabledTerms() const;
 };
 
@@ -48,7 +52,8 @@ struct KernelProjection {
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const HwSpec &hw, const ModelOptions &mo);
 
-/// Enumerate, project and rank; `only` restricts to one given layout.
+/// Enumerate, project and rank (time, then layout string); `only` restricts to
+/// one given layout. Keeps the `mo.keepTop` best (all when 0).
 KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);

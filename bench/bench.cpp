@@ -1,0 +1,189 @@
+// skelcast's own speed (issue 8): Google Benchmark programs for the stages a
+// projection runs through. bench/run.sh runs them with repetitions (medians)
+// and times whole `skelcast project` processes; docs/performance.md records
+// the figures. ctest runs this program in a short mode that only prints them.
+//
+//   EnumerateProject/<kernel>  every layout of a kernel enumerated, characterized
+//                              and projected as `skelcast project --top 10` does;
+//                              layouts/s counts the candidates explored,
+//                              projected/s those that reach the model,
+//                              allocs/layout the heap allocations per candidate
+//   LayoutWarm/<kernel>        one layout's characterization and model (Hong-Kim
+//                              with the modern terms) with the caches of its shape
+//                              warm: the enumerator's cost per layout
+//   LayoutCold/<kernel>        the same from nothing (projectLayout: what explain
+//                              and validate pay for one layout)
+//   Parse/<file>               parsing and checking a skeleton's text
+//   Analyze/<file>             parsing plus the kernel analysis (KernelInfo)
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/layout/Enumerate.h"
+#include "skelcast/model/Project.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace skelcast;
+
+// Every heap allocation of this program is counted, so that EnumerateProject
+// can report allocations per layout (the enumerator's hot loop allocates
+// nothing; what remains is per block shape, per tile and per kept layout).
+namespace {
+size_t gAllocations = 0;
+}
+void *operator new(std::size_t n) {
+  ++gAllocations;
+  if (void *p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+struct Case {
+  const char *name;
+  const char *path; ///< relative to the source tree
+  const char *layout; ///< a typical layout for the one-layout benchmarks
+};
+
+// MatMul and HotSpot (GROPHECY's benchmarks), a 3-D loop space with two
+// streaming loops and one with three (bench/skeletons/).
+const Case kCases[] = {
+    {"matmul", "skeletons/matmul.skel", "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16"},
+    {"hotspot", "skeletons/hotspot.skel", "block=i:16,j:16 cache=temp"},
+    {"conv2d_batched", "bench/skeletons/conv2d_batched.skel",
+     "block=b:1,y:8,x:32 fold=y:2 cache=in,w unroll=i:5,j:5"},
+    {"conv3d", "bench/skeletons/conv3d.skel",
+     "block=z:1,y:8,x:32 fold=z:2 stage=i:1 cache=in,w unroll=j:3,k:3"},
+};
+
+const char *kParseFiles[] = {
+    "skeletons/matmul.skel",        "skeletons/hotspot.skel", "skeletons/ispinex_complex.skel",
+    "skeletons/ispinex_real.skel",  "skeletons/spinflap.skel", "bench/skeletons/conv3d.skel",
+};
+
+model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+
+layout::KernelInfo kernelOf(const char *path) {
+  return layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/" + path), 0);
+}
+
+void EnumerateProject(benchmark::State &state, const Case &c) {
+  layout::KernelInfo ki = kernelOf(c.path);
+  model::HwSpec hw = h100();
+  model::ModelOptions mo;
+  mo.keepTop = 10; // what `skelcast project` keeps by default
+  int64_t explored = 0, projected = 0;
+  size_t allocations = gAllocations;
+  for (auto _ : state) {
+    model::KernelProjection kp = model::projectKernel(ki, hw, {}, mo);
+    benchmark::DoNotOptimize(kp.layouts.data());
+    explored += kp.layoutsExplored;
+    projected += kp.layoutsExplored - kp.layoutsPruned;
+  }
+  allocations = gAllocations - allocations;
+  state.counters["layouts"] = benchmark::Counter(static_cast<double>(explored) / state.iterations());
+  state.counters["allocs/layout"] =
+      benchmark::Counter(static_cast<double>(allocations) / static_cast<double>(explored));
+  state.counters["layouts/s"] = benchmark::Counter(static_cast<double>(explored), benchmark::Counter::kIsRate);
+  state.counters["projected/s"] =
+      benchmark::Counter(static_cast<double>(projected), benchmark::Counter::kIsRate);
+}
+
+void LayoutWarm(benchmark::State &state, const Case &c) {
+  layout::KernelInfo ki = kernelOf(c.path);
+  model::HwSpec hw = h100();
+  layout::Layout l = layout::parseLayout(ki, c.layout, hw);
+  layout::Characterizer z(ki, hw);
+  z.setShape(l.block, l.fold);
+  layout::Characterization ch;
+  model::ModelOptions mo;
+  model::TermMask terms = model::termMask(mo.enabledTerms());
+  model::AdjustedInputs adj{{}, hw, {}};
+  model::TermScratch scratch;
+  z.characterize(l, ch); // storage grows once
+  model::applyModernTerms(ch, ki, l, hw, terms, adj, scratch);
+  size_t allocations = gAllocations;
+  for (auto _ : state) {
+    z.characterize(l, ch);
+    model::applyModernTerms(ch, ki, l, hw, terms, adj, scratch);
+    model::HongKimResult r = model::hongKim(adj.workload, adj.hw);
+    model::RooflineResult rf = model::roofline(ch, hw);
+    benchmark::DoNotOptimize(r.timeMs);
+    benchmark::DoNotOptimize(rf.timeMs);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["allocs/layout"] = benchmark::Counter(
+      static_cast<double>(gAllocations - allocations) / static_cast<double>(state.iterations()));
+}
+
+void LayoutCold(benchmark::State &state, const Case &c) {
+  layout::KernelInfo ki = kernelOf(c.path);
+  model::HwSpec hw = h100();
+  layout::Layout l = layout::parseLayout(ki, c.layout, hw);
+  model::ModelOptions mo;
+  for (auto _ : state) {
+    model::LayoutProjection p = model::projectLayout(ki, l, hw, mo);
+    benchmark::DoNotOptimize(p.result.timeMs);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void Parse(benchmark::State &state, const char *path) {
+  std::string text = skeleton::readTextFile(kSrc + "/" + path);
+  std::string name = kSrc + "/" + path; // sample files resolve against it
+  for (auto _ : state) {
+    skeleton::SkeletonFile f = skeleton::parseSkeleton(text, name);
+    benchmark::DoNotOptimize(f.kernels.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
+void Analyze(benchmark::State &state, const char *path) {
+  std::string text = skeleton::readTextFile(kSrc + "/" + path);
+  std::string name = kSrc + "/" + path;
+  for (auto _ : state) {
+    skeleton::SkeletonFile f = skeleton::parseSkeleton(text, name);
+    layout::KernelInfo ki = layout::analyzeKernel(f, 0);
+    benchmark::DoNotOptimize(ki.accesses.data());
+  }
+}
+
+std::string stem(const char *path) {
+  std::string s = path;
+  s = s.substr(s.rfind('/') + 1);
+  return s.substr(0, s.rfind('.'));
+}
+
+int registerAll() {
+  for (const Case &c : kCases) {
+    benchmark::RegisterBenchmark((std::string("EnumerateProject/") + c.name).c_str(), EnumerateProject, c)
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const Case &c : kCases)
+    benchmark::RegisterBenchmark((std::string("LayoutWarm/") + c.name).c_str(), LayoutWarm, c)
+        ->Unit(benchmark::kNanosecond);
+  for (const Case &c : kCases)
+    benchmark::RegisterBenchmark((std::string("LayoutCold/") + c.name).c_str(), LayoutCold, c)
+        ->Unit(benchmark::kMicrosecond);
+  for (const char *p : kParseFiles)
+    benchmark::RegisterBenchmark(("Parse/" + stem(p)).c_str(), Parse, p)->Unit(benchmark::kMicrosecond);
+  for (const char *p : kParseFiles)
+    benchmark::RegisterBenchmark(("Analyze/" + stem(p)).c_str(), Analyze, p)
+        ->Unit(benchmark::kMicrosecond);
+  return 0;
+}
+
+const int kRegistered = registerAll();
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,272 @@
+// The enumerator's Characterizer reuses what depends only on the kernel, the
+// block shape, the block tile or (B, F) across layouts; these tests check that
+// no cached value leaks from one layout to another: every enumerated layout's
+// characterization equals the one characterize() computes from nothing, bit for
+// bit. (tests/identity/check.sh compares whole outputs with the build before
+// the caches.)
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/layout/Enumerate.h"
+#include "skelcast/layout/Footprint.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+using namespace skelcast;
+using namespace skelcast::layout;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+
+KernelInfo fileKernel(const std::string &rel) {
+  return analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/" + rel), 0);
+}
+
+/// A small 3-D loop space with three streaming loops (subscripts that sum two
+/// variables, as in bench/skeletons/conv3d.skel).
+const char *kConv3d = R"(#define N 32
+#define R 3
+float in[N + R - 1][N + R - 1][N + R - 1]
+float w[R][R][R]
+float out[N][N][N]
+parallel_for conv3d(N, N, N) : z, y, x {
+  comp 8
+  stream i = 0:R {
+    stream j = 0:R {
+      stream k = 0:R {
+        ld in[z + i][y + j][x + k]
+        ld w[i][j][k]
+        comp 1
+      }
+    }
+  }
+  st out[z][y][x]
+}
+)";
+
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+#define EXPECT_SAME(a, b) EXPECT_TRUE(same((a), (b))) << #a << ": " << (a) << " vs " << (b)
+
+void expectSame(const WarpAccess &a, const WarpAccess &b) {
+  EXPECT_EQ(a.coalesced, b.coalesced);
+  EXPECT_SAME(a.transactions, b.transactions);
+  EXPECT_SAME(a.distinct, b.distinct);
+}
+
+void expectSame(const Characterization &a, const Characterization &b) {
+  const auto &w = a.workload, &v = b.workload;
+  EXPECT_SAME(w.threadsPerBlock, v.threadsPerBlock);
+  EXPECT_SAME(w.blocks, v.blocks);
+  EXPECT_SAME(w.sharedMemBytesPerBlock, v.sharedMemBytesPerBlock);
+  EXPECT_SAME(w.compInsts, v.compInsts);
+  EXPECT_SAME(w.coalMemInsts, v.coalMemInsts);
+  EXPECT_SAME(w.uncoalMemInsts, v.uncoalMemInsts);
+  EXPECT_SAME(w.synchInsts, v.synchInsts);
+  EXPECT_SAME(w.uncoalPerMw, v.uncoalPerMw);
+  EXPECT_SAME(w.loadBytesPerWarp, v.loadBytesPerWarp);
+  EXPECT_SAME(w.exposedMemInsts, v.exposedMemInsts);
+  EXPECT_SAME(w.exposedLatencyCycles, v.exposedLatencyCycles);
+  ASSERT_EQ(a.arrays.size(), b.arrays.size());
+  for (size_t i = 0; i < a.arrays.size(); ++i) {
+    const auto &x = a.arrays[i], &y = b.arrays[i];
+    EXPECT_EQ(x.array, y.array);
+    EXPECT_SAME(x.shrDegree, y.shrDegree);
+    EXPECT_EQ(x.cacheable, y.cacheable);
+    EXPECT_EQ(x.cached, y.cached);
+    EXPECT_SAME(x.shMemElems, y.shMemElems);
+    EXPECT_SAME(x.shMemBytes, y.shMemBytes);
+    EXPECT_SAME(x.dataReqs, y.dataReqs);
+    EXPECT_SAME(x.cachingInsts, y.cachingInsts);
+    expectSame(x.cachingPattern, y.cachingPattern);
+    EXPECT_SAME(x.kernelUnique, y.kernelUnique);
+    EXPECT_SAME(x.loadRequests, y.loadRequests);
+    EXPECT_SAME(x.loadBlockUnique, y.loadBlockUnique);
+    EXPECT_SAME(x.loadInflation, y.loadInflation);
+    EXPECT_SAME(x.storeInflation, y.storeInflation);
+    EXPECT_SAME(x.storeKernelUnique, y.storeKernelUnique);
+  }
+  ASSERT_EQ(a.accesses.size(), b.accesses.size());
+  for (size_t i = 0; i < a.accesses.size(); ++i) {
+    const auto &x = a.accesses[i], &y = b.accesses[i];
+    EXPECT_EQ(x.access, y.access);
+    EXPECT_EQ(x.viaShared, y.viaShared);
+    EXPECT_SAME(x.insts, y.insts);
+    expectSame(x.pattern, y.pattern);
+    EXPECT_SAME(x.bytesPerThread, y.bytesPerThread);
+  }
+  ASSERT_EQ(a.stages.size(), b.stages.size());
+  for (size_t i = 0; i < a.stages.size(); ++i) {
+    EXPECT_EQ(a.stages[i].loop, b.stages[i].loop);
+    EXPECT_EQ(a.stages[i].stageSize, b.stages[i].stageSize);
+    EXPECT_SAME(a.stages[i].numStages, b.stages[i].numStages);
+  }
+  EXPECT_SAME(a.funcInsts, b.funcInsts);
+  EXPECT_SAME(a.loopControlInsts, b.loopControlInsts);
+  EXPECT_SAME(a.sharedReadInsts, b.sharedReadInsts);
+  EXPECT_SAME(a.cachingCompInsts, b.cachingCompInsts);
+  EXPECT_SAME(a.avgElemBytes, b.avgElemBytes);
+  EXPECT_EQ(a.fits, b.fits);
+  EXPECT_SAME(a.compulsoryBytes, b.compulsoryBytes);
+  EXPECT_SAME(a.blockFootprintBytes, b.blockFootprintBytes);
+  EXPECT_SAME(a.requestedBytesPerThread, b.requestedBytesPerThread);
+  EXPECT_SAME(a.fp64Fraction, b.fp64Fraction);
+  EXPECT_SAME(a.loadGroups, b.loadGroups);
+  EXPECT_SAME(a.windowFootprintBytes, b.windowFootprintBytes);
+}
+
+/// Every `stride`-th enumerated layout against characterize() from nothing; the
+/// enumerator's stage sizes against paperStageSize and its ShrDegrees against
+/// shareDegrees.
+void checkKernel(const KernelInfo &ki, const std::string &hwName, int64_t stride) {
+  SCOPED_TRACE(ki.name + " on " + hwName);
+  model::HwSpec hw = spec(hwName);
+  int64_t n = 0, checked = 0;
+  enumerateLayouts(ki, hw, {}, [&](const Layout &l, const Characterization &c) {
+    if (n++ % stride != 0 || ::testing::Test::HasFailure())
+      return;
+    ++checked;
+    SCOPED_TRACE(layoutString(ki, l));
+    expectSame(c, characterize(ki, l, hw));
+    auto shr = shareDegrees(ki, l);
+    for (size_t d = 0; d < shr.size(); ++d)
+      EXPECT_SAME(c.arrays[d].shrDegree, shr[d]);
+    for (const auto &[loop, size] : l.stages)
+      EXPECT_EQ(size, paperStageSize(ki, l, loop, l.cached));
+  });
+  EXPECT_GT(checked, 0);
+}
+
+} // namespace
+
+TEST(Characterizer, EnumeratedEqualsFreshOnBundledSkeletons) {
+  for (const char *f : {"skeletons/matmul.skel", "skeletons/hotspot.skel", "skeletons/spinflap.skel",
+                        "validation/skeletons/transpose_1024.skel"})
+    for (const char *g : {"h100", "fx5600", "c1060"})
+      checkKernel(fileKernel(f), g, 3);
+  for (const char *f : {"skeletons/ispinex_complex.skel", "skeletons/ispinex_real.skel"})
+    for (const char *g : {"h100", "c1060"})
+      checkKernel(fileKernel(f), g, 11);
+}
+
+TEST(Characterizer, EnumeratedEqualsFreshOnThreeStreamingLoops) {
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(kConv3d, "conv3d.skel"), 0);
+  checkKernel(ki, "h100", 23);
+  checkKernel(ki, "fx5600", 23);
+}
+
+TEST(Characterizer, CountsDoNotDependOnTheCaches) {
+  // The same enumeration twice gives the same counts and the same layouts.
+  KernelInfo ki = fileKernel("skeletons/matmul.skel");
+  model::HwSpec hw = spec("h100");
+  std::vector<std::string> first, second;
+  auto a = enumerateLayouts(ki, hw, {}, [&](const Layout &l, const Characterization &) {
+    first.push_back(layoutString(ki, l));
+  });
+  auto b = enumerateLayouts(ki, hw, {}, [&](const Layout &l, const Characterization &) {
+    second.push_back(layoutString(ki, l));
+  });
+  EXPECT_EQ(a.explored, b.explored);
+  EXPECT_EQ(a.pruned, b.pruned);
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(static_cast<int64_t>(first.size()), a.explored - a.pruned);
+}
+
+namespace {
+
+/// Distinct element offsets of one access over an iteration set, by brute force.
+double bruteForceOffsets(const KernelInfo &ki, const AccessInfo &a, const IterSet &set) {
+  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  std::set<int64_t> seen;
+  std::vector<int64_t> t(set.size(), 0), vals(set.size());
+  for (;;) {
+    for (size_t v = 0; v < set.size(); ++v)
+      vals[v] = set[v].start + t[v] * set[v].stride;
+    int64_t off = 0;
+    for (size_t d = 0; d < a.index.size(); ++d)
+      off += *evalIndex(ki, a.index[d].expr, vals) * arr.strides[d];
+    seen.insert(off);
+    size_t v = 0;
+    while (v < set.size() && ++t[v] >= set[v].count) {
+      t[v] = 0;
+      ++v;
+    }
+    if (v == set.size())
+      break;
+  }
+  return static_cast<double>(seen.size());
+}
+
+} // namespace
+
+TEST(Footprint, SumsOfVariablesCountedAsTheirProduct) {
+  // ld in[z + i][y + j][x + k]: each subscript sums two progressions; the count
+  // must be the number of distinct offsets the enumeration would find.
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(kConv3d, "conv3d.skel"), 0);
+  const AccessInfo &in = ki.accesses[0];
+  ASSERT_EQ(ki.arrays[in.array].name, "in");
+  std::mt19937 rng(8);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    IterSet s(ki.vars.size());
+    for (size_t v = 0; v < 3; ++v) { // z, y, x in [0, 32): a thread's or a block's tasks
+      int64_t count = pick(1, 6), stride = pick(1, 5);
+      if (stride * (count - 1) > 31)
+        count = 1;
+      s[v] = {pick(0, 31 - stride * (count - 1)), count, stride};
+    }
+    for (size_t v = 3; v < ki.vars.size(); ++v) // i, j, k: a stage or the whole loop
+      s[v] = {0, pick(1, 3), 1};
+    SCOPED_TRACE(trial);
+    EXPECT_DOUBLE_EQ(footprint(ki, {&in}, s).size, bruteForceOffsets(ki, in, s));
+    EXPECT_DOUBLE_EQ(footprintSize(ki, std::vector<const AccessInfo *>{&in}.data(), 1, s),
+                     bruteForceOffsets(ki, in, s));
+  }
+}
+
+TEST(Footprint, SeparableFastPathMatchesBruteForce) {
+  // A five-point stencil's union over random thread and block sets: all inside
+  // the array, so distinct coordinates are distinct offsets.
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(R"(#define N 64
+float t[N][N]
+parallel_for(1:N - 1, 1:N - 1) : i, j {
+  ld t[i][j]
+  ld t[i - 1][j]
+  ld t[i + 1][j]
+  ld t[i][j - 1]
+  ld t[i][j + 1]
+}
+)", "t.skel"), 0);
+  std::vector<const AccessInfo *> all;
+  for (const auto &a : ki.accesses)
+    all.push_back(&a);
+  std::mt19937 rng(3);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    IterSet s(ki.vars.size());
+    for (size_t v = 0; v < 2; ++v) {
+      int64_t stride = pick(1, 8), count = pick(1, 62 / stride);
+      s[v] = {pick(1, 62 - stride * (count - 1)), count, stride};
+    }
+    std::set<int64_t> seen;
+    for (const auto *a : all)
+      for (int64_t p = 0; p < s[0].count; ++p)
+        for (int64_t q = 0; q < s[1].count; ++q) {
+          std::vector<int64_t> vals{s[0].start + p * s[0].stride, s[1].start + q * s[1].stride};
+          seen.insert(*evalIndex(ki, a->index[0].expr, vals) * 64 + *evalIndex(ki, a->index[1].expr, vals));
+        }
+    SCOPED_TRACE(trial);
+    EXPECT_DOUBLE_EQ(footprint(ki, all, s).size, static_cast<double>(seen.size()));
+    EXPECT_DOUBLE_EQ(footprintSize(ki, all.data(), all.size(), s), static_cast<double>(seen.size()));
+  }
+}
