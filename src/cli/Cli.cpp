@@ -31,6 +31,7 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
   registerProject(app, ctx);
   registerExplain(app, ctx);
   registerValidate(app, ctx);
+  registerBatch(app, ctx); registerCheck(app, ctx);
 
   // CLI11 wants argv order reversed when given a vector.
   std::vector<std::string> rev(args.rbegin(), args.rend());

@@ -1,15 +1,45 @@
 // Reading the kernels a command works on, from .skel files (and, with the
-// frontend, from C files).
+// frontend, from C files). Every command and the suite runner read their
+// inputs through loadSkeleton, so the frontend has exactly one place to hook in.
 #pragma once
 
 #include "skelcast/skeleton/Skeleton.h"
+#include "skelcast/support/Diagnostic.h"
 
+#include <cstdint>
+#include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace skelcast::cli {
 
+/// How to read one input: what a suite manifest (or a command line) says about it.
+struct InputOptions {
+  std::vector<std::string> compilerArgs;      ///< C inputs only: -D, -I, -std=...
+  std::map<std::string, int64_t> trips;       ///< loop index -> average trip count (`--trip n=14`)
+  std::map<std::string, std::string> samples; ///< array -> sample file, already resolved (`--sample M=FILE`)
+};
+
+/// A parsed input and the warnings reading it produced (the skeletonizer's
+/// "cannot port this loop" ones; none for .skel files).
+struct LoadedInput {
+  skeleton::SkeletonFile file;
+  std::vector<Warning> warnings;
+};
+
 /// Parse one input file into a skeleton; bad input throws InputError.
 skeleton::SkeletonFile loadSkeleton(const std::string &path);
+
+/// The same with options. For a `.skel` file, `trips` set the trip-count hint of
+/// every loop with that index and `samples` the sample file of that array (an
+/// unknown loop or array is an InputError); `compilerArgs` must be empty. A `.c`
+/// file needs the frontend: without it, it is an InputError. `diagnostics`
+/// receives what the compiler prints (nothing for .skel files).
+LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
+                         std::ostream &diagnostics);
+
+/// Whether `path` names a C input (by its extension).
+bool isCInput(const std::string &path);
 
 } // namespace skelcast::cli
