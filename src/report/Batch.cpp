@@ -74,20 +74,11 @@ double memoryShare(const model::LayoutProjection &p, const std::string &modelLab
     mem = p.roofline.memoryMs;
     comp = p.roofline.computeMs;
   } else {
-    // Hong-Kim's Exec_cycles of each case, split into its memory and compute terms.
-    double memInsts = p.characterization.workload.memInsts();
-    if (memInsts <= 0) {
-      comp = r.compCycles;
-    } else if (r.execCase == 1) {
-      mem = r.memCycles;
-      comp = r.compCycles + r.compCycles / memInsts * (r.mwp - 1.0);
-    } else if (r.execCase == 2) {
-      mem = r.mwp > 0 ? r.memCycles * r.n / r.mwp : 0;
-      comp = r.compCycles / memInsts * (r.mwp - 1.0);
-    } else {
-      mem = r.memL;
-      comp = r.compCycles * r.n;
-    }
+    // Per SM, Hong-Kim: the memory periods of the N active warps served MWP at
+    // a time, against the instructions of the N warps through the issue port.
+    // Memory's share is above one half exactly when MWP < CWP_full - 1.
+    mem = r.mwp > 0 ? r.memCycles * r.n / r.mwp : 0;
+    comp = r.compCycles * r.n;
   }
   if (!std::isfinite(mem) || !std::isfinite(comp) || mem < 0 || comp < 0 || mem + comp <= 0)
     return r.bound == "memory" ? 1.0 : 0.0;

@@ -7,6 +7,7 @@
 // Mem_cycles against Comp_cycles), and per kernel the projected time of its top
 // layouts on each GPU (one linear scale for all GPUs of the kernel).
 #include "Format.h"
+#include "SpeedupFormat.h"
 #include "skelcast/report/Batch.h"
 
 #include <algorithm>
@@ -65,10 +66,13 @@ struct Svg {
     body += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"{}\"{}>{}</text>\n", px(x), px(y), size,
                         extra.empty() ? "" : " " + extra, esc(s));
   }
+  /// Nothing for a rectangle under 0.05 px: every drawn element has a size.
   void rect(double x, double y, double w, double h, const std::string &fill,
             const std::string &tooltip = "", const std::string &extra = "") {
+    if (!(w >= 0.05 && h >= 0.05))
+      return;
     body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}>", px(x),
-                        px(y), px(std::max(w, 0.0)), px(h), fill, extra.empty() ? "" : " " + extra);
+                        px(y), px(w), px(h), fill, extra.empty() ? "" : " " + extra);
     if (!tooltip.empty())
       body += "<title>" + esc(tooltip) + "</title>";
     body += "</rect>\n";
@@ -89,16 +93,18 @@ struct Svg {
 
 constexpr double kChartWidth = 1040;
 
-/// The GPU legend: one swatch per GPU, at `y`.
-void gpuLegend(Svg &s, const BatchReport &r, double x, double y) {
+/// The GPU legend: one swatch per GPU, ending at `right`, baseline `y`.
+void gpuLegend(Svg &s, const BatchReport &r, double right, double y) {
+  double x = right;
+  for (const auto &g : r.gpus)
+    x -= 17 + textWidth(g.name, 12) + 22;
+  x += 22;
   for (size_t g = 0; g < r.gpus.size(); ++g) {
     s.rect(x, y - 10, 12, 12, gpuColor(g), "", "rx=\"2\"");
     s.text(x + 17, y, r.gpus[g].name, 12);
     x += 17 + textWidth(r.gpus[g].name, 12) + 22;
   }
 }
-
-std::string speedupText(double v) { return num(v, 3) + "x"; }
 
 /// Grouped horizontal bars, one group per benchmark with a CPU time, one bar
 /// per GPU, on a log scale with a dashed line at 1x (as fast as the CPU).
@@ -129,14 +135,14 @@ std::string speedupChart(const BatchReport &r) {
   auto xOf = [&](double v) { return x0 + plotW * (std::log10(v) - l0) / (l1 - l0); };
 
   Svg s(kChartWidth);
-  gpuLegend(s, r, x0, 16);
+  gpuLegend(s, r, kChartWidth - 10, 16);
   double top = 34, y = top;
   double bottom = top + static_cast<double>(rows.size()) * (groupH + groupGap) - groupGap;
   // Decade grid lines and labels, then the 1x line above them.
   for (double e = l0; e <= l1; e += 1) {
     double x = xOf(std::pow(10.0, e));
     s.line(x, top - 4, x, bottom + 4, "#d5dbe1");
-    s.text(x, bottom + 20, speedupText(std::pow(10.0, e)), 11, "text-anchor=\"middle\" fill=\"#52606d\"");
+    s.text(x, bottom + 20, fmt::format("{:g}x", std::pow(10.0, e)), 11, "text-anchor=\"middle\" fill=\"#52606d\"");
   }
   for (const auto *b : rows) {
     s.text(labelW + 8, y + groupH / 2 + 4, clip(b->name, 40), 12, "text-anchor=\"end\"");
@@ -395,6 +401,19 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "<p class=\"note\">Measured CPU time / projected GPU time (best layout of each kernel, "
          "summed over the benchmark's kernels). Log scale; the dashed line is the CPU.</p>\n";
     o += "<div class=\"panel\">" + sc + "</div>\n";
+  }
+
+  std::string split = splitChart(r);
+  if (!split.empty()) {
+    o += "<h2>Memory / compute split of the best layouts</h2>\n<p class=\"note\">Memory against "
+         "compute demand of each kernel's best layout on each GPU, per SM: Mem_cycles &times; N / "
+         "MWP against Comp_cycles &times; N (Hong-Kim; docs/batch.md), and the bound the model "
+         "names.</p>\n";
+    o += "<div class=\"panel\">" + split + "</div>\n";
+  }
+
+  if (!sc.empty()) {
+    o += "<h2>Projected times and speedups</h2>\n";
     o += "<div class=\"panel\"><table>\n<tr><th>benchmark</th><th class=\"num\">CPU (ms)</th>";
     for (const auto &g : r.gpus)
       o += fmt::format("<th class=\"num\">{} (ms)</th><th class=\"num\">{} speedup</th>", esc(g.name),
@@ -412,15 +431,6 @@ std::string renderBatchHtml(const BatchReport &r) {
       o += "</tr>\n";
     }
     o += "</table></div>\n";
-  }
-
-  std::string split = splitChart(r);
-  if (!split.empty()) {
-    o += "<h2>Memory / compute split of the best layouts</h2>\n<p class=\"note\">How the model's "
-         "execution time of each kernel's best layout on each GPU divides into waiting for memory "
-         "and computing (Hong-Kim's Exec_cycles by its terms; docs/batch.md), and the bound it "
-         "names.</p>\n";
-    o += "<div class=\"panel\">" + split + "</div>\n";
   }
 
   o += "<h2>Best layout per kernel and GPU</h2>\n<div class=\"panel\"><table>\n<tr><th>benchmark</th>"

@@ -1,5 +1,6 @@
 // report.md of `skelcast batch`.
 #include "Format.h"
+#include "SpeedupFormat.h"
 #include "skelcast/report/Batch.h"
 
 #include <algorithm>
@@ -22,7 +23,7 @@ std::string cell(const std::string &s) {
 }
 
 std::string speedupText(const std::optional<double> &s) {
-  return s ? num(*s, 4) + "x" : std::string("-");
+  return s ? report::speedupText(*s) : std::string("-");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // The text of `skelcast check` that CI logs show: what is not unchanged, then
 // one summary line.
 #include "Format.h"
+#include "SpeedupFormat.h"
 #include "skelcast/report/Check.h"
 
 namespace skelcast::report {
@@ -15,10 +16,10 @@ std::string timeChange(const CheckEntry &e) {
 
 std::string speedupChange(const CheckEntry &e) {
   if (e.oldSpeedup && e.newSpeedup)
-    return fmt::format("speedup {}x -> {}x ({})", num(*e.oldSpeedup, 4), num(*e.newSpeedup, 4),
+    return fmt::format("speedup {} -> {} ({})", speedupText(*e.oldSpeedup), speedupText(*e.newSpeedup),
                        pct(*e.oldSpeedup, *e.newSpeedup));
   if (e.oldSpeedup)
-    return fmt::format("speedup {}x -> none (the suite no longer gives a CPU time)", num(*e.oldSpeedup, 4));
+    return fmt::format("speedup {} -> none (the suite no longer gives a CPU time)", speedupText(*e.oldSpeedup));
   return "";
 }
 

@@ -3,6 +3,7 @@
 // one testcase per kernel (classname: the benchmark), <failure> for each
 // regression, gone kernel or missing projection; failed inputs in their own suite.
 #include "Format.h"
+#include "SpeedupFormat.h"
 #include "skelcast/report/Check.h"
 
 #include <algorithm>
@@ -45,9 +46,9 @@ std::string failureOf(const CheckEntry &e, const CheckReport &c) {
     if (e.speedupRegressed) {
       if (!m.empty())
         m += "; ";
-      m += e.newSpeedup ? fmt::format("projected speedup fell {} ({}x -> {}x), more than {}",
-                                      pct(*e.oldSpeedup, *e.newSpeedup), num(*e.oldSpeedup, 4),
-                                      num(*e.newSpeedup, 4), tol)
+      m += e.newSpeedup ? fmt::format("projected speedup fell {} ({} -> {}), more than {}",
+                                      pct(*e.oldSpeedup, *e.newSpeedup), speedupText(*e.oldSpeedup),
+                                      speedupText(*e.newSpeedup), tol)
                         : std::string("the suite no longer gives a CPU time");
     }
     return m;

@@ -80,13 +80,14 @@ std::vector<BatchFailure> batchFailures(const BatchReport &r);
 size_t kernelCount(const BatchReport &r);
 size_t projectionCount(const BatchReport &r);
 
-/// Share of a layout's execution time that the model attributes to memory
-/// (0..1). Hong-Kim's Exec_cycles is split into its memory and compute terms
-/// by case (ISCA'09 eq. 17-19): case 1 Mem_cycles against Comp_cycles + Comp_cycles
-/// / #Mem_insts x (MWP - 1); case 2 (memory-bound) Mem_cycles x N / MWP against
-/// Comp_cycles / #Mem_insts x (MWP - 1); case 3 (compute-bound) Mem_L against
-/// Comp_cycles x N. Synchronisation and launch are left out. For the roofline
-/// model (`modelLabel` "roofline..."): its memory time against its compute time.
+/// Share of memory in a layout's projected work (0..1), from Hong-Kim's
+/// quantities per SM: the memory demand Mem_cycles x N / MWP (the memory
+/// periods of the N active warps, MWP of them at a time) against the compute
+/// demand Comp_cycles x N (their instructions through the issue port). It is
+/// above one half exactly when MWP < CWP_full - 1, so it agrees with the bound
+/// the model names whenever CWP is not capped by N (a latency-bound layout, where
+/// neither saturates, still shows which is larger). For the roofline model
+/// (`modelLabel` "roofline..."): its memory time against its compute time.
 double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel);
 
 /// report.md: summary, failures, one table row per benchmark, kernel and GPU

@@ -146,6 +146,18 @@ TEST(BatchReport, MemoryShareFollowsTheBound) {
   EXPECT_GE(st, 0.0);
   EXPECT_LE(st, 1.0);
   EXPECT_LT(sm, st);
+  // Memory's share is above one half for a memory-bound layout, below for a compute-bound one.
+  for (const auto &b : sample().benchmarks)
+    for (const auto &k : b.kernels)
+      for (const auto &g : k.gpus)
+        for (const auto &l : g.layouts) {
+          if (l.result.bound == "memory") {
+            EXPECT_GT(report::memoryShare(l, "skelcast"), 0.5) << k.name << " " << l.layoutString;
+          }
+          if (l.result.bound == "compute" && l.result.cwpFull <= l.result.n) {
+            EXPECT_LT(report::memoryShare(l, "skelcast"), 0.5) << k.name << " " << l.layoutString;
+          }
+        }
 }
 
 TEST(BatchReport, JsonRecordsWhatProducedItAndEveryProjection) {
