@@ -26,7 +26,7 @@ void registerBatch(CLI::App &app, Context &ctx) {
       return guarded(ctx, [&] {
         if (o->hw.empty())
           o->hw = {"h100"};
-        report::BatchReport r = projectSuite(ctx, *o);
+        report::BatchReport r = projectSuite(ctx, *o, o->out);
         std::vector<std::string> files = writeReports(o->out, r);
         printFailures(ctx, r);
         size_t failures = report::batchFailures(r).size();

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -59,14 +60,17 @@ void registerCheck(CLI::App &app, Context &ctx) {
         if (o->hw.empty()) {
           if (!base)
             throw InputError({"--hw", 0, 0}, "give the GPUs of the new baseline with --hw");
-          for (const auto &[gpu, hash] : base->specs)
-            o->hw.push_back(gpu);
+          // The baseline's GPUs in the order of its entries (then any spec without one).
+          auto add = [&](const std::string &gpu) {
+            if (std::find(o->hw.begin(), o->hw.end(), gpu) == o->hw.end())
+              o->hw.push_back(gpu);
+          };
           for (const auto &e : base->entries)
-            if (!base->specs.count(e.gpu) &&
-                std::find(o->hw.begin(), o->hw.end(), e.gpu) == o->hw.end())
-              o->hw.push_back(e.gpu);
+            add(e.gpu);
+          for (const auto &[gpu, hash] : base->specs)
+            add(gpu);
         }
-        report::BatchReport run = projectSuite(ctx, *o);
+        report::BatchReport run = projectSuite(ctx, *o, o->out);
         if (!o->out.empty())
           for (const auto &f : writeReports(o->out, run))
             ctx.out << "wrote " << f << '\n';

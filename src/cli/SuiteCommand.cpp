@@ -72,7 +72,7 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
       ->check(CLI::PositiveNumber);
 }
 
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o) {
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir) {
   Suite suite = loadSuite(o.suite);
   SuiteRunOptions ro;
   std::set<std::string> names;
@@ -90,6 +90,8 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o) {
   ro.top = o.top;
   unsigned hc = std::thread::hardware_concurrency();
   ro.jobs = o.jobs ? o.jobs : (hc ? hc : 1);
+  if (!outDir.empty())
+    prepareOutputDir(outDir); // before the run, so that it does not end on a bad --out
   // A bar only for a person watching: stderr is the process's own and a terminal.
   std::unique_ptr<ProgressBar> bar;
   if (&ctx.err == &std::cerr && ::isatty(2)) {
@@ -101,12 +103,16 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o) {
   return r;
 }
 
-std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r) {
+void prepareOutputDir(const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw InputError({dir, 0, 0}, fmt::format("cannot create the output directory{}",
                                               ec ? ": " + ec.message() : ""));
+}
+
+std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r) {
+  prepareOutputDir(dir);
   std::vector<std::pair<std::string, std::string>> files{
       {"report.md", report::renderBatchMarkdown(r)},
       {"report.html", report::renderBatchHtml(r)},

@@ -26,9 +26,13 @@ struct SuiteCommandOptions {
 /// --hw, --model, --without, -j, --top on `cmd`.
 void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &hwDefault);
 
-/// Load the suite and the specs, run every job; a progress bar goes to stderr
-/// when it is a terminal. Throws InputError for an unusable suite or spec.
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o);
+/// Load the suite and the specs, create `outDir` (unless empty), run every job;
+/// a progress bar goes to stderr when it is a terminal. Throws InputError for
+/// an unusable suite, spec or output directory.
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir);
+
+/// Create `dir` if missing; InputError when it cannot be.
+void prepareOutputDir(const std::string &dir);
 
 /// Write report.{md,html,json,csv} into `dir` (created if missing), each atomically.
 std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r);

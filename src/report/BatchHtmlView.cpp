@@ -231,6 +231,9 @@ std::string splitChart(const BatchReport &r) {
     y += barH + rowGap;
   }
   double bottom = y - rowGap;
+  // The half-way mark over the bars: which demand is larger.
+  s.line(x0 + plotW / 2, top - 3, x0 + plotW / 2, bottom + 3, "#1f2933",
+         "stroke-width=\"1\" stroke-dasharray=\"2 3\" stroke-opacity=\"0.55\"");
   for (int q = 0; q <= 4; ++q) {
     double x = x0 + plotW * q / 4.0;
     s.line(x, bottom + 3, x, bottom + 8, "#9aa5b1");

@@ -17,8 +17,9 @@
 ///
 /// The text report, for example:
 ///
-///   REGRESSED  streaming: kernel 'triad' on h100: time 0.3612 ms -> 0.4816 ms (+33.3%)
-///   2 benchmarks, 2 kernels on h100, a100: 3 unchanged, 1 regressed, ... -> FAIL
+///   REGRESSED  streaming_64M: kernel 'kernel0' on h100: time 0.2763 ms -> 0.3687 ms (+33.5%); speedup 168x -> 126x (-25.1%)
+///   44 kernel/GPU entries: 43 unchanged within 5%, 0 improved, 1 regressed, 0 new, 0 gone, 0 failed; 0 inputs failed
+///   check FAILED
 #pragma once
 
 #include "skelcast/report/Batch.h"
