@@ -38,6 +38,8 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
 #ifdef SKELCAST_HAVE_FRONTEND
   registerSkeletonize(app, ctx);
 #endif
+  registerBatch(app, ctx);
+  registerCheck(app, ctx);
 
   // CLI11 wants argv order reversed when given a vector.
   std::vector<std::string> rev(args.rbegin(), args.rend());

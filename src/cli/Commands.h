@@ -22,6 +22,8 @@ void registerProject(CLI::App &app, Context &ctx);
 void registerExplain(CLI::App &app, Context &ctx);
 void registerSkeletonize(CLI::App &app, Context &ctx);
 void registerValidate(CLI::App &app, Context &ctx);
+void registerBatch(CLI::App &app, Context &ctx); // BatchCommand.cpp
+void registerCheck(CLI::App &app, Context &ctx); // CheckCommand.cpp
 
 /// Runs `body`, turning an InputError into a message on `err` and exit code 1.
 int guarded(Context &ctx, const std::function<int()> &body);

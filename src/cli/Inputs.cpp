@@ -1,27 +1,114 @@
 #include "Inputs.h"
 
 #include "skelcast/skeleton/Parser.h"
+#include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#ifdef SKELCAST_HAVE_FRONTEND
+#include "skelcast/frontend/Skeletonizer.h"
+#endif
 
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <ostream>
+#include <sstream>
 
 namespace skelcast::cli {
+namespace {
 
-skeleton::SkeletonFile loadSkeleton(const std::string &path, const CInputOptions &c,
-                                    std::ostream &diagnostics) {
-  if (path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0) {
+/// Set the trip-count hint of every loop indexed `index`; returns how many.
+int setTrip(std::vector<skeleton::Stmt> &body, const std::string &index, int64_t trip) {
+  int n = 0;
+  for (auto &s : body) {
+    if (s.kind == skeleton::Stmt::Kind::Loop) {
+      if (s.loop.index == index) {
+        s.loop.tripHint = trip;
+        ++n;
+      }
+      n += setTrip(s.loop.body, index, trip);
+    } else if (s.kind == skeleton::Stmt::Kind::Branch) {
+      n += setTrip(s.branch.thenBody, index, trip);
+      n += setTrip(s.branch.elseBody, index, trip);
+    }
+  }
+  return n;
+}
+
+/// `target` as a path relative to the directory of `anchorFile` when both are
+/// relative (or both absolute), so that resolveRelative(anchorFile, result)
+/// gives `target` back; otherwise `target` made absolute.
+std::string relativeTo(const std::string &anchorFile, const std::string &target) {
+  namespace fs = std::filesystem;
+  fs::path t(target), base = fs::path(anchorFile).parent_path();
+  if (t.is_absolute() == base.is_absolute()) {
+    fs::path r = t.lexically_relative(base.empty() ? fs::path(".") : base);
+    if (!r.empty())
+      return r.string();
+  }
+  return fs::absolute(t).lexically_normal().string();
+}
+
+void applyOptions(skeleton::SkeletonFile &f, const InputOptions &opts) {
+  for (const auto &[index, trip] : opts.trips) {
+    if (trip < 0)
+      throw InputError({f.path, 0, 0},
+                       fmt::format("trip count of loop '{}' must not be negative, is {}", index, trip));
+    int n = 0;
+    for (auto &k : f.kernels)
+      n += setTrip(k.body, index, trip);
+    if (n == 0)
+      throw InputError({f.path, 0, 0},
+                       fmt::format("a trip count is given for loop '{}', but no loop has that index",
+                                   index));
+  }
+  for (const auto &[array, file] : opts.samples) {
+    skeleton::Array *a = nullptr;
+    for (auto &x : f.arrays)
+      if (x.name == array)
+        a = &x;
+    if (!a)
+      throw InputError({f.path, 0, 0},
+                       fmt::format("a sample is given for array '{}', but no array has that name", array));
+    a->sampleFile = relativeTo(f.path, file);
+    // Read it now so that a bad file is reported here, not by the first kernel.
+    skeleton::loadSample(skeleton::resolveRelative(f.path, *a->sampleFile), a->loc);
+  }
+}
+
+} // namespace
+
+bool isCInput(const std::string &path) {
+  return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
+}
+
+skeleton::SkeletonFile loadSkeleton(const std::string &path) {
+  std::ostringstream ignored;
+  return loadSkeleton(path, {}, ignored).file;
+}
+
+LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
+                         std::ostream &diagnostics) {
+  if (isCInput(path)) {
 #ifdef SKELCAST_HAVE_FRONTEND
-    frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, c.options, diagnostics);
-    for (const auto &w : r.warnings)
-      diagnostics << w.str() << '\n';
-    return r.file;
+    frontend::SkeletonizeOptions so;
+    so.clangArgs = opts.compilerArgs;
+    so.function = opts.function;
+    so.compilationDbDir = opts.compilationDbDir;
+    so.extents = opts.extents;
+    so.trips = opts.trips;
+    so.samples = opts.samples;
+    frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);
+    return {std::move(r.file), std::move(r.warnings)};
 #else
-    (void)c;
-    (void)diagnostics;
     throw InputError({path, 0, 0}, "C input needs the skeletonizer, which is not part of this build");
 #endif
   }
-  return skeleton::parseSkeletonFile(path);
+  if (!opts.compilerArgs.empty())
+    throw InputError({path, 0, 0}, "compiler arguments are given, but this is not a C input");
+  LoadedInput in;
+  in.file = skeleton::parseSkeletonFile(path);
+  applyOptions(in.file, opts);
+  return in;
 }
 
 } // namespace skelcast::cli

@@ -1,30 +1,49 @@
 // Reading the kernels a command works on, from .skel files (and, with the
-// frontend, from C files).
+// frontend, from C files). Every command and the suite runner read their
+// inputs through loadSkeleton, so the frontend has exactly one place to hook in.
 #pragma once
 
 #include "skelcast/skeleton/Skeleton.h"
-#ifdef SKELCAST_HAVE_FRONTEND
-#include "skelcast/frontend/Skeletonizer.h"
-#endif
+#include "skelcast/support/Diagnostic.h"
 
+#include <cstdint>
 #include <iosfwd>
-
+#include <map>
 #include <string>
 #include <vector>
 
 namespace skelcast::cli {
 
-/// How C inputs are skeletonized (empty without the frontend).
-struct CInputOptions {
-#ifdef SKELCAST_HAVE_FRONTEND
-  frontend::SkeletonizeOptions options;
-#endif
+/// How to read one input: what a suite manifest (or a command line) says about it.
+struct InputOptions {
+  std::vector<std::string> compilerArgs;      ///< C inputs only: -D, -I, -std=...
+  std::string function;                       ///< C inputs only: `--function NAME`
+  std::string compilationDbDir;               ///< C inputs only: `-p DIR`
+  std::map<std::string, std::vector<int64_t>> extents; ///< C inputs only: `--extent a=N,N`
+  std::map<std::string, int64_t> trips;       ///< loop index -> average trip count (`--trip n=14`)
+  std::map<std::string, std::string> samples; ///< array -> sample file, already resolved (`--sample M=FILE`)
 };
 
-/// Parse one input file into a skeleton: a `.skel` file, or (with the frontend)
-/// a C file through the skeletonizer, whose warnings go to `diagnostics`. Bad
-/// input throws InputError.
-skeleton::SkeletonFile loadSkeleton(const std::string &path, const CInputOptions &c,
-                                    std::ostream &diagnostics);
+/// A parsed input and the warnings reading it produced (the skeletonizer's
+/// "cannot port this loop" ones; none for .skel files).
+struct LoadedInput {
+  skeleton::SkeletonFile file;
+  std::vector<Warning> warnings;
+};
+
+/// Parse one input file into a skeleton; bad input throws InputError.
+skeleton::SkeletonFile loadSkeleton(const std::string &path);
+
+/// The same with options. For a `.skel` file, `trips` set the trip-count hint of
+/// every loop with that index and `samples` the sample file of that array (an
+/// unknown loop or array is an InputError); `compilerArgs` must be empty. A `.c`
+/// file goes through the skeletonizer (all the options apply); without the
+/// frontend it is an InputError. `diagnostics` receives what the compiler
+/// prints (nothing for .skel files).
+LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
+                         std::ostream &diagnostics);
+
+/// Whether `path` names a C input (by its extension).
+bool isCInput(const std::string &path);
 
 } // namespace skelcast::cli

@@ -27,12 +27,18 @@ struct ProjectOpts {
 #ifdef SKELCAST_HAVE_FRONTEND
   SkeletonizeCliOptions c; ///< for C inputs
 #endif
-  CInputOptions cInput() const {
-    CInputOptions ci;
+  InputOptions cInput() const {
+    InputOptions in;
 #ifdef SKELCAST_HAVE_FRONTEND
-    ci.options = c.finish();
+    frontend::SkeletonizeOptions so = c.finish();
+    in.compilerArgs = so.clangArgs;
+    in.function = so.function;
+    in.compilationDbDir = so.compilationDbDir;
+    in.extents = so.extents;
+    in.trips = so.trips;
+    in.samples = so.samples;
 #endif
-    return ci;
+    return in;
   }
   double minSpeedup = 2;
   bool pinned = false;
@@ -74,9 +80,12 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   rep.hwHash = hw.contentHash;
   rep.model = o.modelLabel();
   rep.top = o.top;
-  CInputOptions ci = o.cInput();
+  InputOptions ci = o.cInput();
   for (const auto &path : o.files) {
-    skeleton::SkeletonFile f = loadSkeleton(path, ci, ctx.err);
+    LoadedInput in = loadSkeleton(path, ci, ctx.err);
+    for (const auto &w : in.warnings)
+      ctx.err << w.str() << '\n';
+    skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
     for (size_t k : selectKernels(f, o.kernel)) {
       layout::KernelInfo ki = layout::analyzeKernel(f, k);
@@ -108,7 +117,10 @@ int runProject(Context &ctx, const ProjectOpts &o) {
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
   model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
-  skeleton::SkeletonFile f = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
+  LoadedInput in = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
+  for (const auto &w : in.warnings)
+    ctx.err << w.str() << '\n';
+  skeleton::SkeletonFile f = std::move(in.file);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");

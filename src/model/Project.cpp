@@ -40,7 +40,8 @@ public:
     case ModelKind::Skelcast: {
       applyModernTerms(c, ki_, l, hw_, terms_, adjusted_, scratch_);
       result_ = hongKim(adjusted_.workload, adjusted_.hw);
-      const TermEffects &e = adjusted_.effects;
+      TermEffects &e = adjusted_.effects;
+      e.coreMs = result_.timeMs;
       double floor = std::max(e.dramFloorMs, e.departureFloorMs);
       if (floor > result_.timeMs) {
         result_.timeMs = floor;

@@ -39,6 +39,7 @@ struct TermEffects {
   double launchMs = 0;
   double dramFloorMs = 0;       ///< DRAM bytes / bandwidth
   double departureFloorMs = 0;  ///< an SM's requests x departure delay
+  double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

@@ -1,0 +1,106 @@
+/// \file
+/// The result of one `skelcast batch` (or `check`) run over a suite as one
+/// immutable value, and its renderers, each a pure function in its own file
+/// (src/report/Batch*View.cpp). Like the single-file Report it records what
+/// produced it: skelcast's version, each spec's name and content hash, the model.
+///
+/// The value holds, per benchmark of the suite (in suite order), per kernel (in
+/// file order) and per GPU (in `--hw` order), the best `top` layouts with every
+/// quantity of their projection, or the reason there is none. An input that
+/// could not be read is a benchmark with `error` set and no kernels.
+///
+/// `report.md` (renderBatchMarkdown) looks like:
+///
+///   | benchmark | kernel | GPU | best layout | time (ms) | bound | memory share | speedup |
+///   | --- | --- | --- | --- | ---: | --- | ---: | ---: |
+///   | matmul | matmul | h100 | `block=i:16,j:32 fold=i:4,j:2 cache=A,B unroll=k:16` | 0.03895 | compute | 40% | 5961x |
+#pragma once
+
+#include "skelcast/model/Project.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::report {
+
+/// A GPU spec as the report records it.
+struct GpuInfo {
+  std::string name, description, contentHash;
+};
+
+/// One kernel projected on one GPU.
+struct KernelGpuResult {
+  int64_t layoutsExplored = 0, layoutsPruned = 0;
+  std::vector<model::LayoutProjection> layouts; ///< the best `top`, best first
+  std::string error; ///< why there is no projection ("no layout fits", a bad sample...); empty if ok
+  bool ok() const { return error.empty() && !layouts.empty(); }
+  /// The best layout's projected kernel time; nullopt when !ok().
+  std::optional<double> timeMs() const;
+};
+
+struct KernelResult {
+  std::string name;
+  std::vector<KernelGpuResult> gpus; ///< indexed like BatchReport::gpus
+};
+
+struct BenchmarkResult {
+  std::string name;
+  std::string input;           ///< the input file, as a path from the working directory
+  std::optional<double> cpuMs; ///< measured CPU time, when the suite gives it
+  std::string error;           ///< the input could not be read (full diagnostic); then no kernels
+  std::vector<std::string> warnings;
+  std::vector<KernelResult> kernels;
+};
+
+struct BatchReport {
+  std::string version; ///< skelcast's
+  std::string model;   ///< model label, e.g. "skelcast" or "skelcast without caches"
+  std::string suite;   ///< the suite as given on the command line
+  std::vector<GpuInfo> gpus;
+  size_t top = 5; ///< layouts kept per kernel and GPU
+  std::vector<BenchmarkResult> benchmarks;
+};
+
+/// Projected GPU time of a benchmark: the sum over its kernels of the best
+/// layout's time; nullopt when the input failed or a kernel has no projection.
+std::optional<double> benchmarkTimeMs(const BenchmarkResult &b, size_t gpu);
+
+/// cpu_ms / benchmarkTimeMs; nullopt without a CPU time or a GPU time.
+std::optional<double> speedup(const BenchmarkResult &b, size_t gpu);
+
+/// Something that did not produce a projection: an input (kernel and gpu
+/// empty) or one kernel on one GPU.
+struct BatchFailure {
+  std::string benchmark, input, kernel, gpu, message;
+};
+std::vector<BatchFailure> batchFailures(const BatchReport &r);
+
+/// Number of kernels (over all benchmarks) and of kernel x GPU projections that succeeded.
+size_t kernelCount(const BatchReport &r);
+size_t projectionCount(const BatchReport &r);
+
+/// Share of memory in a layout's projected work (0..1), from Hong-Kim's
+/// quantities per SM: the memory demand Mem_cycles x N / MWP (the memory
+/// periods of the N active warps, MWP of them at a time) against the compute
+/// demand Comp_cycles x N (their instructions through the issue port). It is
+/// above one half exactly when MWP < CWP_full - 1, so it agrees with the bound
+/// the model names whenever CWP is not capped by N (a latency-bound layout, where
+/// neither saturates, still shows which is larger). For the roofline model
+/// (`modelLabel` "roofline..."): its memory time against its compute time.
+double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel);
+
+/// report.md: summary, failures, one table row per benchmark, kernel and GPU
+/// (best layout, time, bound, speedup), then the top layouts of each kernel.
+std::string renderBatchMarkdown(const BatchReport &r);
+/// report.html: one self-contained page (inline CSS, inline SVG charts drawn
+/// here, no script, no network): speedup per GPU, projected time of the top
+/// layouts and the memory/compute split of each kernel, every table of report.md.
+std::string renderBatchHtml(const BatchReport &r);
+/// report.json: everything, including each spec's content hash.
+std::string renderBatchJson(const BatchReport &r);
+/// report.csv: one row per benchmark, kernel, GPU and layout rank with every
+/// number; a failure is a row with `error` set.
+std::string renderBatchCsv(const BatchReport &r);
+
+} // namespace skelcast::report

@@ -1,0 +1,104 @@
+// `skelcast check SUITE --baseline FILE.json`: the suite's projected times and
+// speedups against a committed baseline, for CI.
+#include "SuiteCommand.h"
+#include "skelcast/cli/Cli.h"
+#include "skelcast/report/Check.h"
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/AtomicFile.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+namespace skelcast::cli {
+
+void registerCheck(CLI::App &app, Context &ctx) {
+  struct Opts : SuiteCommandOptions {
+    std::string baseline, tolerance = "5%", junit, out;
+    bool update = false, strict = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto *cmd = app.add_subcommand("check", "Compare a suite's projected times and speedups with a "
+                                          "baseline; exit 1 on a regression");
+  cmd->add_option("suite", o->suite, "A directory of .c/.skel files or a JSON manifest (docs/batch.md)")
+      ->required();
+  cmd->add_option("--baseline", o->baseline, "Baseline JSON (written by --update-baseline)")->required();
+  addSuiteOptions(cmd, *o, "the baseline's GPUs");
+  cmd->add_option("--tolerance", o->tolerance,
+                  "Allowed growth of a projected time (and fall of a speedup): '5%' or '0.05'")
+      ->capture_default_str()
+      ->check([](const std::string &t) -> std::string {
+        try {
+          report::parseTolerance(t);
+          return "";
+        } catch (const InputError &e) {
+          return e.message();
+        }
+      });
+  auto *update = cmd->add_flag("--update-baseline", o->update,
+                               "Write the baseline from this run instead of comparing");
+  cmd->add_option("--junit", o->junit, "Also write JUnit XML: one testcase per kernel and GPU")
+      ->excludes(update);
+  cmd->add_flag("--strict", o->strict, "Kernels that are not in the baseline fail too")->excludes(update);
+  cmd->add_option("--out", o->out, "Also write report.{md,html,json,csv} into this directory");
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      return guarded(ctx, [&]() -> int {
+        std::optional<report::Baseline> base;
+        bool exists = std::filesystem::exists(o->baseline);
+        if (!o->update) {
+          if (!exists)
+            throw InputError({o->baseline, 0, 0},
+                             "no such baseline: create it with --update-baseline");
+          base = report::parseBaseline(skeleton::readTextFile(o->baseline), o->baseline);
+        } else if (o->hw.empty() && exists) {
+          base = report::parseBaseline(skeleton::readTextFile(o->baseline), o->baseline);
+        }
+        if (o->hw.empty()) {
+          if (!base)
+            throw InputError({"--hw", 0, 0}, "give the GPUs of the new baseline with --hw");
+          // The baseline's GPUs in the order of its entries (then any spec without one).
+          auto add = [&](const std::string &gpu) {
+            if (std::find(o->hw.begin(), o->hw.end(), gpu) == o->hw.end())
+              o->hw.push_back(gpu);
+          };
+          for (const auto &e : base->entries)
+            add(e.gpu);
+          for (const auto &[gpu, hash] : base->specs)
+            add(gpu);
+        }
+        report::BatchReport run = projectSuite(ctx, *o, o->out);
+        if (!o->out.empty())
+          for (const auto &f : writeReports(o->out, run))
+            ctx.out << "wrote " << f << '\n';
+        if (o->update) {
+          if (!report::batchFailures(run).empty()) {
+            printFailures(ctx, run);
+            ctx.err << fmt::format("skelcast: the baseline {} is left as it was: fix the failures "
+                                   "first\n",
+                                   o->baseline);
+            return InputFailure;
+          }
+          report::Baseline b = report::baselineFromReport(run);
+          writeFileAtomically(o->baseline, report::renderBaselineJson(b));
+          ctx.out << fmt::format("wrote {} entries ({} kernels on {} GPUs) to {}\n", b.entries.size(),
+                                 report::kernelCount(run), run.gpus.size(), o->baseline);
+          return Success;
+        }
+        report::CheckOptions co;
+        co.tolerance = report::parseTolerance(o->tolerance);
+        co.strict = o->strict;
+        report::CheckReport c = report::compareWithBaseline(run, *base, co);
+        ctx.out << report::renderCheckText(c);
+        if (!o->junit.empty())
+          writeFileAtomically(o->junit, report::renderJUnit(c));
+        return c.failed() ? InputFailure : Success;
+      });
+    };
+  });
+}
+
+} // namespace skelcast::cli

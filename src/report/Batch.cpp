@@ -1,0 +1,95 @@
+// The derived quantities of a BatchReport that every renderer shares.
+#include "skelcast/report/Batch.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace skelcast::report {
+
+std::optional<double> KernelGpuResult::timeMs() const {
+  if (!ok())
+    return std::nullopt;
+  return layouts.front().result.timeMs;
+}
+
+std::optional<double> benchmarkTimeMs(const BenchmarkResult &b, size_t gpu) {
+  if (!b.error.empty() || b.kernels.empty())
+    return std::nullopt;
+  double sum = 0;
+  for (const auto &k : b.kernels) {
+    if (gpu >= k.gpus.size())
+      return std::nullopt;
+    std::optional<double> t = k.gpus[gpu].timeMs();
+    if (!t)
+      return std::nullopt;
+    sum += *t;
+  }
+  return sum;
+}
+
+std::optional<double> speedup(const BenchmarkResult &b, size_t gpu) {
+  std::optional<double> t = benchmarkTimeMs(b, gpu);
+  if (!b.cpuMs || !t || !(*t > 0))
+    return std::nullopt;
+  return *b.cpuMs / *t;
+}
+
+std::vector<BatchFailure> batchFailures(const BatchReport &r) {
+  std::vector<BatchFailure> fs;
+  for (const auto &b : r.benchmarks) {
+    if (!b.error.empty()) {
+      fs.push_back({b.name, b.input, "", "", b.error});
+      continue;
+    }
+    for (const auto &k : b.kernels)
+      for (size_t g = 0; g < k.gpus.size() && g < r.gpus.size(); ++g)
+        if (!k.gpus[g].ok())
+          fs.push_back({b.name, b.input, k.name, r.gpus[g].name,
+                        k.gpus[g].error.empty() ? "no projection" : k.gpus[g].error});
+  }
+  return fs;
+}
+
+size_t kernelCount(const BatchReport &r) {
+  size_t n = 0;
+  for (const auto &b : r.benchmarks)
+    n += b.kernels.size();
+  return n;
+}
+
+size_t projectionCount(const BatchReport &r) {
+  size_t n = 0;
+  for (const auto &b : r.benchmarks)
+    for (const auto &k : b.kernels)
+      for (const auto &g : k.gpus)
+        n += g.ok() ? 1 : 0;
+  return n;
+}
+
+double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel) {
+  const auto &r = p.result;
+  double mem = 0, comp = 0;
+  if (modelLabel.rfind("roofline", 0) == 0) {
+    mem = p.roofline.memoryMs;
+    comp = p.roofline.computeMs;
+  } else if (std::max(p.effects.dramFloorMs, p.effects.departureFloorMs) > p.effects.coreMs &&
+             p.effects.coreMs > 0) {
+    // The bandwidth floor set the time: memory against the Hong-Kim core's time.
+    mem = std::max(p.effects.dramFloorMs, p.effects.departureFloorMs);
+    comp = p.effects.coreMs;
+  } else {
+    // Per SM, Hong-Kim: the memory periods of the N active warps served MWP at
+    // a time (the latency a warp waits out in sequence: all of Mem_cycles in
+    // Hong & Kim, one per load group with the mlp term), against the
+    // instructions of the N warps through the issue port.
+    // Memory's share is above one half exactly when MWP < CWP_full - 1.
+    mem = r.mwp > 0 ? r.memCyclesExposed * r.n / r.mwp : 0;
+    comp = r.compCycles * r.n;
+  }
+  if (!std::isfinite(mem) || !std::isfinite(comp) || mem < 0 || comp < 0 || mem + comp <= 0)
+    return r.bound == "memory" ? 1.0 : 0.0;
+  return mem / (mem + comp);
+}
+
+} // namespace skelcast::report

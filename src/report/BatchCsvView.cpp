@@ -1,0 +1,72 @@
+// report.csv of `skelcast batch`: one row per benchmark, kernel, GPU and layout
+// rank, every number in its own column; a failure is one row with `error` set.
+#include "Format.h"
+#include "skelcast/report/Batch.h"
+
+namespace skelcast::report {
+namespace {
+
+/// RFC 4180 field: quoted when it holds a comma, a quote or a line break.
+std::string field(const std::string &s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos)
+    return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"')
+      q += '"';
+    q += c;
+  }
+  return q + '"';
+}
+
+std::string opt(const std::optional<double> &v, int prec) { return v ? num(*v, prec) : ""; }
+
+} // namespace
+
+std::string renderBatchCsv(const BatchReport &r) {
+  std::string out =
+      "benchmark,input,kernel,gpu,rank,layout,time_ms,cycles,bound,mwp,cwp,active_warps,exec_case,"
+      "mem_cycles,comp_cycles,memory_share,threads_per_block,blocks,shared_mem_bytes_per_block,"
+      "comp_insts,coal_mem_insts,uncoal_mem_insts,synch_insts,compulsory_bytes,roofline_ms,"
+      "layouts_explored,layouts_pruned,cpu_ms,benchmark_time_ms,speedup,error\n";
+  for (const auto &b : r.benchmarks) {
+    std::string head = field(b.name) + "," + field(b.input) + ",";
+    if (!b.error.empty()) {
+      // kernel, gpu, the 21 layout columns, layouts_explored, layouts_pruned: empty
+      out += head + std::string(25, ',') + opt(b.cpuMs, 8) + ",,," + field(b.error) + "\n";
+      continue;
+    }
+    for (const auto &k : b.kernels) {
+      for (size_t g = 0; g < k.gpus.size() && g < r.gpus.size(); ++g) {
+        const auto &kg = k.gpus[g];
+        std::string tail = fmt::format("{},{},{},{},{},", kg.layoutsExplored, kg.layoutsPruned,
+                                       opt(b.cpuMs, 8), opt(benchmarkTimeMs(b, g), 8),
+                                       opt(speedup(b, g), 6));
+        std::string kgHead = head + field(k.name) + "," + field(r.gpus[g].name) + ",";
+        if (!kg.ok()) {
+          out += kgHead + std::string(21, ',') + tail + field(kg.error) + "\n"; // no layout columns
+          continue;
+        }
+        for (size_t i = 0; i < kg.layouts.size(); ++i) {
+          const auto &l = kg.layouts[i];
+          const auto &w = l.characterization.workload;
+          out += kgHead + fmt::format(
+                              "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i + 1,
+                              field(l.layoutString), num(l.result.timeMs, 8),
+                              num(l.result.totalCycles, 10), l.result.bound, num(l.result.mwp, 6),
+                              num(l.result.cwp, 6), num(l.result.n, 6), l.result.execCase,
+                              num(l.result.memCycles, 10), num(l.result.compCycles, 10),
+                              num(memoryShare(l, r.model), 4), num(w.threadsPerBlock, 10), num(w.blocks, 10),
+                              num(w.sharedMemBytesPerBlock, 10), num(w.compInsts, 10),
+                              num(w.coalMemInsts, 10), num(w.uncoalMemInsts, 10),
+                              num(w.synchInsts, 10), num(l.characterization.compulsoryBytes, 12),
+                              num(l.roofline.timeMs, 8)) +
+                 tail + "\n";
+        }
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace skelcast::report

@@ -1,0 +1,295 @@
+// `skelcast batch` and `skelcast check`, run in-process: suites from a
+// directory and from a manifest, manifest errors that name the field, failing
+// inputs that do not stop the others, -j that does not change a byte, and the
+// check's exit codes.
+#include "skelcast/cli/Cli.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using skelcast::cli::runCli;
+
+namespace {
+
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int rc = runCli(args, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+std::string slurp(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path &p, const std::string &text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+/// A fresh directory per test, removed afterwards.
+class BatchTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("skelcast_") + info->test_suite_name() + "_" + info->name() + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string &name) const { return (dir_ / name).string(); }
+  /// A manifest in the temp directory; inputs refer to the repository.
+  std::string manifest(const std::string &benchmarks, const std::string &name = "suite.json") {
+    spit(dir_ / name, "{\"schema_version\": 1, \"benchmarks\": [" + benchmarks + "]}");
+    return path(name);
+  }
+  fs::path dir_;
+};
+
+std::string bench(const std::string &name, const std::string &input, const std::string &extra = "") {
+  return "{\"name\": \"" + name + "\", \"input\": \"" + input + "\"" + extra + "}";
+}
+
+const std::string kMatmul = kSrc + "/skeletons/matmul.skel";
+const std::string kHotspot = kSrc + "/skeletons/hotspot.skel";
+const std::string kTriad = kSrc + "/validation/skeletons/streaming_1M.skel";
+const std::string kIspinex = kSrc + "/skeletons/ispinex_real.skel";
+
+} // namespace
+
+TEST_F(BatchTest, WritesTheFourReports) {
+  std::string suite = manifest(bench("matmul", kMatmul, ", \"cpu_ms\": 230") + "," + bench("triad", kTriad));
+  CliRun r = run({"batch", suite, "--hw", "h100,a100", "--out", path("out"), "-j", "2"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err; // no progress bar when stderr is not a terminal
+  EXPECT_NE(r.out.find("2 benchmarks, 2 kernels on h100, a100: 4 projections, 0 failed"), std::string::npos)
+      << r.out;
+  for (const char *f : {"report.md", "report.html", "report.json", "report.csv"})
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "out" / f)) << f;
+  // Atomic writes leave no temporary file behind.
+  size_t files = 0;
+  for (const auto &e : fs::directory_iterator(dir_ / "out"))
+    files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 4u);
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  EXPECT_EQ(j["benchmarks"][0]["input"], kMatmul);
+  EXPECT_TRUE(j["benchmarks"][0]["gpus"][1]["speedup"].is_number());
+  EXPECT_TRUE(j["benchmarks"][1]["gpus"][1]["speedup"].is_null());
+  EXPECT_EQ(j["gpus"][1]["name"], "a100");
+  EXPECT_EQ(j["gpus"][1]["content_hash"].get<std::string>().size(), 16u);
+}
+
+TEST_F(BatchTest, OutputDoesNotDependOnTheNumberOfThreads) {
+  std::string suite = kSrc + "/skeletons";
+  CliRun one = run({"batch", suite, "--hw", "h100,a100", "--out", path("j1"), "-j", "1"});
+  CliRun four = run({"batch", suite, "--hw", "h100,a100", "--out", path("j4"), "-j", "4"});
+  ASSERT_EQ(one.rc, 0) << one.err;
+  ASSERT_EQ(four.rc, 0) << four.err;
+  for (const char *f : {"report.md", "report.html", "report.json", "report.csv"}) {
+    std::string a = slurp(dir_ / "j1" / f), b = slurp(dir_ / "j4" / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_TRUE(a == b) << f << " differs between -j 1 and -j 4";
+  }
+}
+
+TEST_F(BatchTest, DirectorySuiteTakesEveryCAndSkelFile) {
+  fs::create_directories(dir_ / "suite");
+  fs::copy_file(kMatmul, dir_ / "suite" / "matmul.skel");
+  fs::copy_file(kHotspot, dir_ / "suite" / "hotspot.skel");
+  spit(dir_ / "suite" / "hotspot.c", "void f(void) {}\n");
+  spit(dir_ / "suite" / "notes.txt", "not an input\n");
+  CliRun r = run({"batch", path("suite"), "--out", path("out")});
+  // The C file fails (it has no loop nest, or there is no frontend) and is listed; the others ran.
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  ASSERT_EQ(j["benchmarks"].size(), 3u);
+  EXPECT_EQ(j["benchmarks"][0]["name"], "hotspot.c"); // same stem twice: names keep the extension
+  EXPECT_EQ(j["benchmarks"][1]["name"], "hotspot.skel");
+  EXPECT_EQ(j["benchmarks"][2]["name"], "matmul");
+  std::string err = j["benchmarks"][0]["error"].get<std::string>();
+  EXPECT_TRUE(err.find("skeletonizer") != std::string::npos ||
+              err.find("no loop nest") != std::string::npos)
+      << err;
+  EXPECT_TRUE(j["benchmarks"][2]["error"].is_null());
+  EXPECT_EQ(j["gpus"][0]["name"], "h100"); // the default GPU
+  EXPECT_NE(r.err.find("benchmark 'hotspot.c' failed"), std::string::npos) << r.err;
+  EXPECT_NE(slurp(dir_ / "out" / "report.md").find("## Failures"), std::string::npos);
+}
+
+TEST_F(BatchTest, AFailingInputDoesNotStopTheOthers) {
+  spit(dir_ / "bad.skel", "parallel_for (N) : i {\n");
+  std::string suite = manifest(bench("missing", "nope.skel") + "," + bench("bad", "bad.skel") + "," +
+                               bench("c", "prog.c") + "," + bench("matmul", kMatmul));
+  CliRun r = run({"batch", suite, "--out", path("out")});
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  EXPECT_EQ(j["summary"]["failures"], 3);
+  EXPECT_EQ(j["summary"]["projections"], 1);
+  std::string missing = j["benchmarks"][0]["error"];
+  EXPECT_NE(missing.find("suite.json: error: field 'benchmarks[0].input': cannot read"), std::string::npos)
+      << missing;
+  std::string bad = j["benchmarks"][1]["error"];
+  EXPECT_NE(bad.find("bad.skel:2:1: error: "), std::string::npos) << bad;
+  EXPECT_TRUE(j["benchmarks"][3]["error"].is_null());
+}
+
+TEST_F(BatchTest, ManifestErrorsNameTheField) {
+  struct Case {
+    std::string text, expected;
+  };
+  std::vector<Case> cases{
+      {"{", "invalid JSON"},
+      {"[]", "a suite manifest is a JSON object"},
+      {R"({"benchmarks": []})", "field 'schema_version': missing"},
+      {R"({"schema_version": 2, "benchmarks": []})", "field 'schema_version': 2 is not supported"},
+      {R"({"schema_version": 1})", "field 'benchmarks': missing"},
+      {R"({"schema_version": 1, "benchmarks": []})", "field 'benchmarks': is empty"},
+      {R"({"schema_version": 1, "benchmarks": [], "extra": 1})", "field 'extra': unknown field"},
+      {R"({"schema_version": 1, "benchmarks": [{"input": "a.skel"}]})", "field 'benchmarks[0].name': missing"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a"}]})", "field 'benchmarks[0].input': missing"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "cpu_ms": "12"}]})",
+       "field 'benchmarks[0].cpu_ms': must be a positive number of milliseconds, is \"12\""},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "cpu_ms": 0}]})",
+       "field 'benchmarks[0].cpu_ms': must be a positive number"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "trip": {"n": -1}}]})",
+       "field 'benchmarks[0].trip.n': must be a non-negative integer"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "sample": {"M": 3}}]})",
+       "field 'benchmarks[0].sample.M': must be a file name"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "args": "-O2"}]})",
+       "field 'benchmarks[0].args': must be an array of strings"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel", "cpu": 1}]})",
+       "field 'benchmarks[0].cpu': unknown field"},
+      {R"({"schema_version": 1, "benchmarks": [{"name": "a", "input": "a.skel"}, {"name": "a", "input": "b.skel"}]})",
+       "field 'benchmarks[1].name': 'a' is already the name of benchmarks[0]"},
+  };
+  for (const auto &c : cases) {
+    spit(dir_ / "m.json", c.text);
+    CliRun r = run({"batch", path("m.json"), "--out", path("out")});
+    EXPECT_EQ(r.rc, 1) << c.text;
+    EXPECT_NE(r.err.find(path("m.json") + ": error: " + c.expected), std::string::npos)
+        << c.text << "\n" << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out")); // nothing is written for an unusable suite
+}
+
+TEST_F(BatchTest, TripAndSampleOptionsReachTheSkeleton) {
+  std::string suite = manifest(bench("as_written", kIspinex) + "," +
+                               bench("longer_rows", kIspinex, ", \"trip\": {\"n\": 28}") + "," +
+                               bench("bad_loop", kIspinex, ", \"trip\": {\"q\": 3}") + "," +
+                               bench("bad_sample", kIspinex, ", \"sample\": {\"I\": \"nope.txt\"}") + "," +
+                               bench("args_for_skel", kIspinex, ", \"args\": [\"-O2\"]"));
+  CliRun r = run({"batch", suite, "--out", path("out")});
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  double written = j["benchmarks"][0]["gpus"][0]["time_ms"], longer = j["benchmarks"][1]["gpus"][0]["time_ms"];
+  EXPECT_GT(longer, written * 1.3); // twice the nonzeros per row
+  EXPECT_NE(j["benchmarks"][2]["error"].get<std::string>().find("no loop has that index"), std::string::npos);
+  EXPECT_NE(j["benchmarks"][3]["error"].get<std::string>().find("field 'benchmarks[3].sample.I': cannot read sample file"),
+            std::string::npos)
+      << j["benchmarks"][3]["error"];
+  EXPECT_NE(j["benchmarks"][4]["error"].get<std::string>().find("not a C input"), std::string::npos);
+}
+
+TEST_F(BatchTest, SampleFileFromTheManifestIsUsed) {
+  // spinflap's index array M, given again from the manifest's directory.
+  fs::copy_file(kSrc + "/skeletons/spinflap_M.txt", dir_ / "M.txt");
+  std::string suite = manifest(bench("spinflap", kSrc + "/skeletons/spinflap.skel", ", \"sample\": {\"M\": \"M.txt\"}"));
+  CliRun r = run({"batch", suite, "--out", path("out")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+TEST_F(BatchTest, UnwritableOutputIsAnInputError) {
+  spit(dir_ / "file", "x");
+  std::string suite = manifest(bench("triad", kTriad));
+  CliRun r = run({"batch", suite, "--out", path("file") + "/sub"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("cannot create the output directory"), std::string::npos) << r.err;
+}
+
+TEST_F(BatchTest, UsageErrors) {
+  EXPECT_EQ(run({"batch", "x"}).rc, 2); // --out is required
+  EXPECT_EQ(run({"batch", "x", "--out", "o", "-j", "0"}).rc, 2);
+  EXPECT_EQ(run({"check", "x"}).rc, 2); // --baseline is required
+  CliRun t = run({"check", "x", "--baseline", "b.json", "--tolerance", "5"});
+  EXPECT_EQ(t.rc, 2);
+  EXPECT_NE(t.err.find("ambiguous"), std::string::npos) << t.err;
+  EXPECT_EQ(run({"check", "x", "--baseline", "b", "--update-baseline", "--junit", "j.xml"}).rc, 2);
+}
+
+TEST_F(BatchTest, CheckPassesAgainstItsOwnBaselineAndFailsOnARegression) {
+  fs::copy_file(kTriad, dir_ / "triad.skel");
+  fs::copy_file(kMatmul, dir_ / "matmul.skel");
+  std::string suite = manifest(bench("triad", "triad.skel", ", \"cpu_ms\": 0.5") + "," +
+                               bench("matmul", "matmul.skel", ", \"cpu_ms\": 230"));
+  std::string base = path("baseline.json");
+  CliRun missing = run({"check", suite, "--baseline", base});
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_NE(missing.err.find("create it with --update-baseline"), std::string::npos) << missing.err;
+  CliRun noHw = run({"check", suite, "--baseline", base, "--update-baseline"});
+  EXPECT_EQ(noHw.rc, 1);
+  EXPECT_NE(noHw.err.find("--hw"), std::string::npos);
+
+  CliRun up = run({"check", suite, "--baseline", base, "--hw", "h100,a100", "--update-baseline"});
+  ASSERT_EQ(up.rc, 0) << up.err;
+  EXPECT_NE(up.out.find("wrote 4 entries"), std::string::npos) << up.out;
+
+  // Without --hw the baseline's GPUs are checked.
+  CliRun same = run({"check", suite, "--baseline", base, "--junit", path("junit.xml")});
+  EXPECT_EQ(same.rc, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("GPUs h100, a100"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("4 kernel/GPU entries: 4 unchanged within 5%"), std::string::npos) << same.out;
+  EXPECT_NE(slurp(dir_ / "junit.xml").find("tests=\"4\" failures=\"0\""), std::string::npos);
+
+  // One more array streamed through the triad: every layout must move more data.
+  std::string triad = slurp(dir_ / "triad.skel");
+  triad.replace(triad.find("float c[N]"), 10, "float c[N]\nfloat d[N]");
+  triad.replace(triad.find("ld c[i]"), 7, "ld c[i]\n  ld d[i]");
+  spit(dir_ / "triad.skel", triad);
+  CliRun worse = run({"check", suite, "--baseline", base, "--hw", "h100,a100", "--junit", path("junit.xml"),
+                      "--out", path("reports")});
+  EXPECT_EQ(worse.rc, 1) << worse.out;
+  EXPECT_NE(worse.out.find("REGRESSED  triad: kernel 'kernel0' on h100: time"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("REGRESSED  triad: kernel 'kernel0' on a100: time"), std::string::npos) << worse.out;
+  EXPECT_EQ(worse.out.find("matmul: kernel"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("check FAILED"), std::string::npos);
+  std::string junit = slurp(dir_ / "junit.xml");
+  EXPECT_NE(junit.find("tests=\"4\" failures=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<testcase classname=\"triad\" name=\"kernel0 on h100\">\n      <failure"),
+            std::string::npos)
+      << junit;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "reports" / "report.html"));
+  // A generous tolerance accepts it.
+  EXPECT_EQ(run({"check", suite, "--baseline", base, "--tolerance", "90%"}).rc, 0);
+  // The baseline file was not touched by the checks.
+  EXPECT_NE(slurp(base).find("\"schema_version\": 1"), std::string::npos);
+}
+
+TEST_F(BatchTest, CheckRefusesABaselineOfAnotherFormatOrModel) {
+  std::string suite = manifest(bench("triad", kTriad));
+  std::string base = path("baseline.json");
+  ASSERT_EQ(run({"check", suite, "--baseline", base, "--hw", "h100", "--update-baseline"}).rc, 0);
+  CliRun other = run({"check", suite, "--baseline", base, "--model", "roofline"});
+  EXPECT_EQ(other.rc, 1);
+  EXPECT_NE(other.err.find("field 'model': the baseline was made with model 'skelcast'"), std::string::npos)
+      << other.err;
+  ASSERT_EQ(run({"batch", suite, "--out", path("out")}).rc, 0);
+  CliRun report = run({"check", suite, "--baseline", path("out/report.json")});
+  EXPECT_EQ(report.rc, 1);
+  EXPECT_NE(report.err.find("this is a batch report"), std::string::npos) << report.err;
+}
