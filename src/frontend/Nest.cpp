@@ -1259,6 +1259,8 @@ private:
         continue;
       checked.insert(w.var);
       std::string name = w.var->getName().str();
+      if (w.var->hasGlobalStorage())
+        return fmt::format("the global variable '{}' is assigned in the loop", name);
       Exposure e = ExposureScan(w.var).stmt(L->getBody());
       if (e != Exposure::Exposed) {
         if (liveAfter(tu_.ast, L, w.var))
