@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <cmath>
 
 namespace skelcast::frontend {
@@ -50,6 +51,16 @@ Expr plusConst(const Expr &e, int64_t k) {
   if (k > 0)
     return Expr::binary('+', e, Expr::lit(k));
   return Expr::binary('-', e, Expr::lit(-k));
+}
+
+/// `l op r` written the way a person would: `i - 1`, not `i + -1`; `-2*i`.
+Expr mkBinary(char op, const Expr &l, const Expr &r) {
+  if ((op == '+' || op == '-') && r.kind == Expr::Kind::IntLit && r.value < 0 &&
+      r.value != INT64_MIN)
+    return Expr::binary(op == '+' ? '-' : '+', l, Expr::lit(-r.value));
+  if (op == '*' && r.kind == Expr::Kind::IntLit && l.kind != Expr::Kind::IntLit)
+    return Expr::binary('*', r, l);
+  return Expr::binary(op, l, r);
 }
 
 bool mentionsAccess(const Expr &e, const std::set<std::string> &bindNames) {
@@ -429,7 +440,7 @@ private:
         if (op == clang::BO_SubAssign) sop = '-';
         if (op == clang::BO_MulAssign) sop = '*';
         if (it != env_.end() && r.sym && sop && v->getType()->isIntegralOrEnumerationType()) {
-          it->second = Expr::binary(sop, it->second, *r.sym);
+          it->second = mkBinary(sop, it->second, *r.sym);
           affEnv_.erase(v);
         } else {
           forget(v);
@@ -471,12 +482,12 @@ private:
       case clang::BO_Rem: c = '%'; break;
       case clang::BO_Shl:
         if (r.sym->kind == Expr::Kind::IntLit && r.sym->value >= 0 && r.sym->value < 40)
-          return {Expr::binary('*', *l.sym, Expr::lit(int64_t(1) << r.sym->value))};
+          return {mkBinary('*', *l.sym, Expr::lit(int64_t(1) << r.sym->value))};
         break;
       default: break;
       }
       if (c)
-        return {Expr::binary(c, *l.sym, *r.sym)};
+        return {mkBinary(c, *l.sym, *r.sym)};
     }
     return {};
   }

@@ -1,3 +1,6 @@
+// Finding the nests of a function, scanning them, the dependence test, the
+// collapse into a loop space and the shapes of the arrays (Nest.h says what
+// each part is for; docs/skeletonizer.md states the rules).
 #include "Nest.h"
 
 #include "CostModel.h"
@@ -1256,6 +1259,8 @@ private:
         continue;
       checked.insert(w.var);
       std::string name = w.var->getName().str();
+      if (w.var->hasGlobalStorage())
+        return fmt::format("the global variable '{}' is assigned in the loop", name);
       Exposure e = ExposureScan(w.var).stmt(L->getBody());
       if (e != Exposure::Exposed) {
         if (liveAfter(tu_.ast, L, w.var))
@@ -1857,6 +1862,14 @@ private:
       for (auto &w : nestWarnings)
         out_.warnings.push_back(std::move(w));
       return;
+    } catch (const std::exception &e) {
+      // a bug of ours: skip this nest with a warning rather than lose the file
+      out_.rollback(mark);
+      tu_.macros = macros;
+      tu_.usedTrips = usedTrips;
+      out_.warnings.push_back(tu_.warning(
+          f ? f->getBeginLoc() : root->getBeginLoc(),
+          fmt::format("cannot port this loop: internal error ({}); please report it", e.what())));
     } catch (const Unsupported &u) {
       out_.rollback(mark);
       tu_.macros = macros;

@@ -529,8 +529,17 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
   inv.setDiagnosticConsumer(&printer);
   bool ok = inv.run();
   os.flush();
-  if (st.error)
-    std::rethrow_exception(st.error);
+  if (st.error) {
+    try {
+      std::rethrow_exception(st.error);
+    } catch (const InputError &) {
+      throw;
+    } catch (const std::bad_alloc &) {
+      throw;
+    } catch (const std::exception &e) {
+      throw InputError({path, 0, 0}, fmt::format("internal error: {}; please report it", e.what()));
+    }
+  }
   if (!ok || printer.getNumErrors() > 0 || !st.result)
     throw InputError({path, 0, 0}, "the file does not compile (see Clang's messages above)");
   return std::move(*st.result);

@@ -259,6 +259,12 @@ TEST(Dependence, ScalarLiveAfterTheLoopIsRefused) {
   EXPECT_TRUE(has(w, "'t' is assigned in the loop and its last value is used after it")) << w;
 }
 
+TEST(Dependence, GlobalScalarWrittenIsRefused) {
+  std::string w = refused("int g;\nfloat a[10];\nvoid f(void) {\n"
+                          "for (int i = 0; i < 10; i++) { g = i; a[i] = g; }\n}\n");
+  EXPECT_TRUE(has(w, "the global variable 'g' is assigned in the loop")) << w;
+}
+
 TEST(Dependence, ScalarCarriedIsRefused) {
   std::string w =
       refused(fn("float t = 0; for (int i = 0; i < N; i++) { b[i] = t; t = a[i]; }"));
