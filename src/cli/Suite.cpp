@@ -101,7 +101,7 @@ private:
   BenchmarkSpec benchmark(const json &e, const std::string &at) {
     if (!e.is_object())
       fail(at, fmt::format("must be an object {{\"name\", \"input\", ...}}, is {}", e.type_name()));
-    static const std::set<std::string> known{"name", "input", "args", "trip", "sample", "cpu_ms", "description"};
+    static const std::set<std::string> known{"name", "input", "args", "trip", "sample", "extent", "function", "cpu_ms", "description"};
     for (auto &[k, v] : e.items())
       if (!known.count(k))
         fail(at + "." + k, "unknown field (known: name, input, args, trip, sample, cpu_ms, description)");
@@ -127,6 +127,29 @@ private:
           fail(at + ".trip." + idx, fmt::format("must be a non-negative integer, is {}", v.dump()));
         b.options.trips[idx] = v.get<int64_t>();
       }
+    }
+    if (auto x = e.find("extent"); x != e.end()) {
+      if (!x->is_object())
+        fail(at + ".extent", "must be an object {\"array or scalar\": [extents]}");
+      for (auto &[name, v] : x->items()) {
+        std::vector<int64_t> ext;
+        if (v.is_number_integer())
+          ext.push_back(v.get<int64_t>());
+        else if (v.is_array())
+          for (const auto &n : v) {
+            if (!n.is_number_integer() || n.get<int64_t>() <= 0)
+              fail(at + ".extent." + name, fmt::format("must hold positive integers, has {}", n.dump()));
+            ext.push_back(n.get<int64_t>());
+          }
+        else
+          fail(at + ".extent." + name, fmt::format("must be an integer or a list of them, is {}", v.dump()));
+        b.options.extents[name] = ext;
+      }
+    }
+    if (auto fn = e.find("function"); fn != e.end()) {
+      if (!fn->is_string())
+        fail(at + ".function", fmt::format("must be a string, is {}", fn->type_name()));
+      b.options.function = fn->get<std::string>();
     }
     std::vector<std::pair<std::string, std::string>> sampleFields;
     if (auto sm = e.find("sample"); sm != e.end()) {
