@@ -65,11 +65,13 @@ export -f timed
 echo "== whole processes: ${#skels[@]} bundled skeletons x ${#specs[@]} specs, 2 at a time"
 # ---------------------------------------------------------------------------
 # SWITCH TO `skelcast batch` AFTER THE MERGE: `skelcast batch` is written on
-# another branch. Until it is here, the suite is one `skelcast project` process
-# per spec (all bundled skeletons in it), two processes at a time. After the
-# merge, replace the xargs line below by the batch run, e.g.
-#   timed "$work/batch.$r" "$bin" batch -j 2 --hw h100,a100,v100,c1060 "${skels[@]}"
-# (with the options batch really takes), and keep the rest of this section.
+# another branch (docs/batch.md there). Until it is here, the suite is one
+# `skelcast project` process per spec (all bundled skeletons in it), two
+# processes at a time. After the merge, replace the printf | xargs pipeline below
+# by one batch process with two threads (the directory skeletons/ is the suite),
+#   timed "$work/suite.$r.batch" "$bin" batch skeletons --hw h100,a100,v100,c1060 \
+#     -j 2 --out "$work/out.$r"
+# and read its peak RSS from "$work/suite.$r.batch" instead of the four files.
 # ---------------------------------------------------------------------------
 walls=() rss=0
 for ((r = 0; r < reps; ++r)); do
