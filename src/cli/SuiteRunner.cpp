@@ -51,7 +51,7 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   rep.suite = suite.path;
   rep.top = o.top;
   for (const auto &hw : o.gpus)
-    rep.gpus.push_back({hw.name, hw.description, hw.contentHash});
+    rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz});
 
   // Phase 1, in order: read the inputs and analyse their kernels.
   std::vector<std::vector<layout::KernelInfo>> infos(suite.benchmarks.size());

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace skelcast::report {
@@ -67,25 +68,26 @@ size_t projectionCount(const BatchReport &r) {
   return n;
 }
 
-double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel) {
+double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel, double clockGHz) {
   const auto &r = p.result;
   double mem = 0, comp = 0;
   if (modelLabel.rfind("roofline", 0) == 0) {
     mem = p.roofline.memoryMs;
     comp = p.roofline.computeMs;
-  } else if (std::max(p.effects.dramFloorMs, p.effects.departureFloorMs) > p.effects.coreMs &&
-             p.effects.coreMs > 0) {
-    // The bandwidth floor set the time: memory against the Hong-Kim core's time.
-    mem = std::max(p.effects.dramFloorMs, p.effects.departureFloorMs);
-    comp = p.effects.coreMs;
   } else {
     // Per SM, Hong-Kim: the memory periods of the N active warps served MWP at
-    // a time (the latency a warp waits out in sequence: all of Mem_cycles in
-    // Hong & Kim, one per load group with the mlp term), against the
-    // instructions of the N warps through the issue port.
-    // Memory's share is above one half exactly when MWP < CWP_full - 1.
-    mem = r.mwp > 0 ? r.memCyclesExposed * r.n / r.mwp : 0;
+    // a time, against the instructions of the N warps through the issue port.
+    // The memory cycles are those CWP_full is made of, (CWP_full - 1) x
+    // Comp_cycles (Mem_cycles in the paper), so that memory's share is above
+    // one half exactly when MWP < CWP_full - 1.
+    double memSide = std::isfinite(r.cwpFull) && r.compCycles > 0 ? (r.cwpFull - 1.0) * r.compCycles
+                                                                  : r.memCycles;
+    mem = r.mwp > 0 ? memSide * r.n / r.mwp : 0;
     comp = r.compCycles * r.n;
+    // A floor that raised the time above Hong-Kim's (cycles per SM and Rep, as above).
+    double coreCycles = (r.timeMs - p.effects.launchMs) * clockGHz * 1e6;
+    if (clockGHz > 0 && r.rep > 0 && coreCycles > r.totalCycles * (1 + 1e-9))
+      mem = std::max(mem, coreCycles / r.rep);
   }
   if (!std::isfinite(mem) || !std::isfinite(comp) || mem < 0 || comp < 0 || mem + comp <= 0)
     return r.bound == "memory" ? 1.0 : 0.0;

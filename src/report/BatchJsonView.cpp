@@ -18,7 +18,8 @@ json finite(double v) {
 
 json optional(const std::optional<double> &v) { return v ? finite(*v) : json(nullptr); }
 
-json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel) {
+json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
+                double clockGHz) {
   const auto &w = l.characterization.workload;
   const auto &r = l.result;
   return {
@@ -33,7 +34,7 @@ json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string
       {"exec_case", r.execCase},
       {"mem_cycles", finite(r.memCycles)},
       {"comp_cycles", finite(r.compCycles)},
-      {"memory_share", finite(memoryShare(l, modelLabel))},
+      {"memory_share", finite(memoryShare(l, modelLabel, clockGHz))},
       {"active_sms", finite(r.activeSMs)},
       {"active_blocks_per_sm", finite(r.activeBlocksPerSM)},
       {"threads_per_block", finite(w.threadsPerBlock)},
@@ -61,7 +62,10 @@ std::string renderBatchJson(const BatchReport &r) {
   root["suite"] = r.suite;
   json gpus = json::array();
   for (const auto &g : r.gpus)
-    gpus.push_back({{"name", g.name}, {"description", g.description}, {"content_hash", g.contentHash}});
+    gpus.push_back({{"name", g.name},
+                    {"description", g.description},
+                    {"content_hash", g.contentHash},
+                    {"clock_ghz", finite(g.clockGHz)}});
   root["gpus"] = std::move(gpus);
   root["top"] = r.top;
   root["summary"] = {{"benchmarks", r.benchmarks.size()},
@@ -89,7 +93,7 @@ std::string renderBatchJson(const BatchReport &r) {
         const auto &kg = k.gpus[g];
         json layouts = json::array();
         for (size_t i = 0; i < kg.layouts.size(); ++i)
-          layouts.push_back(layoutJson(i + 1, kg.layouts[i], r.model));
+          layouts.push_back(layoutJson(i + 1, kg.layouts[i], r.model, r.gpus[g].clockGHz));
         projections.push_back({{"gpu", r.gpus[g].name},
                                {"layouts_explored", kg.layoutsExplored},
                                {"layouts_pruned", kg.layoutsPruned},

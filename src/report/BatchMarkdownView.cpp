@@ -62,6 +62,15 @@ std::string renderBatchMarkdown(const BatchReport &r) {
     }
   }
 
+  bool anyWarning = std::any_of(r.benchmarks.begin(), r.benchmarks.end(),
+                                [](const BenchmarkResult &b) { return !b.warnings.empty(); });
+  if (anyWarning) {
+    out += "\n## Warnings\n\n";
+    for (const auto &b : r.benchmarks)
+      for (const auto &w : b.warnings)
+        out += fmt::format("- `{}`: {}\n", b.name, cell(w));
+  }
+
   bool anyCpu = std::any_of(r.benchmarks.begin(), r.benchmarks.end(),
                             [](const BenchmarkResult &b) { return b.cpuMs.has_value(); });
   if (anyCpu) {
@@ -105,7 +114,7 @@ std::string renderBatchMarkdown(const BatchReport &r) {
         const auto &l = kg.layouts.front();
         out += fmt::format("| {} | {} | {} | `{}` | {} | {} | {}% | {} |\n", cell(b.name),
                            cell(k.name), cell(r.gpus[g].name), l.layoutString, num(l.result.timeMs, 4),
-                           l.result.bound, fixed(100 * memoryShare(l, r.model), 0),
+                           l.result.bound, fixed(100 * memoryShare(l, r.model, r.gpus[g].clockGHz), 0),
                            speedupText(speedup(b, g)));
       }
   }

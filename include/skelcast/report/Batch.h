@@ -27,6 +27,7 @@ namespace skelcast::report {
 /// A GPU spec as the report records it.
 struct GpuInfo {
   std::string name, description, contentHash;
+  double clockGHz = 0; ///< the spec's SM clock, to turn the model's cycles into time
 };
 
 /// One kernel projected on one GPU.
@@ -82,13 +83,17 @@ size_t projectionCount(const BatchReport &r);
 
 /// Share of memory in a layout's projected work (0..1), from Hong-Kim's
 /// quantities per SM: the memory demand Mem_cycles x N / MWP (the memory
-/// periods of the N active warps, MWP of them at a time) against the compute
-/// demand Comp_cycles x N (their instructions through the issue port). It is
+/// periods of the N active warps, MWP of them at a time; Mem_cycles as CWP_full
+/// counts it, (CWP_full - 1) x Comp_cycles) against the compute demand
+/// Comp_cycles x N (their instructions through the issue port). It is
 /// above one half exactly when MWP < CWP_full - 1, so it agrees with the bound
 /// the model names whenever CWP is not capped by N (a latency-bound layout, where
-/// neither saturates, still shows which is larger). For the roofline model
-/// (`modelLabel` "roofline..."): its memory time against its compute time.
-double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel);
+/// neither saturates, still shows which is larger). When a term of the model
+/// raised the time above Hong-Kim's (a memory floor: the kernel time minus launch
+/// exceeds Total_cycles at `clockGHz`), the memory demand is at least that time.
+/// For the roofline model (`modelLabel` "roofline..."): its memory time against
+/// its compute time.
+double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel, double clockGHz);
 
 /// report.md: summary, failures, one table row per benchmark, kernel and GPU
 /// (best layout, time, bound, speedup), then the top layouts of each kernel.

@@ -32,7 +32,7 @@ BatchReport run(double k1h100 = 1.0) {
   r.version = "0.1.0";
   r.model = "skelcast";
   r.suite = "suite.json";
-  r.gpus = {{"h100", "H100", "aaaa"}, {"a100", "A100", "bbbb"}};
+  r.gpus = {{"h100", "H100", "aaaa", 1.98}, {"a100", "A100", "bbbb", 1.41}};
   BenchmarkResult s;
   s.name = "s";
   s.cpuMs = 10;
@@ -201,6 +201,8 @@ TEST(Check, MissingProjectionAndFailedInputFail) {
   EXPECT_EQ(find(c, "k1", "a100")->status, CheckStatus::Failed);
   EXPECT_EQ(c.inputFailures.size(), 1u);
   EXPECT_EQ(find(c, "t1", "h100")->status, CheckStatus::Failed); // not "gone": its input failed
+  // k2 on a100 lost its benchmark's speedup only because k1 failed there: not a regression of k2.
+  EXPECT_EQ(find(c, "k2", "a100")->status, CheckStatus::Unchanged);
   std::string text = renderCheckText(c);
   EXPECT_NE(text.find("FAILED     input of benchmark 't'"), std::string::npos) << text;
   EXPECT_NE(text.find("           t.skel:3:1: error: expected 'parallel_for'"), std::string::npos) << text;
