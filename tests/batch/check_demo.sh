@@ -15,6 +15,7 @@ mkdir -p "$tmp/bench" "$tmp/validation"
 cp bench/suite.json "$tmp/bench/"
 cp -r skeletons "$tmp/skeletons"
 cp -r validation/skeletons "$tmp/validation/skeletons"
+cp -r examples "$tmp/examples"
 check() { "$bin" check "$tmp/bench/suite.json" --baseline bench/baseline.json --hw h100,a100 -j 2 "$@"; }
 
 fail=0
