@@ -15,7 +15,7 @@ double distinctUnits(const std::vector<std::optional<int64_t>> &addrs, size_t b,
   double unknown = 0;
   for (size_t i = b; i < e; ++i) {
     if (addrs[i])
-      s.insert(*addrs[i] >= 0 ? *addrs[i] / unit : (*addrs[i] - unit + 1) / unit);
+      s.insert(*addrs[i] / unit - (*addrs[i] % unit < 0 ? 1 : 0)); // floor, without overflow at INT64_MIN
     else
       unknown += 1;
   }
@@ -64,8 +64,10 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
     for (size_t h = 0; h < n; h += 16) {
       size_t e = std::min(n, h + 16);
       bool ok = (eb == 4 || eb == 8 || eb == 16) && addrs[h] && *addrs[h] % (16 * eb) == 0;
+      int64_t want = 0;
       for (size_t i = h; i < e && ok; ++i)
-        ok = addrs[i] && *addrs[i] == *addrs[h] + static_cast<int64_t>(i - h) * eb;
+        ok = addrs[i] && !__builtin_add_overflow(*addrs[h], static_cast<int64_t>(i - h) * eb, &want) &&
+             *addrs[i] == want;
       trans += ok ? 1.0 : static_cast<double>(e - h);
       all = all && ok;
     }
@@ -99,8 +101,9 @@ WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb
     std::sort(known.begin(), known.end());
     known.erase(std::unique(known.begin(), known.end()), known.end());
     double runs = known.empty() ? 0 : 1;
+    int64_t next = 0;
     for (size_t i = 1; i < known.size(); ++i)
-      if (known[i] != known[i - 1] + eb)
+      if (__builtin_add_overflow(known[i - 1], static_cast<int64_t>(eb), &next) || known[i] != next)
         runs += 1;
     double ideal = std::ceil(static_cast<double>(known.size()) * eb / 32.0);
     w.coalesced = !anyUnknown && runs <= 4 && sectors <= ideal + runs;
@@ -144,19 +147,26 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
       vals[nd - 1 - t] = ki.dimLo[nd - 1 - t] + rest % bdim[t];
       rest /= bdim[t];
     }
-    std::optional<int64_t> off = 0;
-    for (size_t d = 0; d < a.index.size() && off; ++d) {
+    int64_t off = 0;
+    bool known = true;
+    for (size_t d = 0; d < a.index.size() && known; ++d) {
       auto x = evalIndex(ki, a.index[d].expr, vals);
       if (!x) {
         // Unknown data: the same for the whole warp when it depends on no index
         // that varies across it (then it shifts all addresses alike).
         if (dependsOn(ki, a.index[d].expr, vary))
-          off = std::nullopt;
+          known = false;
         continue;
       }
-      *off += *x * arr.strides[d];
+      // An offset beyond 64 bits (a subscript far outside the array) is unknown.
+      int64_t term = 0;
+      if (__builtin_mul_overflow(*x, arr.strides[d], &term) || __builtin_add_overflow(off, term, &off))
+        known = false;
     }
-    addrs.push_back(off ? std::optional<int64_t>(*off * arr.elemBytes) : std::nullopt);
+    int64_t bytes = 0;
+    if (known && __builtin_mul_overflow(off, static_cast<int64_t>(arr.elemBytes), &bytes))
+      known = false;
+    addrs.push_back(known ? std::optional<int64_t>(bytes) : std::nullopt);
   }
   return addrs;
 }

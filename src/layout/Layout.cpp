@@ -104,6 +104,7 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
   std::istringstream in(text);
   std::string part;
   std::vector<std::string> seenKeys;
+  std::string foldPart;
   while (in >> part) {
     auto eq = part.find('=');
     if (eq == std::string::npos)
@@ -137,11 +138,17 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
     }
     if (key != "block" && key != "fold" && key != "stage" && key != "unroll")
       bad(fmt::format("unknown layout part '{}' (expected block, fold, stage, cache, unroll)", key));
+    if (key == "fold")
+      foldPart = part;
+    std::vector<std::string> seenNames;
     for (const auto &item : split(val, ',')) {
       auto colon = item.find(':');
       if (colon == std::string::npos)
         bad(fmt::format("'{}': expected NAME:N, found '{}'", part, item));
       std::string name = item.substr(0, colon);
+      if (std::find(seenNames.begin(), seenNames.end(), name) != seenNames.end())
+        bad(fmt::format("'{}': '{}' is given twice", part, name));
+      seenNames.push_back(name);
       int64_t n = parseCount(part, item.substr(colon + 1));
       if (key == "block" || key == "fold") {
         auto it = std::find(ki.dimNames.begin(), ki.dimNames.end(), name);
@@ -186,6 +193,14 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
   }
   if (!haveBlock)
     bad("a layout needs a 'block=' part");
+  // A fold beyond the tiles its dimension needs only adds idle tasks; bounding
+  // it keeps block x fold (and the fold product) far from 64-bit overflow.
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t tiles = (ki.dimSize[d] + l.block[d] - 1) / l.block[d];
+    if (l.fold[d] > tiles)
+      bad(fmt::format("'{}': fold of '{}' must be at most {} (its {} iterations in blocks of {}), is {}",
+                      foldPart, ki.dimNames[d], tiles, ki.dimSize[d], l.block[d], l.fold[d]));
+  }
   if (l.threadsPerBlock() > hw.maxThreadsPerBlock)
     bad(fmt::format("block of {} threads exceeds {}'s limit of {} threads per block",
                     l.threadsPerBlock(), hw.name, hw.maxThreadsPerBlock));

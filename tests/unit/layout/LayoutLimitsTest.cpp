@@ -1,0 +1,64 @@
+// Regression tests of the layout-string parser (issue 7): a fold far beyond its
+// dimension overflowed block x fold (undefined behaviour) in the
+// characterization; a name given twice in one part was silently merged.
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/layout/Layout.h"
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/model/Project.h"
+#include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace skelcast;
+
+namespace {
+
+struct Fixture {
+  layout::KernelInfo ki;
+  model::HwSpec hw;
+};
+
+const Fixture &fx() {
+  static const Fixture f = [] {
+    skeleton::SkeletonFile s = skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/skeletons/matmul.skel");
+    return Fixture{layout::analyzeKernel(s, 0),
+                   model::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json")};
+  }();
+  return f;
+}
+
+std::string errorOf(const std::string &layout) {
+  try {
+    layout::parseLayout(fx().ki, layout, fx().hw);
+  } catch (const InputError &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+} // namespace
+
+TEST(LayoutLimits, FoldBeyondTheDimensionIsAnError) {
+  // matmul.skel: i runs over 800 values.
+  EXPECT_EQ(fx().ki.dimSize[0], 800);
+  EXPECT_EQ(errorOf("block=i:16,j:16 fold=i:9223372036854775807"),
+            "--layout: error: 'fold=i:9223372036854775807': fold of 'i' must be at most 50 (its 800 "
+            "iterations in blocks of 16), is 9223372036854775807");
+  EXPECT_EQ(errorOf("fold=i:51 block=i:16,j:16"),
+            "--layout: error: 'fold=i:51': fold of 'i' must be at most 50 (its 800 iterations in blocks "
+            "of 16), is 51");
+  // The largest fold projects, to finite numbers.
+  layout::Layout l = layout::parseLayout(fx().ki, "block=i:16,j:16 fold=i:50", fx().hw);
+  model::KernelProjection kp = model::projectKernel(fx().ki, fx().hw, {}, {}, l);
+  ASSERT_EQ(kp.layouts.size(), 1u);
+  EXPECT_TRUE(std::isfinite(kp.layouts[0].result.timeMs));
+  EXPECT_EQ(kp.layouts[0].characterization.workload.blocks, 50.0);
+}
+
+TEST(LayoutLimits, NameGivenTwiceInOnePartIsAnError) {
+  EXPECT_EQ(errorOf("block=i:4,i:8"), "--layout: error: 'block=i:4,i:8': 'i' is given twice");
+  EXPECT_EQ(errorOf("block=i:16 stage=k:4,k:8 cache=A"), "--layout: error: 'stage=k:4,k:8': 'k' is given twice");
+}
