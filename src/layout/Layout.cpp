@@ -146,9 +146,13 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
       if (colon == std::string::npos)
         bad(fmt::format("'{}': expected NAME:N, found '{}'", part, item));
       std::string name = item.substr(0, colon);
-      if (std::find(seenNames.begin(), seenNames.end(), name) != seenNames.end())
-        bad(fmt::format("'{}': '{}' is given twice", part, name));
+      // Sequential loops may share an index name: the k-th mention of a name in
+      // stage= or unroll= is the k-th loop of that name (as layoutString prints
+      // them). A parallel index is unique, so it is given once.
+      size_t mention = static_cast<size_t>(std::count(seenNames.begin(), seenNames.end(), name));
       seenNames.push_back(name);
+      if (mention > 0 && (key == "block" || key == "fold"))
+        bad(fmt::format("'{}': '{}' is given twice", part, name));
       int64_t n = parseCount(part, item.substr(colon + 1));
       if (key == "block" || key == "fold") {
         auto it = std::find(ki.dimNames.begin(), ki.dimNames.end(), name);
@@ -169,9 +173,16 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
           l.fold[d] = n;
         }
       } else {
-        int li = ki.loopIndex(name);
-        if (li < 0)
+        int li = -1;
+        size_t named = 0;
+        for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+          if (ki.loops[lp].index == name && named++ == mention)
+            li = static_cast<int>(lp);
+        if (named == 0)
           bad(fmt::format("'{}': '{}' is not a loop of kernel '{}'", part, name, ki.name));
+        if (li < 0)
+          bad(fmt::format("'{}': kernel '{}' has {} loop{} named '{}'", part, ki.name, named,
+                          named == 1 ? "" : "s", name));
         const LoopInfo &lp = ki.loops[static_cast<size_t>(li)];
         if (key == "stage") {
           if (!lp.isStream)

@@ -58,7 +58,28 @@ TEST(LayoutLimits, FoldBeyondTheDimensionIsAnError) {
   EXPECT_EQ(kp.layouts[0].characterization.workload.blocks, 50.0);
 }
 
-TEST(LayoutLimits, NameGivenTwiceInOnePartIsAnError) {
+TEST(LayoutLimits, ParallelIndexGivenTwiceIsAnError) {
   EXPECT_EQ(errorOf("block=i:4,i:8"), "--layout: error: 'block=i:4,i:8': 'i' is given twice");
-  EXPECT_EQ(errorOf("block=i:16 stage=k:4,k:8 cache=A"), "--layout: error: 'stage=k:4,k:8': 'k' is given twice");
+  EXPECT_EQ(errorOf("block=i:16 fold=j:2,j:2"), "--layout: error: 'fold=j:2,j:2': 'j' is given twice");
+  EXPECT_EQ(errorOf("block=i:16 stage=k:4,k:8 cache=A"),
+            "--layout: error: 'stage=k:4,k:8': kernel 'matmul' has 1 loop named 'k'");
+}
+
+// spinflap's kernel has two loops named 'n'; layoutString prints
+// "unroll=n:4,n:4", which parsed to the first loop twice (and the fuzz round
+// trip would have failed once names given twice were refused).
+TEST(LayoutLimits, LoopsSharingANameAreMentionedInOrder) {
+  skeleton::SkeletonFile s =
+      skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/skeletons/spinflap.skel");
+  layout::KernelInfo ki = layout::analyzeKernel(s, 0);
+  std::vector<int> ns;
+  for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+    if (ki.loops[lp].index == "n")
+      ns.push_back(static_cast<int>(lp));
+  ASSERT_EQ(ns.size(), 2u);
+  layout::Layout l = layout::parseLayout(ki, "block=j:2,i:128 unroll=n:4,n:2", fx().hw);
+  EXPECT_EQ(l.unrollFactor(ns[0]), 4);
+  EXPECT_EQ(l.unrollFactor(ns[1]), 2);
+  EXPECT_EQ(layout::layoutString(ki, l), "block=j:2,i:128 unroll=n:4,n:2");
+  EXPECT_EQ(layout::parseLayout(ki, layout::layoutString(ki, l), fx().hw), l);
 }
