@@ -137,7 +137,14 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
       tops[mc.skeleton] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;
-    layout::Layout l = layout::parseLayout(ki, mc.layout, hw);
+    layout::Layout l;
+    try {
+      l = layout::parseLayout(ki, mc.layout, hw);
+    } catch (const InputError &e) {
+      // The layout comes from the measurement file, not from --layout.
+      throw InputError({m.path, 0, 0},
+                       fmt::format("measured case {} {}: {}", mc.kernel, mc.size, e.message()));
+    }
     LayoutProjection p = projectLayout(ki, l, hw, mo);
     CaseResult cr;
     cr.measured = mc;
