@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages, as root), configures and builds
-# skelcast into ./build. Used by both Quick start commands of the README and CI.
+# skelcast into ./build. Used by both Quick start commands of the README and CI
+# (the second through scripts/test.sh). libclang-rt-19-dev holds the sanitizer
+# and libFuzzer runtimes of clang-19, for scripts/test.sh's ./build-asan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config
-          llvm-19-dev libclang-19-dev clang-19
+          llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev
           libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev
           chromium fonts-dejavu-core)  # chromium: the HTML report test (ctest batch.html_in_chromium)
 missing=()

@@ -3,6 +3,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,12 +44,7 @@ public:
   std::string resolve(const std::string &rel) const { return skeleton::resolveRelative(path_, rel); }
 
   Suite read(const std::string &text) {
-    json root;
-    try {
-      root = json::parse(text);
-    } catch (const json::parse_error &e) {
-      fail("", fmt::format("invalid JSON: {}", e.what()));
-    }
+    json root = parseJsonText(text, path_);
     if (!root.is_object())
       fail("", "a suite manifest is a JSON object {\"schema_version\": 1, \"benchmarks\": [...]}");
     auto sv = root.find("schema_version");

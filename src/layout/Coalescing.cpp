@@ -38,7 +38,7 @@ double distinctUnits(const std::optional<int64_t> *addrs, size_t b, size_t e, in
   double unknown = 0;
   for (size_t i = b; i < e; ++i) {
     if (addrs[i])
-      s.data()[k++] = *addrs[i] >= 0 ? *addrs[i] / unit : (*addrs[i] - unit + 1) / unit;
+      s.data()[k++] = *addrs[i] / unit - (*addrs[i] % unit < 0 ? 1 : 0); // floor, without overflow at INT64_MIN
     else
       unknown += 1;
   }
@@ -106,31 +106,44 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
     if (allAffine) {
       // An affine subscript is its constant plus its coefficients times the
       // variables: the value evalIndex computes from the expression.
+      // An offset beyond 64 bits (a subscript far outside the array) is unknown.
       int64_t off = 0;
-      for (size_t d = 0; d < a.index.size(); ++d) {
+      bool fits = true;
+      for (size_t d = 0; d < a.index.size() && fits; ++d) {
         const IndexForm &f = a.index[d];
-        int64_t x = f.constant;
-        for (size_t v = 0; v < f.coef.size(); ++v)
-          x += f.coef[v] * vals[v];
-        off += x * arr.strides[d];
+        int64_t x = f.constant, term = 0;
+        for (size_t v = 0; v < f.coef.size() && fits; ++v)
+          fits = !__builtin_mul_overflow(f.coef[v], vals[v], &term) &&
+                 !__builtin_add_overflow(x, term, &x);
+        fits = fits && !__builtin_mul_overflow(x, arr.strides[d], &term) &&
+               !__builtin_add_overflow(off, term, &off);
       }
-      addrs.push_back(off * arr.elemBytes);
+      int64_t bytes = 0;
+      fits = fits && !__builtin_mul_overflow(off, static_cast<int64_t>(arr.elemBytes), &bytes);
+      addrs.push_back(fits ? std::optional<int64_t>(bytes) : std::nullopt);
       continue;
     }
     valsVec.assign(vals, vals + ki.vars.size());
-    std::optional<int64_t> off = 0;
-    for (size_t d = 0; d < a.index.size() && off; ++d) {
+    int64_t off = 0;
+    bool known = true;
+    for (size_t d = 0; d < a.index.size() && known; ++d) {
       auto x = evalIndex(ki, a.index[d].expr, valsVec);
       if (!x) {
         // Unknown data: the same for the whole warp when it depends on no index
         // that varies across it (then it shifts all addresses alike).
         if (dependsOn(ki, a.index[d].expr, vary))
-          off = std::nullopt;
+          known = false;
         continue;
       }
-      *off += *x * arr.strides[d];
+      // An offset beyond 64 bits (a subscript far outside the array) is unknown.
+      int64_t term = 0;
+      if (__builtin_mul_overflow(*x, arr.strides[d], &term) || __builtin_add_overflow(off, term, &off))
+        known = false;
     }
-    addrs.push_back(off ? std::optional<int64_t>(*off * arr.elemBytes) : std::nullopt);
+    int64_t bytes = 0;
+    if (known && __builtin_mul_overflow(off, static_cast<int64_t>(arr.elemBytes), &bytes))
+      known = false;
+    addrs.push_back(known ? std::optional<int64_t>(bytes) : std::nullopt);
   }
 }
 
@@ -165,8 +178,10 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
     for (size_t h = 0; h < n; h += 16) {
       size_t e = std::min(n, h + 16);
       bool ok = (eb == 4 || eb == 8 || eb == 16) && addrs[h] && *addrs[h] % (16 * eb) == 0;
+      int64_t want = 0;
       for (size_t i = h; i < e && ok; ++i)
-        ok = addrs[i] && *addrs[i] == *addrs[h] + static_cast<int64_t>(i - h) * eb;
+        ok = addrs[i] && !__builtin_add_overflow(*addrs[h], static_cast<int64_t>(i - h) * eb, &want) &&
+             *addrs[i] == want;
       trans += ok ? 1.0 : static_cast<double>(e - h);
       all = all && ok;
     }
@@ -192,8 +207,9 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
     bool anyUnknown = unknown > 0;
     const int64_t *k = known.data();
     double runs = nk == 0 ? 0 : 1;
+    int64_t next = 0;
     for (size_t i = 1; i < nk; ++i)
-      if (k[i] != k[i - 1] + eb)
+      if (__builtin_add_overflow(k[i - 1], static_cast<int64_t>(eb), &next) || k[i] != next)
         runs += 1;
     double ideal = std::ceil(static_cast<double>(nk) * eb / 32.0);
     w.coalesced = !anyUnknown && runs <= 4 && sectors <= ideal + runs;

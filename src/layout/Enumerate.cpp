@@ -5,13 +5,6 @@
 namespace skelcast::layout {
 namespace {
 
-int64_t nextPow2(int64_t x) {
-  int64_t p = 1;
-  while (p < x && p < (int64_t{1} << 40))
-    p *= 2;
-  return p;
-}
-
 /// All vectors v with v[d] a power of two in [1, limit[d]].
 std::vector<std::vector<int64_t>> powerGrid(const std::vector<int64_t> &limit) {
   std::vector<std::vector<int64_t>> out{{}};
@@ -116,7 +109,7 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
       bool fits = true;
       double tile = 1;
       for (size_t d = 0; d < nd; ++d) {
-        fits = fits && block[d] * fold[d] <= nextPow2(ki.dimSize[d]);
+        fits = fits && fold[d] <= maxFold(ki, d, block[d]);
         tile *= static_cast<double>(block[d] * fold[d]);
       }
       if (!fits || tile > std::max(ki.loopSpace, static_cast<double>(tpb))) {

@@ -13,6 +13,12 @@ struct Interval {
 
 int64_t floorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
+/// Subscript values the exact (separable) count works with: within +-2^61, so
+/// that interval ends and their differences fit in 64 bits. Subscripts beyond
+/// (far outside any array) are enumerated or bounded instead.
+constexpr int64_t kMaxCoord = int64_t{1} << 61;
+bool inRange(int64_t v) { return v >= -kMaxCoord && v <= kMaxCoord; }
+
 /// Variables an access can depend on: its subscripts' variables, or (for
 /// data-dependent subscripts) the parallel indices and its enclosing loops.
 std::vector<int> spanVars(const KernelInfo &ki, const AccessInfo &a) {
@@ -386,18 +392,28 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
         }
       Interval iv;
       iv.first = f.constant;
+      int64_t last = f.constant;
       if (var >= 0) {
         const VarRange &r = set[static_cast<size_t>(var)];
-        int64_t c = f.coef[static_cast<size_t>(var)];
-        iv.first = f.constant + c * r.start;
-        iv.step = c * r.stride;
+        int64_t c = f.coef[static_cast<size_t>(var)], cs = 0, span = 0;
         iv.n = r.count;
-        if (iv.step < 0) {
-          iv.first += iv.step * (iv.n - 1);
-          iv.step = -iv.step;
+        // first = constant + c x start, step = c x stride, last = first + step x (n - 1)
+        if (__builtin_mul_overflow(c, r.start, &cs) || __builtin_add_overflow(f.constant, cs, &iv.first) ||
+            __builtin_mul_overflow(c, r.stride, &iv.step) ||
+            __builtin_mul_overflow(iv.step, iv.n - 1, &span) || __builtin_add_overflow(iv.first, span, &last)) {
+          separable = false;
+          break;
         }
-        if (iv.n <= 1)
-          iv.step = 1;
+      }
+      if (!inRange(iv.first) || !inRange(last)) {
+        separable = false;
+        break;
+      }
+      if (iv.n <= 1) {
+        iv.step = 1;
+      } else if (iv.step < 0) {
+        iv.first = last;
+        iv.step = -iv.step;
       }
       box[d] = iv;
     }
@@ -482,7 +498,11 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
         }
         fp.box.lo[d] = std::min(fp.box.lo[d], *x);
         fp.box.hi[d] = std::max(fp.box.hi[d], *x);
-        off += *x * arr.strides[d];
+        int64_t term = 0;
+        if (__builtin_mul_overflow(*x, arr.strides[d], &term) || __builtin_add_overflow(off, term, &off)) {
+          ok = false; // an element beyond 64-bit offsets: count the bound
+          break;
+        }
       }
       if (!ok)
         return upperBound();

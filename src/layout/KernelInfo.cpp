@@ -48,6 +48,26 @@ int KernelInfo::varIndex(const std::string &n) const {
 
 namespace {
 
+/// `r = a op b` for + - * / %, false (r unspecified) when the result does not
+/// fit in 64 bits or the divisor is 0.
+bool arith(char op, int64_t a, int64_t b, int64_t &r) {
+  switch (op) {
+  case '+': return !__builtin_add_overflow(a, b, &r);
+  case '-': return !__builtin_sub_overflow(a, b, &r);
+  case '*': return !__builtin_mul_overflow(a, b, &r);
+  case '/':
+  case '%':
+    if (b == 0 || (a == INT64_MIN && b == -1))
+      return false;
+    r = op == '/' ? a / b : a % b;
+    return true;
+  }
+  return false;
+}
+
+/// v = -v, false when v is INT64_MIN.
+bool negate(int64_t &v) { return !__builtin_sub_overflow(int64_t{0}, v, &v); }
+
 class Analyzer {
 public:
   Analyzer(const skeleton::SkeletonFile &f, KernelInfo &ki) : f_(f), ki_(ki) {}
@@ -256,11 +276,11 @@ private:
     }
     case Expr::Kind::Neg: {
       auto a = affine(e.args[0]);
-      if (!a)
+      if (!a || !negate(a->constant))
         return std::nullopt;
-      a->constant = -a->constant;
       for (auto &c : a->coef)
-        c = -c;
+        if (!negate(c))
+          return std::nullopt;
       return a;
     }
     case Expr::Kind::Binary: {
@@ -271,11 +291,13 @@ private:
       auto isConst = [](const IndexForm &x) {
         return std::all_of(x.coef.begin(), x.coef.end(), [](int64_t c) { return c == 0; });
       };
+      // Coefficients beyond 64 bits make the subscript merely computable (nullopt).
       if (e.op == '+' || e.op == '-') {
-        int sgn = e.op == '+' ? 1 : -1;
-        a->constant += sgn * b->constant;
+        if (!arith(e.op, a->constant, b->constant, a->constant))
+          return std::nullopt;
         for (size_t i = 0; i < a->coef.size(); ++i)
-          a->coef[i] += sgn * b->coef[i];
+          if (!arith(e.op, a->coef[i], b->coef[i], a->coef[i]))
+            return std::nullopt;
         return a;
       }
       if (e.op == '*') {
@@ -283,15 +305,15 @@ private:
           std::swap(a, b);
         if (!isConst(*b))
           return std::nullopt;
-        a->constant *= b->constant;
+        if (!arith('*', a->constant, b->constant, a->constant))
+          return std::nullopt;
         for (auto &c : a->coef)
-          c *= b->constant;
+          if (!arith('*', c, b->constant, c))
+            return std::nullopt;
         return a;
       }
-      if (isConst(*a) && isConst(*b) && b->constant != 0) {
-        a->constant = e.op == '/' ? a->constant / b->constant : a->constant % b->constant;
+      if (isConst(*a) && isConst(*b) && arith(e.op, a->constant, b->constant, a->constant))
         return a;
-      }
       return std::nullopt;
     }
     case Expr::Kind::Access: return std::nullopt;
@@ -365,20 +387,17 @@ std::optional<int64_t> evalIndex(const KernelInfo &ki, const Expr &e,
   }
   case Expr::Kind::Neg: {
     auto a = evalIndex(ki, e.args[0], vals);
-    return a ? std::optional<int64_t>(-*a) : std::nullopt;
+    int64_t r = a ? *a : 0;
+    return a && negate(r) ? std::optional<int64_t>(r) : std::nullopt;
   }
   case Expr::Kind::Binary: {
+    // A value beyond 64 bits lies outside every array: an unknown address.
     auto a = evalIndex(ki, e.args[0], vals);
     auto b = evalIndex(ki, e.args[1], vals);
-    if (!a || !b)
+    int64_t r = 0;
+    if (!a || !b || !arith(e.op, *a, *b, r))
       return std::nullopt;
-    switch (e.op) {
-    case '+': return *a + *b;
-    case '-': return *a - *b;
-    case '*': return *a * *b;
-    case '/': return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
-    default: return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
-    }
+    return r;
   }
   case Expr::Kind::Access: {
     int ai = ki.arrayIndex(e.name);
@@ -390,9 +409,10 @@ std::optional<int64_t> evalIndex(const KernelInfo &ki, const Expr &e,
     int64_t off = 0;
     for (size_t d = 0; d < e.args.size(); ++d) {
       auto x = evalIndex(ki, e.args[d], vals);
-      if (!x)
+      int64_t term = 0;
+      if (!x || __builtin_mul_overflow(*x, arr.strides[d], &term) ||
+          __builtin_add_overflow(off, term, &off))
         return std::nullopt;
-      off += *x * arr.strides[d];
     }
     int64_t n = static_cast<int64_t>(arr.sample->values.size());
     off = ((off % n) + n) % n;

@@ -105,6 +105,19 @@ std::vector<std::string> split(const std::string &s, char c) {
 
 } // namespace
 
+int64_t nextPow2(int64_t x) {
+  int64_t p = 1;
+  while (p < x && p < (int64_t{1} << 40))
+    p *= 2;
+  return p;
+}
+
+int64_t maxFold(const KernelInfo &ki, size_t d, int64_t block) {
+  int64_t n = ki.dimSize[d];
+  int64_t tiles = (n + block - 1) / block;
+  return std::max(tiles, nextPow2(n) / block);
+}
+
 Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw) {
   Layout l;
   size_t nd = ki.dimNames.size();
@@ -114,6 +127,7 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
   std::istringstream in(text);
   std::string part;
   std::vector<std::string> seenKeys;
+  std::string foldPart;
   while (in >> part) {
     auto eq = part.find('=');
     if (eq == std::string::npos)
@@ -147,11 +161,21 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
     }
     if (key != "block" && key != "fold" && key != "stage" && key != "unroll")
       bad(fmt::format("unknown layout part '{}' (expected block, fold, stage, cache, unroll)", key));
+    if (key == "fold")
+      foldPart = part;
+    std::vector<std::string> seenNames;
     for (const auto &item : split(val, ',')) {
       auto colon = item.find(':');
       if (colon == std::string::npos)
         bad(fmt::format("'{}': expected NAME:N, found '{}'", part, item));
       std::string name = item.substr(0, colon);
+      // Sequential loops may share an index name: the k-th mention of a name in
+      // stage= or unroll= is the k-th loop of that name (as layoutString prints
+      // them). A parallel index is unique, so it is given once.
+      size_t mention = static_cast<size_t>(std::count(seenNames.begin(), seenNames.end(), name));
+      seenNames.push_back(name);
+      if (mention > 0 && (key == "block" || key == "fold"))
+        bad(fmt::format("'{}': '{}' is given twice", part, name));
       int64_t n = parseCount(part, item.substr(colon + 1));
       if (key == "block" || key == "fold") {
         auto it = std::find(ki.dimNames.begin(), ki.dimNames.end(), name);
@@ -172,9 +196,16 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
           l.fold[d] = n;
         }
       } else {
-        int li = ki.loopIndex(name);
-        if (li < 0)
+        int li = -1;
+        size_t named = 0;
+        for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+          if (ki.loops[lp].index == name && named++ == mention)
+            li = static_cast<int>(lp);
+        if (named == 0)
           bad(fmt::format("'{}': '{}' is not a loop of kernel '{}'", part, name, ki.name));
+        if (li < 0)
+          bad(fmt::format("'{}': kernel '{}' has {} loop{} named '{}'", part, ki.name, named,
+                          named == 1 ? "" : "s", name));
         const LoopInfo &lp = ki.loops[static_cast<size_t>(li)];
         if (key == "stage") {
           if (!lp.isStream)
@@ -196,6 +227,15 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
   }
   if (!haveBlock)
     bad("a layout needs a 'block=' part");
+  // The space's bound on folds (the one Enumerate uses), so that every layout
+  // skelcast prints parses back.
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t most = maxFold(ki, d, l.block[d]);
+    if (l.fold[d] > most)
+      bad(fmt::format("'{}': fold of '{}' must be at most {} (its {} iterations, rounded up to a "
+                      "power of two, in blocks of {}), is {}",
+                      foldPart, ki.dimNames[d], most, ki.dimSize[d], l.block[d], l.fold[d]));
+  }
   if (l.threadsPerBlock() > hw.maxThreadsPerBlock)
     bad(fmt::format("block of {} threads exceeds {}'s limit of {} threads per block",
                     l.threadsPerBlock(), hw.name, hw.maxThreadsPerBlock));

@@ -2,6 +2,7 @@
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,9 @@ public:
     const json &v = field(name);
     if (!v.is_number_integer())
       fail(name, fmt::format("must be an integer, is {}", v.is_number() ? "a fraction" : v.type_name()));
+    // An integer above INT64_MAX is stored unsigned: get<int64_t> would wrap it.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      fail(name, fmt::format("{} is out of range [{}, {}]", v.get<uint64_t>(), lo, hi));
     int64_t i = v.get<int64_t>();
     if (i < lo || i > hi)
       fail(name, fmt::format("{} is out of range [{}, {}]", i, lo, hi));
@@ -153,26 +157,7 @@ CoalescingRule HwSpec::coalescing() const {
 }
 
 HwSpec parseHwSpec(const std::string &text, const std::string &path) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error &e) {
-    // nlohmann reports a byte offset; turn it into line:col.
-    size_t off = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    int line = 1, col = 1;
-    for (size_t i = 0; i < off; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    auto p = what.find("parse error");
-    throw InputError({path, line, col},
-                     fmt::format("invalid JSON: {}", p == std::string::npos ? what : what.substr(p)));
-  }
+  json root = parseJsonText(text, path);
   if (!root.is_object())
     throw InputError({path, 0, 0}, "a hardware spec must be a JSON object");
   auto sv = root.find("schema_version");
@@ -195,11 +180,18 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   SpecReader r(root, path);
   h.computeCapability = r.string("compute_capability");
   {
-    int maj = 0, mnr = 0;
-    char dot = 0;
-    std::string extra;
-    if (std::sscanf(h.computeCapability.c_str(), "%d%c%d", &maj, &dot, &mnr) != 3 || dot != '.' ||
-        maj < 1 || maj > 20 || mnr < 0 || mnr > 9)
+    // MAJOR.MINOR, each one or two digits (sscanf's %d would overflow on long digit runs).
+    const std::string &cc = h.computeCapability;
+    auto dot = cc.find('.');
+    auto digits = [&](size_t b, size_t e) {
+      return e > b && e - b <= 2 &&
+             std::all_of(cc.begin() + static_cast<std::ptrdiff_t>(b), cc.begin() + static_cast<std::ptrdiff_t>(e),
+                         [](char c) { return c >= '0' && c <= '9'; });
+    };
+    bool ok = dot != std::string::npos && digits(0, dot) && digits(dot + 1, cc.size());
+    int maj = ok ? std::stoi(cc.substr(0, dot)) : 0;
+    int mnr = ok ? std::stoi(cc.substr(dot + 1)) : 0;
+    if (!ok || maj < 1 || maj > 20 || mnr < 0 || mnr > 9)
       r.fail("compute_capability", fmt::format("'{}' is not of the form MAJOR.MINOR",
                                                h.computeCapability));
     h.ccMajor = maj;

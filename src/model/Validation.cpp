@@ -4,12 +4,14 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 namespace skelcast::model {
@@ -26,28 +28,50 @@ double geomean(const std::vector<double> &errs) {
   return std::expm1(s / static_cast<double>(errs.size()));
 }
 
+// Shared by both kinds of measurement files (kernel cases, programs).
+void checkMeasurementFile(const nlohmann::json &j, const std::string &path) {
+  if (!j.is_object())
+    throw InputError({path, 0, 0}, "a measurement file must be a JSON object");
+  if (!j.contains("schema_version") || j["schema_version"] != 1)
+    throw InputError({path, 0, 0},
+                     fmt::format("field 'schema_version': this skelcast reads version 1, the file has {}",
+                                 j.contains("schema_version") ? j["schema_version"].dump() : "none"));
+}
+
+/// The directory the file's skeleton paths are relative to: "skeleton_root",
+/// itself relative to the file (default: the file's directory).
+std::string skeletonRoot(const nlohmann::json &j, const std::string &path) {
+  if (j.contains("skeleton_root") && !j["skeleton_root"].is_string())
+    throw InputError({path, 0, 0}, "field 'skeleton_root': not a string");
+  return skeleton::resolveRelative(path, j.value("skeleton_root", std::string(".")));
+}
+
+/// A measured case names a skeleton that must exist (checked when the file is
+/// read, so that the error names the field rather than only the missing path).
+void requireFile(const std::string &file, const std::string &path, const std::string &field) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw InputError({path, 0, 0}, fmt::format("field '{}': no such skeleton file '{}'", field, file));
+}
+
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
-  std::string text = skeleton::readTextFile(path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
-    throw InputError({path, 0, 0}, fmt::format("invalid JSON: {}", e.what()));
-  }
+  nlohmann::json j = parseJsonText(skeleton::readTextFile(path), path);
   auto fail = [&](const std::string &field, const std::string &msg) -> InputError {
     return InputError({path, 0, 0}, fmt::format("field '{}': {}", field, msg));
   };
-  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array())
+  checkMeasurementFile(j, path);
+  if (!j.contains("cases") || !j["cases"].is_array())
     throw fail("cases", "missing or not an array");
-  if (!j.contains("schema_version") || j["schema_version"] != 1)
-    throw fail("schema_version", "this skelcast reads version 1");
   Measurements m;
   m.path = path;
-  if (j.contains("gpu") && j["gpu"].is_object() && j["gpu"].contains("name"))
+  if (j.contains("gpu") && j["gpu"].is_object() && j["gpu"].contains("name")) {
+    if (!j["gpu"]["name"].is_string())
+      throw fail("gpu.name", "not a string");
     m.gpuName = j["gpu"]["name"].get<std::string>();
-  std::string root = j.value("skeleton_root", std::string("."));
+  }
+  std::string root = skeletonRoot(j, path);
   size_t i = 0;
   for (const auto &c : j["cases"]) {
     std::string at = fmt::format("cases[{}]", i++);
@@ -63,8 +87,8 @@ Measurements loadMeasurements(const std::string &path) {
     mc.kernel = c["kernel"];
     mc.size = c["size"];
     mc.layout = c["layout"];
-    mc.skeleton = skeleton::resolveRelative(
-        skeleton::resolveRelative(path, root) + "/", c["skeleton"].get<std::string>());
+    mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
+    requireFile(mc.skeleton, path, at + ".skeleton");
     if (!c.contains("time_ms") || !c["time_ms"].is_number() || !(c["time_ms"].get<double>() > 0))
       throw fail(at + ".time_ms", "missing or not a positive number");
     mc.timeMs = c["time_ms"];
@@ -115,7 +139,14 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
       tops[mc.skeleton] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;
-    layout::Layout l = layout::parseLayout(ki, mc.layout, hw);
+    layout::Layout l;
+    try {
+      l = layout::parseLayout(ki, mc.layout, hw);
+    } catch (const InputError &e) {
+      // The layout comes from the measurement file, not from --layout.
+      throw InputError({m.path, 0, 0},
+                       fmt::format("measured case {} {}: {}", mc.kernel, mc.size, e.message()));
+    }
     LayoutProjection p = projectLayout(ki, l, hw, mo);
     CaseResult cr;
     cr.measured = mc;
@@ -174,11 +205,27 @@ namespace skelcast::model {
 namespace {
 
 nlohmann::json readJson(const std::string &path) {
-  try {
-    return nlohmann::json::parse(skeleton::readTextFile(path));
-  } catch (const nlohmann::json::parse_error &e) {
-    throw InputError({path, 0, 0}, fmt::format("invalid JSON: {}", e.what()));
-  }
+  return parseJsonText(skeleton::readTextFile(path), path);
+}
+
+/// `j[key]["cases"]`, which must be an array of objects.
+const nlohmann::json &caseList(const nlohmann::json &j, const char *key, const std::string &path) {
+  const nlohmann::json &part = j[key];
+  if (!part.is_object() || !part.contains("cases") || !part["cases"].is_array())
+    throw InputError({path, 0, 0}, fmt::format("field '{}.cases': missing or not an array", key));
+  for (size_t i = 0; i < part["cases"].size(); ++i)
+    if (!part["cases"][i].is_object())
+      throw InputError({path, 0, 0}, fmt::format("field '{}.cases[{}]': not an object", key, i));
+  return part["cases"];
+}
+
+/// An optional integer field (`n`, `steps`), 0 when absent.
+int64_t count(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
+  if (!c.contains(key))
+    return 0;
+  if (!c[key].is_number_integer())
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': not an integer", at, key));
+  return c[key].get<int64_t>();
 }
 
 double number(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
@@ -230,36 +277,47 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
   for (const auto &path : paths) {
     v.path += (v.path.empty() ? "" : " + ") + path;
     nlohmann::json j = readJson(path);
-    std::string root = skeleton::resolveRelative(path, j.value("skeleton_root", std::string(".")));
+    checkMeasurementFile(j, path);
+    if (!j.contains("fusion") && !j.contains("hotspot_steps"))
+      throw InputError({path, 0, 0}, "field 'fusion': missing; a program measurement file has "
+                                     "'fusion' or 'hotspot_steps'");
+    std::string root = skeletonRoot(j, path);
     size_t i = 0;
     if (j.contains("fusion"))
-      for (const auto &c : j["fusion"]["cases"]) {
+      for (const auto &c : caseList(j, "fusion", path)) {
         std::string at = fmt::format("fusion.cases[{}]", i++);
         if (c.contains("verified") && c["verified"] == false)
           continue;
-        std::string what = fmt::format("fusion chain n={}", c.value("n", 0));
+        std::string what = fmt::format("fusion chain n={}", count(c, "n", path, at));
         std::string variant = text(c, "variant", path, at);
+        if (variant != "unfused" && variant != "fused")
+          throw InputError({path, 0, 0}, fmt::format("field '{}.variant': must be \"unfused\" or "
+                                                     "\"fused\", is \"{}\"", at, variant));
         note(what + "|" + variant, number(c, "time_ms", path, at));
         skel[what] = skeleton::resolveRelative(root + "/", text(c, "skeleton", path, at));
+        requireFile(skel[what], path, at + ".skeleton");
       }
     i = 0;
     if (j.contains("hotspot_steps"))
-      for (const auto &c : j["hotspot_steps"]["cases"]) {
+      for (const auto &c : caseList(j, "hotspot_steps", path)) {
         std::string at = fmt::format("hotspot_steps.cases[{}]", i++);
         if (c.contains("verified") && c["verified"] == false)
           continue;
-        std::string what = fmt::format("hotspot {}, {} step{}", text(c, "size", path, at),
-                                       c.value("steps", 0), c.value("steps", 0) == 1 ? "" : "s");
+        int64_t steps = count(c, "steps", path, at);
+        std::string what = fmt::format("hotspot {}, {} step{}", text(c, "size", path, at), steps,
+                                       steps == 1 ? "" : "s");
         note(what + "|h2d", number(c, "h2d_t_ms", path, at) + number(c, "h2d_power_ms", path, at));
         note(what + "|d2h", number(c, "d2h_ms", path, at));
         note(what + "|kernels", number(c, "kernels_ms", path, at));
         note(what + "|total", number(c, "total_ms", path, at));
         skel[what] = skeleton::resolveRelative(root + "/", text(c, "program_skeleton", path, at));
+        requireFile(skel[what], path, at + ".program_skeleton");
       }
   }
   std::map<std::string, ProgramProjection> projections;
   for (const auto &key : order) {
-    std::string what = key.substr(0, key.find('|')), q = key.substr(key.find('|') + 1);
+    // The quantity never holds '|'; the case's text (a size) might.
+    std::string what = key.substr(0, key.rfind('|')), q = key.substr(key.rfind('|') + 1);
     auto it = projections.find(what);
     if (it == projections.end())
       it = projections.emplace(what, programOf(skel[what], hw, mo)).first;

@@ -2,6 +2,7 @@
 #include "skelcast/report/Check.h"
 
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -38,12 +39,7 @@ using Key = std::tuple<std::string, std::string, std::string>;
 } // namespace
 
 Baseline parseBaseline(const std::string &text, const std::string &path) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error &e) {
-    fail(path, "", fmt::format("invalid JSON: {}", e.what()));
-  }
+  json root = parseJsonText(text, path);
   if (!root.is_object())
     fail(path, "", "a baseline is a JSON object");
   auto sv = root.find("schema_version");

@@ -99,7 +99,8 @@ std::string renderJson(const Report &r) {
   if (!programs.empty())
     root["program"] = programs.front();
   root["programs"] = std::move(programs);
-  return root.dump(2) + "\n";
+  // File names come from the command line and need not be UTF-8: replace what is not.
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace skelcast::report

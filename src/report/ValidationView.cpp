@@ -89,7 +89,8 @@ std::string renderValidationJson(const model::ValidationReport &v) {
                   {"projected_best", k.projectedBest}, {"within_10pct", k.withinTenPercent},
                   {"enumerated_top", k.enumeratedTop}});
   j["kernels"] = ks;
-  return j.dump(2) + "\n";
+  // File names come from the command line and need not be UTF-8: replace what is not.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace skelcast::report

@@ -11,6 +11,11 @@
 namespace skelcast::skeleton {
 namespace {
 
+/// The largest array (in bytes) and loop space (in iterations) a skeleton may
+/// declare: later stages count elements, strides, byte addresses and tasks in
+/// 64-bit integers, and stay clear of overflow below this (4 Ei).
+constexpr int64_t kMaxCount = int64_t{1} << 62;
+
 /// What a name in a kernel body refers to.
 enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar };
 
@@ -37,6 +42,10 @@ public:
                                                   a.name, v));
         ext.push_back(v);
       }
+      int64_t bytes = elemBytes(a.type);
+      for (int64_t x : ext)
+        if (__builtin_mul_overflow(bytes, x, &bytes) || bytes > kMaxCount)
+          throw InputError(at(a.loc), fmt::format("array '{}' holds more than 2^62 bytes", a.name));
       extents_[a.name] = ext;
       if (a.sampleFile) {
         SampleData d = loadSample(resolveRelative(f_.path, *a.sampleFile), at(a.loc));
@@ -85,12 +94,17 @@ private:
       throw InputError(at(k.loc),
                        fmt::format("parallel_for has {} dimensions but {} index names",
                                    k.dims.size(), k.indices.size()));
+    int64_t space = 1;
     for (const auto &d : k.dims) {
       int64_t lo = d.lo ? evalConstExpr(*d.lo, macros_, f_.path) : 0;
       int64_t hi = evalConstExpr(d.hi, macros_, f_.path);
       if (hi <= lo)
         throw InputError(at(d.hi.loc),
                          fmt::format("loop space dimension must be non-empty, is {}:{}", lo, hi));
+      int64_t size = 0;
+      if (__builtin_sub_overflow(hi, lo, &size) || __builtin_mul_overflow(space, size, &space) ||
+          space > kMaxCount)
+        throw InputError(at(k.loc), "loop space has more than 2^62 iterations");
     }
     Scope scope;
     for (const auto &m : f_.macros)
@@ -129,6 +143,7 @@ private:
           if (isConstExpr(*l.step, macros_) && evalConstExpr(*l.step, macros_, f_.path) <= 0)
             throw InputError(at(l.step->loc), "loop step must be positive");
         }
+        checkTripCount(l, s.loc);
         if (l.tripHint && *l.tripHint < 0)
           throw InputError(at(s.loc), fmt::format("trip-count hint must not be negative, is {}",
                                                   *l.tripHint));
@@ -156,6 +171,19 @@ private:
         break;
       }
     }
+  }
+
+  /// A loop with constant bounds: its trip count (hi - lo + step - 1) / step,
+  /// as the analysis computes it, must not overflow.
+  void checkTripCount(const Loop &l, const SourceLoc &loc) const {
+    if (!isConstExpr(l.lo, macros_) || !isConstExpr(l.hi, macros_) ||
+        (l.step && !isConstExpr(*l.step, macros_)))
+      return;
+    int64_t lo = evalConstExpr(l.lo, macros_, f_.path), hi = evalConstExpr(l.hi, macros_, f_.path);
+    int64_t step = l.step ? evalConstExpr(*l.step, macros_, f_.path) : 1, span = 0;
+    if (hi > lo && (__builtin_sub_overflow(hi, lo, &span) || span > kMaxCount ||
+                    __builtin_add_overflow(span, step - 1, &span)))
+      throw InputError(at(loc), fmt::format("loop '{}' has more than 2^62 iterations", l.index));
   }
 
   bool dependsOnData(const Expr &e, const Scope &scope, std::string &name) const {

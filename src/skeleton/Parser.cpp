@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -199,6 +201,20 @@ bool isKeyword(const std::string &s) {
   return false;
 }
 
+/// Later stages walk expressions and statement blocks recursively (checker,
+/// evaluator, printer, destructors), so the parser refuses deeper nesting than
+/// they can take on any stack: expression trees and blocks of at most this depth.
+constexpr int kMaxNesting = 256;
+
+/// Depth of an expression tree (a leaf is 1); bounded, since the parser builds
+/// no tree deeper than kMaxNesting.
+int exprDepth(const Expr &e) {
+  int d = 0;
+  for (const auto &a : e.args)
+    d = std::max(d, exprDepth(a));
+  return d + 1;
+}
+
 class Parser {
 public:
   Parser(std::vector<Token> toks, std::string file) : t_(std::move(toks)), file_(std::move(file)) {}
@@ -303,30 +319,54 @@ private:
     return {};
   }
 
+  /// One level of recursion (a parenthesis, a unary minus, an index, a block)
+  /// for the lifetime of a parse function; past kMaxNesting the input is refused.
+  class Nest {
+  public:
+    Nest(Parser &p, int &depth, const Token &at, const char *what) : depth_(depth) {
+      if (++depth_ > kMaxNesting)
+        p.fail(at, fmt::format("{} nested deeper than {} levels", what, kMaxNesting));
+    }
+    ~Nest() { --depth_; }
+    Nest(const Nest &) = delete;
+    Nest &operator=(const Nest &) = delete;
+
+  private:
+    int &depth_;
+  };
+
+  /// `l op r`, refused when the tree would grow deeper than kMaxNesting (a long
+  /// chain `1+1+1+...` builds a deep tree without recursion in the parser).
+  Expr combine(const Token &op, Expr l, int &depth, Expr r) {
+    depth = std::max(depth, exprDepth(r)) + 1;
+    if (depth > kMaxNesting)
+      fail(op, fmt::format("expression nested deeper than {} levels", kMaxNesting));
+    return Expr::binary(op.text[0], std::move(l), std::move(r), loc(op));
+  }
+
   // expr := term (('+'|'-') term)* ; term := unary (('*'|'/'|'%') unary)*
   Expr parseExpr() {
     Expr l = parseTerm();
+    int depth = exprDepth(l);
     while (isPunct(peek(), '+') || isPunct(peek(), '-')) {
       const Token &op = take();
-      char c = op.text[0];
-      SourceLoc ol = loc(op);
       Expr r = parseTerm();
-      l = Expr::binary(c, std::move(l), std::move(r), ol);
+      l = combine(op, std::move(l), depth, std::move(r));
     }
     return l;
   }
   Expr parseTerm() {
     Expr l = parseUnary();
+    int depth = exprDepth(l);
     while (isPunct(peek(), '*') || isPunct(peek(), '/') || isPunct(peek(), '%')) {
       const Token &op = take();
-      char c = op.text[0];
-      SourceLoc ol = loc(op);
       Expr r = parseUnary();
-      l = Expr::binary(c, std::move(l), std::move(r), ol);
+      l = combine(op, std::move(l), depth, std::move(r));
     }
     return l;
   }
   Expr parseUnary() {
+    Nest nest(*this, exprNest_, peek(), "expression");
     if (isPunct(peek(), '-')) {
       SourceLoc l = loc(take());
       if (peek().kind == Tok::Int) // a negative literal stays one node
@@ -489,6 +529,7 @@ private:
   }
 
   std::vector<Stmt> parseBlock(std::vector<std::string> &closing) {
+    Nest nest(*this, blockNest_, peek(), "blocks");
     expectPunct('{', "to open a block");
     std::vector<Stmt> body;
     while (!isPunct(peek(), '}')) {
@@ -592,12 +633,17 @@ private:
   std::string file_;
   size_t p_ = 0;
   int lastLine_ = 0;
+  int exprNest_ = 0, blockNest_ = 0; ///< current recursion depths, see Nest
   std::vector<std::string> pending_;
 };
 
 } // namespace
 
 SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
+  // An empty file (or one of blanks only) declares nothing: most likely the
+  // wrong file, or one cut off while it was written.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+    throw InputError({path, 1, 1}, "empty file");
   if (text.find('\0') != std::string_view::npos) {
     size_t at = text.find('\0');
     int line = 1, col = 1;
@@ -618,6 +664,10 @@ SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
 }
 
 std::string readTextFile(const std::string &path) {
+  // A directory opens as a stream on Linux and reads as nothing: refuse it by name.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError({path, 0, 0}, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError({path, 0, 0}, "cannot open file");

@@ -63,6 +63,10 @@ Expr Expr::ref(std::string name, SourceLoc loc) {
   return e;
 }
 Expr Expr::neg(Expr a, SourceLoc loc) {
+  // The negation of a literal is a literal: "-5" and "-(5)" are one IR, which
+  // prints as "-5" and parses back to itself (print then parse is the identity).
+  if (a.kind == Kind::IntLit && a.value != INT64_MIN)
+    return lit(-a.value, std::move(loc));
   Expr e;
   e.kind = Kind::Neg;
   e.args.push_back(std::move(a));

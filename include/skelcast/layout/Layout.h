@@ -40,6 +40,15 @@ void appendLayoutString(std::string &out, const KernelInfo &ki, const Layout &l)
 /// Parse a layout string against a kernel. Unknown indices, loops or arrays, a
 /// block of 0 or above the spec's limit, a fold below 1, a stage of a loop that
 /// is not a stageable streaming loop, are InputErrors naming the `--layout` part.
+/// The largest fold of parallel dimension d for blocks of `block` along it: the
+/// space's bound, block x fold within the dimension's size rounded up to a power
+/// of two (Enumerate), and never below the tiles the dimension needs. It also
+/// keeps block x fold far from 64-bit overflow.
+int64_t maxFold(const KernelInfo &ki, size_t d, int64_t block);
+
+/// The dimension's size rounded up to a power of two (capped at 2^40).
+int64_t nextPow2(int64_t x);
+
 Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw);
 
 } // namespace skelcast::layout

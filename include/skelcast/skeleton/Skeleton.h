@@ -39,7 +39,7 @@ struct Expr {
 
   static Expr lit(int64_t v, SourceLoc loc = {});
   static Expr ref(std::string name, SourceLoc loc = {});
-  static Expr neg(Expr e, SourceLoc loc = {});
+  static Expr neg(Expr e, SourceLoc loc = {}); ///< of a literal: the negated literal
   static Expr binary(char op, Expr l, Expr r, SourceLoc loc = {});
   static Expr access(std::string array, std::vector<Expr> idx, SourceLoc loc = {});
 

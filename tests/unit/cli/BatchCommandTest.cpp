@@ -151,10 +151,10 @@ TEST_F(BatchTest, AFailingInputDoesNotStopTheOthers) {
 
 TEST_F(BatchTest, ManifestErrorsNameTheField) {
   struct Case {
-    std::string text, expected;
+    std::string text, expected, position; ///< position: ":line:col" where the text has one
   };
   std::vector<Case> cases{
-      {"{", "invalid JSON"},
+      {"{", "invalid JSON", ":1:2"},
       {"[]", "a suite manifest is a JSON object"},
       {R"({"benchmarks": []})", "field 'schema_version': missing"},
       {R"({"schema_version": 2, "benchmarks": []})", "field 'schema_version': 2 is not supported"},
@@ -182,7 +182,7 @@ TEST_F(BatchTest, ManifestErrorsNameTheField) {
     spit(dir_ / "m.json", c.text);
     CliRun r = run({"batch", path("m.json"), "--out", path("out")});
     EXPECT_EQ(r.rc, 1) << c.text;
-    EXPECT_NE(r.err.find(path("m.json") + ": error: " + c.expected), std::string::npos)
+    EXPECT_NE(r.err.find(path("m.json") + c.position + ": error: " + c.expected), std::string::npos)
         << c.text << "\n" << r.err;
   }
   EXPECT_FALSE(fs::exists(dir_ / "out")); // nothing is written for an unusable suite

@@ -86,7 +86,7 @@ TEST(HwSpec, UnknownNameListsKnownOnes) {
 }
 
 TEST(HwSpec, BadInputsNameTheField) {
-  expectError("", "invalid JSON");
+  expectError("", "empty file");
   expectError("{\"schema_version\": 1, \"name\": \"x\", ", "invalid JSON");
   expectError("[1, 2]", "a hardware spec must be a JSON object");
   expectError(edited([](auto &j) { j["schema_version"] = 7; }),

@@ -1,0 +1,3 @@
+void f(float *a) {
+  a[0] = 1.0f;
+}

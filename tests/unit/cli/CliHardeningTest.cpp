@@ -1,0 +1,41 @@
+// Regression tests of the CLI found by the hardening work (issue 7).
+#include "skelcast/cli/Cli.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+} // namespace
+
+// A file name that is not UTF-8 (they come from the command line) made the
+// JSON renderer throw nlohmann's type_error 316: std::terminate, exit 134.
+TEST(CliHardening, FileNameThatIsNotUtf8InJson) {
+  auto dir = std::filesystem::temp_directory_path() / "skelcast-cli-hardening";
+  std::filesystem::create_directories(dir);
+  std::string skel = (dir / "bad\xff.skel").string();
+  std::filesystem::copy_file(kSrc + "/skeletons/matmul.skel", skel,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ostringstream out, err;
+  int rc = skelcast::cli::runCli({"project", skel, "--format", "json", "--top", "1"}, out, err);
+  ASSERT_EQ(rc, 0) << err.str();
+  auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["kernels"][0]["file"].get<std::string>(), (dir / "bad\xef\xbf\xbd.skel").string());
+
+  // The same through validate --format json: a measurement file with that name.
+  std::string meas = (dir / "m\xff.json").string();
+  std::ofstream(meas) << R"({"schema_version": 1, "skeleton_root": ")" << kSrc << R"(", "cases": [
+    {"kernel": "matmul", "size": "800", "skeleton": "validation/skeletons/matmul_800.skel",
+     "layout": "block=i:16,j:16", "time_ms": 0.19}]})";
+  std::ostringstream vout, verr;
+  rc = skelcast::cli::runCli({"validate", meas, "--format", "json"}, vout, verr);
+  ASSERT_EQ(rc, 0) << verr.str();
+  EXPECT_NO_THROW(nlohmann::json::parse(vout.str()));
+  std::filesystem::remove_all(dir);
+}
