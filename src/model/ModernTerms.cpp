@@ -119,27 +119,48 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
     // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
     std::vector<double> &arrayLatency = scratch.arrayLatency;
     arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
+    // Sector bytes each array's direct loads request, against those that leave
+    // L1 (toL2 below): the share of its transactions that miss L1.
+    std::vector<double> &arrayL1Miss = scratch.arrayL1Miss;
+    arrayL1Miss.assign(ki.arrays.size(), 0.0);
+    for (const auto &u : c.accesses) {
+      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+      if (!u.viaShared && !acc.isStore)
+        arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
+    }
     double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
     for (const auto &au : c.arrays) {
       double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
       dram += eb * au.storeInflation * au.storeKernelUnique;
-      if (au.loadRequests <= 0 || au.loadBlockUnique <= 0)
+      double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
+      if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
+        miss = 1.0;
         continue;
+      }
       double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
       double r2 = l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
       arrayLatency[static_cast<size_t>(au.array)] =
           r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
+      miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
       dram += toL2 * (1.0 - r2);
       l2Bytes += toL2 * r2;
     }
     std::vector<double> &latency = scratch.latency;
     latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
+    // Transactions of uncoalesced instructions that leave the SM (eq. 16's
+    // Uncoal_per_mw without the L1 hits, which do not queue for the memory system).
+    double uncoalTrans = 0, uncoalInsts = 0;
     for (const auto &u : c.accesses) {
       if (u.viaShared)
         continue;
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       requested += u.bytesPerThread * threads;
+      if (!u.pattern.coalesced && u.insts > 0) {
+        double miss = acc.isStore ? 1.0 : arrayL1Miss[static_cast<size_t>(acc.array)];
+        uncoalTrans += u.insts * u.pattern.transactions * miss;
+        uncoalInsts += u.insts;
+      }
       if (acc.isStore)
         continue;
       latency[static_cast<size_t>(u.access)] = arrayLatency[static_cast<size_t>(acc.array)];
@@ -147,6 +168,8 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
       latInsts += u.insts;
     }
     l1Bytes = std::max(0.0, requested - l2Bytes - dram);
+    if (uncoalInsts > 0)
+      w.uncoalPerMw = std::max(1.0, uncoalTrans / uncoalInsts);
     // Loads that fill shared memory: reuse across blocks only.
     double cachingLatency = hw.dramLatencyCycles;
     for (const auto &au : c.arrays) {

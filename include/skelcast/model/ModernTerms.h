@@ -59,7 +59,7 @@ TermMask termMask(const std::set<std::string> &enabled);
 
 /// Storage that applyModernTerms reuses from one layout to the next.
 struct TermScratch {
-  std::vector<double> arrayLatency, latency, slowest;
+  std::vector<double> arrayLatency, arrayL1Miss, latency, slowest;
   std::vector<char> present;
 };
 

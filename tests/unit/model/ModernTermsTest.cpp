@@ -100,6 +100,24 @@ TEST(ModernTerms, CachesOnAStencilByHand) {
   EXPECT_DOUBLE_EQ(r.a.hw.dramLatencyCycles, lat);
 }
 
+TEST(ModernTerms, UncoalescedL1HitsDoNotDepart) {
+  // Each thread reads the 4 floats of row x[i] (16 bytes), one per iteration of n:
+  // a warp instruction touches 32 rows x 16 B = 512 B = 16 sectors (uncoalesced),
+  // and the 4 iterations touch the same 16 sectors. Per block of 128 threads:
+  // requested 128 threads x 4 instructions x 16 B of sectors = 8192 B; leaving L1
+  // the block's 512 distinct elements x 4 B x inflation 1 (over 4 iterations the
+  // warp uses every byte of its sectors) = 2048 B. miss = 2048 / 8192 = 0.25, so
+  // Uncoal_per_mw' = 16 x 0.25 = 4; the store y[i] is coalesced and not counted.
+  auto ki = kernelOf("#define N 1048576\nfloat x[N][4]\nfloat y[N]\nparallel_for(N) : i {\n"
+                     "  for n = 0:4 {\n    ld x[i][n]\n    comp 1\n  }\n  st y[i]\n}\n");
+  auto off = apply(ki, "block=i:128", {});
+  auto on = apply(ki, "block=i:128", {"caches"});
+  ASSERT_FALSE(off.c.accesses[0].pattern.coalesced);
+  EXPECT_DOUBLE_EQ(off.c.accesses[0].pattern.transactions, 16);
+  EXPECT_DOUBLE_EQ(off.a.workload.uncoalPerMw, 16);
+  EXPECT_DOUBLE_EQ(on.a.workload.uncoalPerMw, 4);
+}
+
 TEST(ModernTerms, RegistersEstimateAndLimit) {
   auto ki = layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel"), 0);
   auto hw = h100();
@@ -128,7 +146,7 @@ TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
   auto hw = h100();
   auto v = model::validate(m, hw, {}, "skelcast");
   EXPECT_LT(v.geomeanError, v.rooflineGeomeanError);
-  EXPECT_LT(v.geomeanError, 0.30) << "geometric-mean error on the H100 measurements";
+  EXPECT_LE(v.geomeanError, 0.20) << "geometric-mean error on the H100 measurements (issue 5 target)";
   // The paper-faithful model on the same cases (projecting only the measured layouts).
   model::ModelOptions hk;
   hk.model = "hong-kim";
