@@ -134,21 +134,29 @@ Fast separableFast(const KernelInfo &ki, const AccessInfo *const *acc, size_t n,
           var = static_cast<int>(v);
         }
       Progression x{f.constant, 1, 1};
+      int64_t last = f.constant;
       if (var >= 0) {
         const VarRange &r = set[static_cast<size_t>(var)];
-        int64_t c = f.coef[static_cast<size_t>(var)];
-        x.first = f.constant + c * r.start;
-        x.step = c * r.stride;
+        int64_t c = f.coef[static_cast<size_t>(var)], cs = 0, span = 0;
         x.n = r.count;
         if (x.n <= 0)
           return Fast::Unknown;
+        // As in footprint()'s general code: subscripts beyond +-2^61 are not
+        // counted exactly, and none of this arithmetic may overflow.
+        if (__builtin_mul_overflow(c, r.start, &cs) || __builtin_add_overflow(f.constant, cs, &x.first) ||
+            __builtin_mul_overflow(c, r.stride, &x.step) ||
+            __builtin_mul_overflow(x.step, x.n - 1, &span) || __builtin_add_overflow(x.first, span, &last) ||
+            x.step == INT64_MIN)
+          return Fast::Unknown;
         if (x.step < 0) {
-          x.first += x.step * (x.n - 1);
+          x.first = last;
           x.step = -x.step;
         }
         if (x.n <= 1)
           x.step = 1;
       }
+      if (!inRange(x.first) || !inRange(last))
+        return Fast::Unknown;
       iv[i][d] = x;
     }
   }
@@ -272,18 +280,27 @@ bool productFast(const KernelInfo &ki, const AccessInfo &a, const IterSet &set, 
       const VarRange &r = set[v];
       if (r.count <= 0)
         return false;
-      int64_t step = f.coef[v] * r.stride;
-      base += f.coef[v] * r.start;
+      // Beyond 64 bits or +-2^61 (a subscript far outside its array): not counted here.
+      int64_t step = 0, cs = 0, reach = 0;
+      if (__builtin_mul_overflow(f.coef[v], r.stride, &step) ||
+          __builtin_mul_overflow(f.coef[v], r.start, &cs) || __builtin_add_overflow(base, cs, &base) ||
+          __builtin_mul_overflow(step, r.count - 1, &reach) || step == INT64_MIN || reach == INT64_MIN)
+        return false;
       if (step < 0) {
-        base += step * (r.count - 1);
+        if (__builtin_add_overflow(base, reach, &base))
+          return false;
         step = -step;
+        reach = -reach;
       }
       if (r.count > 1 && step > 0) {
         steps[nt] = step;
         counts[nt] = r.count;
         ++nt;
-        span += step * (r.count - 1);
+        if (__builtin_add_overflow(span, reach, &span))
+          return false;
       }
+      if (!inRange(base) || !inRange(span))
+        return false;
     }
     lo[d] = base;
     hi[d] = base + span;
