@@ -74,7 +74,8 @@ std::string renderJson(const Report &r) {
     pj["cpu_ms"] = p.cpuMs ? finite(*p.cpuMs) : json(nullptr);
     if (p.cpuMs && !p.cpuSource.empty()) {
       pj["cpu_source"] = p.cpuSource;
-      pj["cpu_threads"] = p.cpuThreads > 0 ? json(p.cpuThreads) : json(nullptr);
+      if (p.cpuThreads > 0) // measured only
+        pj["cpu_threads"] = p.cpuThreads;
     }
     pj["speedup"] = p.speedup ? finite(*p.speedup) : json(nullptr);
     pj["break_even_repeats"] = p.breakEvenRepeats ? finite(*p.breakEvenRepeats) : json(nullptr);
