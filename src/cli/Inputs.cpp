@@ -98,7 +98,7 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
     so.trips = opts.trips;
     so.samples = opts.samples;
     frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);
-    return {std::move(r.file), std::move(r.warnings)};
+    return {std::move(r.file), std::move(r.warnings), std::move(r.functions)};
 #else
     throw InputError({path, 0, 0}, "C input needs the skeletonizer, which is not part of this build");
 #endif

@@ -3,6 +3,7 @@
 // inputs through loadSkeleton, so the frontend has exactly one place to hook in.
 #pragma once
 
+#include "skelcast/frontend/Skeletonizer.h" // CFunction: plain structs, no Clang
 #include "skelcast/skeleton/Skeleton.h"
 #include "skelcast/support/Diagnostic.h"
 
@@ -29,6 +30,7 @@ struct InputOptions {
 struct LoadedInput {
   skeleton::SkeletonFile file;
   std::vector<Warning> warnings;
+  std::vector<frontend::CFunction> functions; ///< C inputs: the functions with kernels
 };
 
 /// Parse one input file into a skeleton; bad input throws InputError.

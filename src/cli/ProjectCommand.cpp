@@ -1,5 +1,6 @@
 // `skelcast project FILE... --hw NAME` and `skelcast explain FILE --layout STRING`.
 #include "Commands.h"
+#include "CpuHarness.h"
 #include "Inputs.h"
 #include "SkeletonizeOptions.h"
 #include "skelcast/cli/Cli.h"
@@ -24,6 +25,8 @@ struct ProjectOpts {
   std::vector<std::string> without;
   size_t top = 10;
   std::optional<double> cpuMs;
+  bool measureCpu = false;
+  int cpuRepeats = 5;
 #ifdef SKELCAST_HAVE_FRONTEND
   SkeletonizeCliOptions c; ///< for C inputs
 #endif
@@ -99,6 +102,21 @@ int runProject(Context &ctx, const ProjectOpts &o) {
     if (o.kernel.empty() && o.layout.empty()) {
       model::ProgramOptions po;
       po.cpuMs = o.cpuMs;
+      if (o.cpuMs)
+        po.cpuSource = "--cpu-ms";
+      if (o.measureCpu) {
+        // the CPU's own time: the function compiled and timed in a harness
+        if (!isCInput(path))
+          throw InputError({path, 0, 0}, "--measure-cpu needs a C input (a .c file)");
+        CpuMeasureOptions cm;
+        cm.compilerArgs = ci.compilerArgs;
+        cm.repeats = o.cpuRepeats;
+        CpuMeasurement m = measureCpu(path, functionToMeasure(in.functions, path), f, cm);
+        po.cpuMs = m.medianMs;
+        po.cpuSource = "measured";
+        po.cpuThreads = m.threads;
+        po.cpuRuns = static_cast<int>(m.timesMs.size());
+      }
       po.minSpeedup = o.minSpeedup;
       po.pinned = o.pinned;
       rep.programs.push_back({path, model::projectProgram(f, all, hw, {}, mo, po)});
@@ -163,6 +181,13 @@ void registerProject(CLI::App &app, Context &ctx) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--pinned", o->pinned, "Host buffers are pinned (default: pageable)");
+  auto *measure = cmd->add_flag("--measure-cpu", o->measureCpu,
+                                "C input: compile the function with clang-19 -O3 -march=native and "
+                                "time it for the speedup");
+  measure->excludes("--cpu-ms");
+  cmd->add_option("--cpu-repeats", o->cpuRepeats, "Timed calls for --measure-cpu (the median is used)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif

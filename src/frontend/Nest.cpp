@@ -4,6 +4,7 @@
 #include "Nest.h"
 
 #include "CostModel.h"
+#include "HostData.h"
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -1049,6 +1050,20 @@ std::vector<skeleton::Array> FileAssembler::arraysInSourceOrder() const {
   return out;
 }
 
+const clang::VarDecl *FileAssembler::declOf(const std::string &name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : decls_[it->second];
+}
+
+std::vector<std::string> FileAssembler::namesOf(const clang::VarDecl *d) const {
+  std::vector<std::string> out;
+  auto it = byDecl_.find(d);
+  if (it != byDecl_.end())
+    for (size_t i : it->second)
+      out.push_back(arrays[i].name);
+  return out;
+}
+
 void FileAssembler::rollback(size_t mark) {
   while (arrays.size() > mark) {
     size_t idx = arrays.size() - 1;
@@ -1783,7 +1798,13 @@ public:
     fc.TraverseStmt(fn->getBody());
   }
 
-  void run() { walk(fn_->getBody()); }
+  void run() {
+    size_t first = out_.kernels.size();
+    walk(fn_->getBody());
+    decideRoles(first);
+    if (out_.kernels.size() > first)
+      out_.functions.push_back(signature());
+  }
 
 private:
   void walk(const clang::Stmt *s) {
@@ -1822,6 +1843,224 @@ private:
       out_.warnings.resize(warns);
       if (containsArrayAccess(body))
         out_.warnings.push_back(tu_.warning(s->getBeginLoc(), "cannot port this loop: " + why));
+    } else {
+      // kernels in a loop of unknown count: they are counted once, and say so
+      out_.warnings.push_back(tu_.warning(
+          s->getBeginLoc(), "the kernels inside this loop are counted once: only a 'for' loop "
+                            "with a known trip count becomes 'repeat' (write it as one)"));
+    }
+  }
+
+  /// The parameters as a CPU harness must provide them.
+  CFunction signature() const {
+    CFunction cf;
+    cf.name = fn_->getNameAsString();
+    cf.loc = tu_.position(fn_->getLocation());
+    cf.openmp = containsOpenMP(fn_->getBody());
+    for (const clang::ParmVarDecl *p : fn_->parameters()) {
+      CParam cp;
+      cp.name = p->getName().str();
+      clang::QualType t = p->getType().getCanonicalType();
+      if (t->isPointerType()) {
+        clang::QualType e = tu_.ast.getBaseElementType(t->getPointeeType()).getUnqualifiedType();
+        if (e->isIntegralOrEnumerationType() || e->isRealFloatingType()) {
+          cp.kind = CParam::Kind::Buffer;
+          cp.elemType = e.getAsString();
+          cp.elemFloating = e->isRealFloatingType();
+          cp.arrays = out_.namesOf(p);
+        } else {
+          cp.why = fmt::format("a pointer to '{}'", e.getAsString());
+        }
+      } else if (t->isIntegralOrEnumerationType()) {
+        cp.kind = CParam::Kind::Integer;
+        cp.value = tu_.scalarOption(cp.name);
+      } else if (t->isRealFloatingType()) {
+        cp.kind = CParam::Kind::Floating;
+      } else {
+        cp.why = fmt::format("of type '{}'", t.getAsString());
+      }
+      cf.params.push_back(std::move(cp));
+    }
+    return cf;
+  }
+
+  static bool containsOpenMP(const clang::Stmt *s) {
+    if (!s)
+      return false;
+    if (llvm::isa<clang::OMPExecutableDirective>(s))
+      return true;
+    for (const clang::Stmt *c : s->children())
+      if (containsOpenMP(c))
+        return true;
+    return false;
+  }
+
+  /// The array names of the kernels' loads and stores.
+  static void touched(const std::vector<skeleton::Stmt> &body, std::set<std::string> &out) {
+    for (const auto &st : body) {
+      if (st.kind == skeleton::Stmt::Kind::Mem)
+        out.insert(st.mem.array);
+      if (st.kind == skeleton::Stmt::Kind::Loop)
+        touched(st.loop.body, out);
+      if (st.kind == skeleton::Stmt::Kind::Branch) {
+        touched(st.branch.thenBody, out);
+        touched(st.branch.elseBody, out);
+      }
+    }
+  }
+
+  /// The trip count of a sequential loop around kernels, as the repeat count,
+  /// with a comment saying where it came from; nullopt with a warning if unknown.
+  std::optional<std::pair<skeleton::Expr, std::string>> repeatCount(const clang::ForStmt *f,
+                                                                   const LoopHeader &h) {
+    std::string name = h.var->getName().str();
+    if (auto p = tu_.pragmaClause(f, "trip"))
+      return std::make_pair(skeleton::Expr::lit(static_cast<int64_t>(p->value)),
+                            std::string("from '#pragma skelcast trip'"));
+    // a bound: a constant (macro names kept) or a scalar given by --extent
+    auto form = [&](const clang::Expr *e) -> std::optional<std::pair<int64_t, skeleton::Expr>> {
+      if (auto v = tu_.constantValue(e))
+        if (auto x = tu_.constantExpr(e))
+          return std::make_pair(*v, *x);
+      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+        if (auto v = tu_.scalarOption(dr->getDecl()->getName().str()))
+          return std::make_pair(*v, tu_.useScalarOption(dr->getDecl()->getName().str()));
+      return std::nullopt;
+    };
+    auto a = h.stepExpr ? std::nullopt : form(h.init);
+    auto b = h.stepExpr ? std::nullopt : form(h.bound);
+    if (a && b) {
+      int64_t lo = h.decreasing ? b->first : a->first, hi = h.decreasing ? a->first : b->first;
+      int64_t n = hi - lo + (h.inclusive || h.decreasing ? 1 : 0);
+      if (h.decreasing && !h.inclusive)
+        n -= 1; // `i > lo` excludes lo
+      n = n <= 0 ? 0 : (n + h.step - 1) / h.step;
+      if (n <= 0) {
+        out_.warnings.push_back(tu_.warning(
+            f->getBeginLoc(), "this loop around kernels never runs: its kernels are counted once"));
+        return std::nullopt;
+      }
+      bool plain = !h.decreasing && !h.inclusive && h.step == 1 && a->first == 0;
+      return std::make_pair(plain ? b->second : skeleton::Expr::lit(n),
+                            std::string("its bounds"));
+    }
+    if (auto t = tu_.opts.trips.find(name); t != tu_.opts.trips.end() && t->second > 0) {
+      tu_.usedTrips.insert(name);
+      return std::make_pair(skeleton::Expr::lit(t->second),
+                            fmt::format("from --trip {}={}", name, t->second));
+    }
+    out_.warnings.push_back(tu_.warning(
+        f->getBeginLoc(),
+        fmt::format("the trip count of loop '{}' around kernels is unknown: they are counted once "
+                    "(add '#pragma skelcast trip(N)', --trip {}=N, or --extent for its bound)",
+                    name, name)));
+    return std::nullopt;
+  }
+
+  /// A sequential loop (a time-step loop) around kernels [first, end): they
+  /// run its trip count times, `repeat T { ... }`.
+  void wrapInRepeat(const clang::ForStmt *f, const std::optional<LoopHeader> &hdr, size_t first) {
+    size_t end = out_.kernels.size();
+    if (!hdr) {
+      out_.warnings.push_back(tu_.warning(
+          f->getBeginLoc(), "the kernels inside this loop are counted once: its header has no "
+                            "trip count"));
+      return;
+    }
+    auto count = repeatCount(f, *hdr);
+    if (!count)
+      return;
+    std::vector<size_t> ks;
+    for (size_t k = first; k < end; ++k)
+      ks.push_back(k);
+    std::string from = fmt::format("// from {}:{}: the sequential loop '{}' around these kernels "
+                                   "(count: {})",
+                                   tu_.fileName, tu_.line(f->getBeginLoc()),
+                                   hdr->var->getName().str(), count->second);
+    for (auto &r : out_.repeats) {
+      bool inside = std::any_of(r.kernels.begin(), r.kernels.end(),
+                                [&](size_t k) { return k >= first; });
+      if (!inside)
+        continue;
+      if (r.kernels == ks) {
+        // nested time loops over the same kernels: the counts multiply
+        r.count = skeleton::Expr::binary('*', count->first, r.count);
+        r.comments.leading.insert(r.comments.leading.begin(), from);
+      } else {
+        out_.warnings.push_back(tu_.warning(
+            f->getBeginLoc(),
+            "the kernels inside this loop are counted once: some of them are in an inner "
+            "time-step loop and a 'repeat' holds kernels only"));
+      }
+      return;
+    }
+    skeleton::Repeat r;
+    r.count = count->first;
+    r.kernels = ks;
+    r.comments.leading.push_back(from);
+    out_.repeats.push_back(std::move(r));
+  }
+
+  /// Whose each array of this function's kernels is (HostData.h), and the
+  /// arrays `#pragma skelcast out(...)` in the body names.
+  void decideRoles(size_t first) {
+    std::set<std::string> names;
+    for (size_t k = first; k < out_.kernels.size(); ++k)
+      touched(out_.kernels[k].body, names);
+    auto roles = bufferRoles(fn_);
+    std::optional<std::set<std::string>> outs; // C names the pragma keeps
+    clang::SourceRange body = fn_->getBody()->getSourceRange();
+    unsigned b = tu_.sm.getFileOffset(tu_.sm.getExpansionLoc(body.getBegin()));
+    unsigned e = tu_.sm.getFileOffset(tu_.sm.getExpansionLoc(body.getEnd()));
+    std::vector<std::pair<std::string, clang::SourceLocation>> named;
+    for (const PragmaRecord &r : tu_.pragmas)
+      for (const PragmaClause &c : r.clauses)
+        if (c.name == "out" && r.beginOffset > b && r.beginOffset < e) {
+          if (!outs)
+            outs.emplace();
+          for (const auto &n : c.names) {
+            outs->insert(n.first);
+            named.push_back(n);
+          }
+        }
+    if (outs) {
+      out_.programMarks = true;
+      for (const auto &[n, loc] : named) {
+        bool known = std::any_of(names.begin(), names.end(), [&](const std::string &a) {
+          const clang::VarDecl *d = out_.declOf(a);
+          return d && d->getName() == n;
+        });
+        if (!known)
+          out_.warnings.push_back(tu_.warning(
+              loc, fmt::format("'#pragma skelcast out': no array '{}' in the kernels of '{}'", n,
+                               fn_->getNameAsString())));
+      }
+    }
+    for (const std::string &a : names) {
+      const clang::VarDecl *d = out_.declOf(a);
+      FileAssembler::HostRole hr;
+      if (auto it = d ? roles.find(d) : roles.end(); it != roles.end()) {
+        hr.deviceOwned = it->second.deviceOwned;
+        hr.constInput = it->second.constInput;
+        hr.why = it->second.why;
+        std::vector<std::string> pair;
+        for (const clang::VarDecl *o : it->second.swappedWith)
+          for (const std::string &n : out_.namesOf(o))
+            if (names.count(n))
+              pair.push_back("'" + n + "'");
+        if (!pair.empty()) {
+          std::string list;
+          for (size_t i = 0; i < pair.size(); ++i)
+            list += (i ? ", " : "") + pair[i];
+          hr.why += "; swapped with " + list + " (one buffer pair)";
+        }
+      } else {
+        hr.why = "a global: the host's";
+      }
+      if (outs)
+        hr.outAllowed = d && outs->count(d->getName().str());
+      out_.programMarks = out_.programMarks || hr.deviceOwned;
+      out_.roles[a] = hr;
     }
   }
 
@@ -1890,6 +2129,8 @@ private:
         walk(f->getBody());
         if (hdr)
           enclosing_.pop_back();
+        if (out_.kernels.size() > kernels)
+          wrapInRepeat(f, hdr, kernels);
       }
       if (out_.kernels.size() == kernels) {
         out_.warnings.resize(warns);

@@ -115,9 +115,24 @@ public:
   /// The arrays in the order of their declarations in the source.
   std::vector<skeleton::Array> arraysInSourceOrder() const;
   void addKernel(skeleton::Kernel k) { kernels.push_back(std::move(k)); }
+  /// The C variable behind a skeleton array name (nullptr if none).
+  const clang::VarDecl *declOf(const std::string &name) const;
+  /// The skeleton names declared for a C variable.
+  std::vector<std::string> namesOf(const clang::VarDecl *d) const;
   std::vector<skeleton::Array> arrays;
   std::vector<skeleton::Kernel> kernels;
+  std::vector<skeleton::Repeat> repeats; ///< time-step loops around kernels
   std::vector<Warning> warnings;
+
+  /// Whose an array is (HostData.h), by skeleton name; decides the host marks.
+  struct HostRole {
+    bool deviceOwned = false, constInput = false;
+    bool outAllowed = true; ///< false when a `#pragma skelcast out` leaves it out
+    std::string why;
+  };
+  std::map<std::string, HostRole> roles;
+  std::vector<CFunction> functions; ///< those with kernels (array names before renaming)
+  bool programMarks = false; ///< a repeat, a device temporary or `out`: write host marks
 
 private:
   TUContext &tu_;

@@ -71,7 +71,7 @@ public:
       }
       if (!tok.is(clang::tok::identifier)) {
         st_.pragmaProblems.emplace_back(tok.getLocation(),
-                                        "'#pragma skelcast' expects 'prob(P)' or 'trip(N)'");
+                                        "'#pragma skelcast' expects 'prob(P)', 'trip(N)' or 'out(a, ...)'");
         bad = true;
         continue;
       }
@@ -79,6 +79,30 @@ public:
       c.name = tok.getIdentifierInfo()->getName().str();
       c.loc = tok.getLocation();
       pp.Lex(tok);
+      if (c.name == "out") {
+        // `out(a, b, ...)`: the arrays the host reads back
+        bool ok = tok.is(clang::tok::l_paren);
+        if (ok)
+          pp.Lex(tok);
+        while (ok && tok.is(clang::tok::identifier)) {
+          c.names.push_back({tok.getIdentifierInfo()->getName().str(), tok.getLocation()});
+          pp.Lex(tok);
+          if (tok.is(clang::tok::comma))
+            pp.Lex(tok);
+          else
+            break;
+        }
+        ok = ok && !c.names.empty() && tok.is(clang::tok::r_paren);
+        if (!ok) {
+          st_.pragmaProblems.emplace_back(
+              c.loc, "'#pragma skelcast out' expects array names in parentheses: out(a, b)");
+          bad = true;
+          continue;
+        }
+        pp.Lex(tok);
+        rec.clauses.push_back(c);
+        continue;
+      }
       std::string value;
       if (tok.is(clang::tok::l_paren)) {
         pp.Lex(tok);
@@ -115,7 +139,7 @@ public:
         }
       } else {
         st_.pragmaProblems.emplace_back(
-            c.loc, fmt::format("unknown '#pragma skelcast {}' ignored (known: prob, trip)",
+            c.loc, fmt::format("unknown '#pragma skelcast {}' ignored (known: prob, trip, out)",
                                c.name));
         continue;
       }
@@ -217,6 +241,25 @@ std::string relativeToFile(const std::string &sample, const std::string &cfile) 
   return rel.empty() ? sample : rel.generic_string();
 }
 
+/// Loads (false) and stores (true) of a statement list, in order.
+std::vector<std::pair<std::string, bool>> memTouches(const std::vector<skeleton::Stmt> &body) {
+  std::vector<std::pair<std::string, bool>> out;
+  for (const auto &s : body) {
+    std::vector<std::pair<std::string, bool>> inner;
+    if (s.kind == skeleton::Stmt::Kind::Mem)
+      out.push_back({s.mem.array, s.mem.isStore});
+    if (s.kind == skeleton::Stmt::Kind::Loop)
+      inner = memTouches(s.loop.body);
+    if (s.kind == skeleton::Stmt::Kind::Branch) {
+      inner = memTouches(s.branch.thenBody);
+      auto e = memTouches(s.branch.elseBody);
+      inner.insert(inner.end(), e.begin(), e.end());
+    }
+    out.insert(out.end(), inner.begin(), inner.end());
+  }
+  return out;
+}
+
 Warning fileWarning(const std::string &path, std::string message) {
   Warning w;
   w.loc.file = path;
@@ -251,14 +294,47 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
   for (const auto &m : f.macros)
     globals.insert(m.name);
 
+  // host marks (docs/skeletonizer.md, "Programs"): written for a program (a
+  // repeat, a device temporary, `#pragma skelcast out`); elsewhere the
+  // dataflow rule of unmarked files gives the same transfers
+  if (fa.programMarks || !fa.repeats.empty())
+    for (auto &a : fa.arrays) {
+      std::optional<bool> firstIsStore;
+      bool written = false;
+      for (const auto &k : fa.kernels)
+        for (const auto &[name, st] : memTouches(k.body))
+          if (name == a.name) {
+            if (!firstIsStore)
+              firstIsStore = st;
+            written = written || st;
+          }
+      auto it = fa.roles.find(a.name);
+      FileAssembler::HostRole role = it == fa.roles.end() ? FileAssembler::HostRole{} : it->second;
+      bool in = !role.deviceOwned && (role.constInput || (firstIsStore && !*firstIsStore));
+      bool out = !role.deviceOwned && written && role.outAllowed;
+      a.mark = in && out ? skeleton::HostMark::InOut
+               : in      ? skeleton::HostMark::In
+               : out     ? skeleton::HostMark::Out
+                         : skeleton::HostMark::None;
+      std::string why = role.why;
+      if (!role.deviceOwned && !role.outAllowed && written)
+        why += "; not read back ('#pragma skelcast out')";
+      if (!why.empty())
+        a.comments.trailing += (a.comments.trailing.empty() ? "// " : "; ") + why;
+    }
+
   // arrays; a name taken by a macro moves aside
   f.arrays = fa.arraysInSourceOrder();
   f.kernels = fa.kernels;
+  res.functions = fa.functions;
   for (auto &a : f.arrays) {
     if (globals.count(a.name)) {
       std::string to = freshName(a.name, globals);
       for (auto &k : f.kernels)
         renameStmts(k.body, a.name, to, true);
+      for (auto &fn : res.functions)
+        for (auto &p : fn.params)
+          std::replace(p.arrays.begin(), p.arrays.end(), a.name, to);
       a.name = to;
     }
     globals.insert(a.name);
@@ -300,8 +376,17 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
     f.order.push_back({skeleton::Item::Kind::Macro, i});
   for (size_t i = 0; i < f.arrays.size(); ++i)
     f.order.push_back({skeleton::Item::Kind::Array, i});
-  for (size_t i = 0; i < f.kernels.size(); ++i)
-    f.order.push_back({skeleton::Item::Kind::Kernel, i});
+  // kernels in order; those of a time-step loop inside its repeat
+  f.repeats = fa.repeats;
+  for (size_t i = 0; i < f.kernels.size(); ++i) {
+    auto r = std::find_if(f.repeats.begin(), f.repeats.end(), [&](const skeleton::Repeat &x) {
+      return std::find(x.kernels.begin(), x.kernels.end(), i) != x.kernels.end();
+    });
+    if (r == f.repeats.end())
+      f.order.push_back({skeleton::Item::Kind::Kernel, i});
+    else if (r->kernels.front() == i)
+      f.order.push_back({skeleton::Item::Kind::Repeat, static_cast<size_t>(r - f.repeats.begin())});
+  }
   std::string head = fmt::format("// skeletons of {}, written by 'skelcast skeletonize'", tu.fileName);
   if (!f.macros.empty())
     f.macros[0].comments.leading.insert(f.macros[0].comments.leading.begin(), head);
@@ -345,6 +430,8 @@ public:
     std::vector<Warning> out;
     for (const PragmaRecord &r : tu_.pragmas)
       for (const PragmaClause &c : r.clauses) {
+        if (c.name == "out")
+          continue; // belongs to a function body, checked by the NestFinder
         auto it = seen_.find(&r);
         if (it == seen_.end())
           out.push_back(tu_.warning(c.loc, fmt::format("'#pragma skelcast {}' ignored: no "

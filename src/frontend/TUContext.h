@@ -33,6 +33,8 @@ struct PragmaClause {
   std::string name;
   double value = 0;
   clang::SourceLocation loc;
+  /// `out(a, b)`: the names and their positions
+  std::vector<std::pair<std::string, clang::SourceLocation>> names;
 };
 
 /// One `#pragma skelcast ...` line of the main file.

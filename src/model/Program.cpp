@@ -204,6 +204,11 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
 
   pp.totalMs = pp.h2dMs + pp.kernelsMs + pp.d2hMs;
   pp.cpuMs = po.cpuMs;
+  if (po.cpuMs) {
+    pp.cpuSource = po.cpuSource;
+    pp.cpuThreads = po.cpuThreads;
+    pp.cpuRuns = po.cpuRuns;
+  }
   if (!po.cpuMs) {
     pp.verdict = "unknown";
     pp.reason = "no CPU time: give --cpu-ms";

@@ -72,6 +72,11 @@ std::string renderJson(const Report &r) {
     pj["total_ms"] = finite(p.totalMs);
     pj["transfer_share"] = finite(p.totalMs > 0 ? (p.h2dMs + p.d2hMs) / p.totalMs : 0.0);
     pj["cpu_ms"] = p.cpuMs ? finite(*p.cpuMs) : json(nullptr);
+    if (p.cpuMs && !p.cpuSource.empty()) {
+      pj["cpu_source"] = p.cpuSource;
+      if (p.cpuThreads > 0) // measured only
+        pj["cpu_threads"] = p.cpuThreads;
+    }
     pj["speedup"] = p.speedup ? finite(*p.speedup) : json(nullptr);
     pj["break_even_repeats"] = p.breakEvenRepeats ? finite(*p.breakEvenRepeats) : json(nullptr);
     pj["verdict"] = p.verdict;

@@ -55,8 +55,12 @@ std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
   }
   for (const auto &nf : p.notFused)
     out += fmt::format("  not fused {}\n", nf);
+  std::string measured;
+  if (p.cpuSource == "measured")
+    measured = fmt::format(" (measured: median of {} calls, {} thread{})", p.cpuRuns, p.cpuThreads,
+                           p.cpuThreads == 1 ? "" : "s");
   if (p.speedup)
-    out += fmt::format("  CPU {} ms: speedup {}x: {}{}\n", num(*p.cpuMs, 5), fixed(*p.speedup, 2), p.verdict,
+    out += fmt::format("  CPU {} ms{}: speedup {}x: {}{}\n", num(*p.cpuMs, 5), measured, fixed(*p.speedup, 2), p.verdict,
                        p.reason.empty() ? "" : ": " + p.reason);
   else
     out += fmt::format("  verdict: {} ({})\n", p.verdict, p.reason);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,31 @@ struct SkeletonizeOptions {
   std::map<std::string, std::string> samples;          ///< --sample M=FILE
 };
 
+/// A parameter of a function with kernels, as a CPU harness needs it to call
+/// the function (`project --measure-cpu`).
+struct CParam {
+  enum class Kind { Buffer, Integer, Floating, Other };
+  Kind kind = Kind::Other;
+  std::string name;
+  std::string elemType;            ///< Buffer: the element's C type (canonical spelling)
+  bool elemFloating = false;       ///< Buffer: float or double elements
+  std::vector<std::string> arrays; ///< Buffer: the skeleton arrays it is accessed as
+  std::optional<int64_t> value;    ///< Integer: given by `--extent NAME=V`
+  std::string why;                 ///< Other: what it is (a struct, a pointer to pointers, ...)
+};
+
+/// A function of the file whose nests became kernels.
+struct CFunction {
+  std::string name;
+  SourceLoc loc;
+  bool openmp = false; ///< its body holds OpenMP directives
+  std::vector<CParam> params;
+};
+
 struct SkeletonizeResult {
   skeleton::SkeletonFile file;   ///< passes parseSkeleton(printSkeleton(file)) unchanged
   std::vector<Warning> warnings; ///< positioned: skipped nests, default probabilities/trips
+  std::vector<CFunction> functions; ///< those with kernels, in source order
 };
 
 /// Skeletonize the C file at `path` (as the user wrote it: warnings name it so).

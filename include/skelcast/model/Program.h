@@ -16,6 +16,9 @@ namespace skelcast::model {
 struct ProgramOptions {
   bool pinned = false;            ///< host buffers pinned (default: pageable, as a naive port)
   std::optional<double> cpuMs;    ///< the CPU's time for the whole program
+  std::string cpuSource;          ///< where cpuMs came from: manifest, --cpu-ms, measured
+  int cpuThreads = 0;             ///< measured: the threads it ran on (0: not known)
+  int cpuRuns = 0;                ///< measured: the timed calls the median is of
   double minSpeedup = 2;          ///< worth porting from this speedup on
 };
 
@@ -51,6 +54,8 @@ struct ProgramProjection {
   double h2dMs = 0, d2hMs = 0, kernelsMs = 0, kernelsUnfusedMs = 0, launchMs = 0, totalMs = 0;
   int repeats = 1;                   ///< the largest repeat count, for the break-even
   std::optional<double> cpuMs, speedup, breakEvenRepeats;
+  std::string cpuSource;             ///< manifest, --cpu-ms or measured (with cpuMs)
+  int cpuThreads = 0, cpuRuns = 0;   ///< measured only
   std::string verdict;               ///< "port" or "do not port"
   std::string reason;                ///< why not, when not
 };

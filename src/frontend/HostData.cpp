@@ -1,0 +1,151 @@
+// Buffer classes by union-find over pointer assignments; the owner of a class
+// is the host as soon as one member is (a parameter, a global, or a value we
+// cannot trace), so that a wrong guess costs a transfer, never drops one.
+#include "HostData.h"
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include <functional>
+#include <set>
+
+namespace skelcast::frontend {
+namespace {
+
+const clang::VarDecl *varOf(const clang::Expr *e) {
+  if (!e)
+    return nullptr;
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenCasts()))
+    return llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
+  return nullptr;
+}
+
+bool isBuffer(const clang::VarDecl *v) {
+  clang::QualType t = v->getType();
+  return t->isPointerType() || t->isArrayType();
+}
+
+class Collector : public clang::RecursiveASTVisitor<Collector> {
+public:
+  bool VisitVarDecl(clang::VarDecl *v) {
+    if (!isBuffer(v) || v->hasGlobalStorage())
+      return true;
+    vars.insert(v);
+    if (v->getInit() && v->getType()->isPointerType())
+      source(v, v->getInit());
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *b) {
+    if (b->getOpcode() == clang::BO_Assign)
+      if (auto *v = varOf(b->getLHS()); v && v->getType()->isPointerType())
+        source(v, b->getRHS());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr *c) {
+    const clang::FunctionDecl *fd = c->getDirectCallee();
+    if (fd && fd->getName() == "free" && c->getNumArgs() == 1)
+      if (auto *v = varOf(c->getArg(0)))
+        freed.insert(v);
+    return true;
+  }
+
+  std::set<const clang::VarDecl *> vars, freed, allocated, untraced;
+  std::vector<std::pair<const clang::VarDecl *, const clang::VarDecl *>> links;
+
+private:
+  void source(const clang::VarDecl *to, const clang::Expr *e) {
+    const clang::Expr *s = e->IgnoreParenCasts();
+    if (auto *from = varOf(s)) {
+      links.push_back({to, from});
+      return;
+    }
+    if (s->isNullPointerConstant(to->getASTContext(), clang::Expr::NPC_ValueDependentIsNotNull))
+      return; // `float *tmp = NULL`: no buffer yet
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(s))
+      if (const clang::FunctionDecl *fd = c->getDirectCallee()) {
+        llvm::StringRef n = fd->getName();
+        if (n == "malloc" || n == "calloc" || n == "aligned_alloc") {
+          allocated.insert(to);
+          return;
+        }
+      }
+    untraced.insert(to); // `p = &a[k]`, `p = f()`: whose memory is unknown
+  }
+};
+
+} // namespace
+
+std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn) {
+  Collector c;
+  for (const clang::ParmVarDecl *p : fn->parameters())
+    if (isBuffer(p))
+      c.vars.insert(p);
+  c.TraverseStmt(fn->getBody());
+
+  // union-find over the variables linked by assignments (globals join too)
+  std::map<const clang::VarDecl *, const clang::VarDecl *> parent;
+  std::function<const clang::VarDecl *(const clang::VarDecl *)> find =
+      [&](const clang::VarDecl *v) -> const clang::VarDecl * {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v)
+      return v;
+    return it->second = find(it->second);
+  };
+  for (auto [a, b] : c.links) {
+    c.vars.insert(a);
+    c.vars.insert(b);
+    const clang::VarDecl *ra = find(a), *rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  }
+  std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>> classes;
+  for (const clang::VarDecl *v : c.vars)
+    classes[find(v)].push_back(v);
+
+  std::map<const clang::VarDecl *, BufferRole> roles;
+  for (const auto &[root, members] : classes) {
+    bool host = false, owned = false, allocated = false, freed = false;
+    std::string hostWhy;
+    for (const clang::VarDecl *v : members) {
+      if (llvm::isa<clang::ParmVarDecl>(v)) {
+        host = true;
+        hostWhy = "a parameter: the host's";
+      } else if (v->hasGlobalStorage()) {
+        host = true;
+        hostWhy = "a global: the host's";
+      } else if (c.untraced.count(v)) {
+        host = true;
+        hostWhy = "points to memory not traced here: taken to be the host's";
+      } else if (v->getType()->isArrayType()) {
+        owned = true;
+      }
+      allocated = allocated || c.allocated.count(v);
+      freed = freed || c.freed.count(v);
+    }
+    if (!host && allocated && !freed) {
+      host = true;
+      hostWhy = "allocated here and not freed: it outlives the function (the host's)";
+    }
+    for (const clang::VarDecl *v : members) {
+      BufferRole r;
+      r.deviceOwned = !host && (owned || allocated);
+      if (!host && !r.deviceOwned)
+        continue; // a pointer that never points to a buffer
+      if (llvm::isa<clang::ParmVarDecl>(v) && v->getType()->isPointerType())
+        r.constInput =
+            v->getASTContext().getBaseElementType(v->getType()->getPointeeType()).isConstQualified();
+      for (const clang::VarDecl *o : members)
+        if (o != v)
+          r.swappedWith.push_back(o);
+      if (r.deviceOwned)
+        r.why = owned ? "the function's own array: a device temporary"
+                      : "allocated and freed here: a device temporary";
+      else
+        r.why = r.constInput ? "a parameter to const data: the host's input" : hostWhy;
+      roles[v] = std::move(r);
+    }
+  }
+  return roles;
+}
+
+} // namespace skelcast::frontend

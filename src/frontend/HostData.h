@@ -1,0 +1,29 @@
+/// \file
+/// Whose memory a function's arrays are (docs/skeletonizer.md, "Programs"):
+/// the host's (globals, parameters, pointers into them), which cross the host
+/// link, or the function's own (local arrays, memory it mallocs and frees),
+/// which stay on the GPU as device temporaries. Pointers assigned to one
+/// another (`tmp = a; a = b; b = tmp;`, double buffering) form one buffer
+/// class: they share one owner and are reported as a pair.
+#pragma once
+
+#include <clang/AST/Decl.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skelcast::frontend {
+
+struct BufferRole {
+  bool deviceOwned = false; ///< local array, or allocated and freed in the function
+  bool constInput = false;  ///< a parameter pointing to const data: the host's input only
+  std::vector<const clang::VarDecl *> swappedWith; ///< the other pointers of its class
+  std::string why;          ///< for the array's comment
+};
+
+/// The role of every pointer and array variable of `fn` (its parameters and
+/// locals; globals are the host's and not listed).
+std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn);
+
+} // namespace skelcast::frontend
