@@ -1,6 +1,7 @@
 #include "SuiteRunner.h"
 
 #include "skelcast/layout/KernelInfo.h"
+#include "skelcast/model/Program.h"
 #include "skelcast/support/Diagnostic.h"
 
 #include <fmt/format.h>
@@ -42,6 +43,42 @@ report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
   return r;
 }
 
+/// Run fn(i) for i in [0, n) on `jobs` threads: a shared counter hands out the
+/// indices; fn writes only its own slot, so results do not depend on `jobs`.
+template <class Fn> void parallelFor(size_t n, unsigned jobs, Fn fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1))
+      fn(i);
+  };
+  size_t threads = std::max<size_t>(1, std::min<size_t>(jobs, n));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto &t : pool)
+    t.join();
+}
+
+/// The whole program of one benchmark on one GPU (docs/model.md section 9):
+/// transfers, repeats and fusion, from the kernels' best layouts; nullopt when
+/// a kernel has no projection.
+std::optional<model::ProgramProjection> program(const skeleton::SkeletonFile &file,
+                                                const report::BenchmarkResult &b, size_t g,
+                                                const SuiteRunOptions &o) {
+  std::vector<model::KernelProjection> kps;
+  for (const auto &k : b.kernels) {
+    if (!k.gpus[g].ok())
+      return std::nullopt;
+    kps.push_back({k.name, k.gpus[g].layoutsExplored, k.gpus[g].layoutsPruned, k.gpus[g].layouts});
+  }
+  model::ProgramOptions po;
+  po.cpuMs = b.cpuMs;
+  if (b.cpuMs)
+    po.cpuSource = "manifest";
+  return model::projectProgram(file, kps, o.gpus[g], o.enumerate, o.model, po);
+}
+
 } // namespace
 
 report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
@@ -55,6 +92,7 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
 
   // Phase 1, in order: read the inputs and analyse their kernels.
   std::vector<std::vector<layout::KernelInfo>> infos(suite.benchmarks.size());
+  std::vector<skeleton::SkeletonFile> files(suite.benchmarks.size());
   std::vector<Job> jobs;
   for (size_t b = 0; b < suite.benchmarks.size(); ++b) {
     const BenchmarkSpec &spec = suite.benchmarks[b];
@@ -75,6 +113,7 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
           infos[b].push_back(layout::analyzeKernel(in.file, k));
         for (size_t k = 0; k < in.file.kernels.size(); ++k)
           br.kernels.push_back({in.file.kernelName(k), std::vector<report::KernelGpuResult>(o.gpus.size())});
+        files[b] = std::move(in.file);
       } catch (const InputError &e) {
         br.error = diagnostics.str() + e.what();
         br.kernels.clear();
@@ -93,34 +132,35 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   for (auto &j : jobs)
     j.info = &infos[j.benchmark][j.kernel];
 
-  // Phase 2, in parallel: a shared counter hands out job indices; each result
-  // goes to its own slot, so nothing but the counter and progress is shared.
+  // Phase 2, in parallel: each job's result goes to its own slot.
   std::vector<report::KernelGpuResult> results(jobs.size());
-  std::atomic<size_t> next{0};
   std::mutex progressMutex;
   size_t done = 0;
-  auto worker = [&] {
-    for (;;) {
-      size_t i = next.fetch_add(1);
-      if (i >= jobs.size())
-        return;
-      results[i] = project(jobs[i], o);
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progressMutex);
-        o.progress(++done, jobs.size());
-      }
+  parallelFor(jobs.size(), o.jobs, [&](size_t i) {
+    results[i] = project(jobs[i], o);
+    if (o.progress) {
+      std::lock_guard<std::mutex> lock(progressMutex);
+      o.progress(++done, jobs.size());
     }
-  };
-  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, jobs.size()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto &t : pool)
-    t.join();
-
+  });
   for (size_t i = 0; i < jobs.size(); ++i)
     rep.benchmarks[jobs[i].benchmark].kernels[jobs[i].kernel].gpus[jobs[i].gpu] = std::move(results[i]);
+
+  // Phase 3, in parallel: each benchmark's program on each GPU (fusion projects
+  // more kernels, so it is worth the threads too).
+  size_t ng = o.gpus.size();
+  for (auto &b : rep.benchmarks)
+    b.programs.assign(b.error.empty() ? ng : 0, std::nullopt);
+  parallelFor(rep.benchmarks.size() * ng, o.jobs, [&](size_t i) {
+    report::BenchmarkResult &b = rep.benchmarks[i / ng];
+    if (!b.error.empty())
+      return;
+    try {
+      b.programs[i % ng] = program(files[i / ng], b, i % ng, o);
+    } catch (const std::exception &) {
+      b.programs[i % ng] = std::nullopt; // its kernels' errors are reported already
+    }
+  });
   return rep;
 }
 

@@ -29,8 +29,21 @@ std::optional<double> benchmarkTimeMs(const BenchmarkResult &b, size_t gpu) {
   return sum;
 }
 
+std::optional<double> programTimeMs(const BenchmarkResult &b, size_t gpu) {
+  if (gpu >= b.programs.size() || !b.programs[gpu])
+    return std::nullopt;
+  return b.programs[gpu]->totalMs;
+}
+
+std::optional<double> transferShare(const BenchmarkResult &b, size_t gpu) {
+  std::optional<double> t = programTimeMs(b, gpu);
+  if (!t || !(*t > 0))
+    return std::nullopt;
+  return (b.programs[gpu]->h2dMs + b.programs[gpu]->d2hMs) / *t;
+}
+
 std::optional<double> speedup(const BenchmarkResult &b, size_t gpu) {
-  std::optional<double> t = benchmarkTimeMs(b, gpu);
+  std::optional<double> t = programTimeMs(b, gpu);
   if (!b.cpuMs || !t || !(*t > 0))
     return std::nullopt;
   return *b.cpuMs / *t;

@@ -28,19 +28,20 @@ std::string renderBatchCsv(const BatchReport &r) {
       "benchmark,input,kernel,gpu,rank,layout,time_ms,cycles,bound,mwp,cwp,active_warps,exec_case,"
       "mem_cycles,comp_cycles,memory_share,threads_per_block,blocks,shared_mem_bytes_per_block,"
       "comp_insts,coal_mem_insts,uncoal_mem_insts,synch_insts,compulsory_bytes,roofline_ms,"
-      "layouts_explored,layouts_pruned,cpu_ms,benchmark_time_ms,speedup,error\n";
+      "layouts_explored,layouts_pruned,cpu_ms,benchmark_time_ms,program_ms,transfer_share,speedup,error\n";
   for (const auto &b : r.benchmarks) {
     std::string head = field(b.name) + "," + field(b.input) + ",";
     if (!b.error.empty()) {
       // kernel, gpu, the 21 layout columns, layouts_explored, layouts_pruned: empty
-      out += head + std::string(25, ',') + opt(b.cpuMs, 8) + ",,," + field(b.error) + "\n";
+      out += head + std::string(25, ',') + opt(b.cpuMs, 8) + ",,,,," + field(b.error) + "\n";
       continue;
     }
     for (const auto &k : b.kernels) {
       for (size_t g = 0; g < k.gpus.size() && g < r.gpus.size(); ++g) {
         const auto &kg = k.gpus[g];
-        std::string tail = fmt::format("{},{},{},{},{},", kg.layoutsExplored, kg.layoutsPruned,
+        std::string tail = fmt::format("{},{},{},{},{},{},{},", kg.layoutsExplored, kg.layoutsPruned,
                                        opt(b.cpuMs, 8), opt(benchmarkTimeMs(b, g), 8),
+                                       opt(programTimeMs(b, g), 8), opt(transferShare(b, g), 4),
                                        opt(speedup(b, g), 6));
         std::string kgHead = head + field(k.name) + "," + field(r.gpus[g].name) + ",";
         if (!kg.ok()) {

@@ -430,16 +430,18 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "<h2>Projected times and speedups</h2>\n";
     o += "<div class=\"panel\"><table>\n<tr><th>benchmark</th><th class=\"num\">CPU (ms)</th>";
     for (const auto &g : r.gpus)
-      o += fmt::format("<th class=\"num\">{} (ms)</th><th class=\"num\">{} speedup</th>", esc(g.name),
-                       esc(g.name));
+      o += fmt::format("<th class=\"num\">{} program (ms)</th><th class=\"num\">{} transfers</th>"
+                       "<th class=\"num\">{} speedup</th>",
+                       esc(g.name), esc(g.name), esc(g.name));
     o += "</tr>\n";
     for (const auto &b : r.benchmarks) {
       if (!b.cpuMs)
         continue;
       o += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td>", esc(b.name), num(*b.cpuMs, 5));
       for (size_t g = 0; g < r.gpus.size(); ++g) {
-        std::optional<double> t = benchmarkTimeMs(b, g), s = speedup(b, g);
-        o += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", t ? num(*t, 4) : "-",
+        std::optional<double> t = programTimeMs(b, g), s = speedup(b, g), x = transferShare(b, g);
+        o += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                         t ? num(*t, 4) : "-", x ? fixed(100 * *x, 0) + "%" : "-",
                          s ? speedupText(*s) : "-");
       }
       o += "</tr>\n";

@@ -1,6 +1,8 @@
 // report.json of `skelcast batch`: every number of the BatchReport.
 #include "skelcast/report/Batch.h"
 
+#include "JsonFields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -10,13 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-json finite(double v) {
-  if (!std::isfinite(v))
-    return nullptr;
-  return v;
-}
-
-json optional(const std::optional<double> &v) { return v ? finite(*v) : json(nullptr); }
+json finite(double v) { return finiteJson(v); }
+json optional(const std::optional<double> &v) { return optionalJson(v); }
 
 json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
                 double clockGHz) {
@@ -84,7 +81,11 @@ std::string renderBatchJson(const BatchReport &r) {
     for (size_t g = 0; g < r.gpus.size(); ++g)
       perGpu.push_back({{"gpu", r.gpus[g].name},
                         {"time_ms", optional(benchmarkTimeMs(b, g))},
-                        {"speedup", optional(speedup(b, g))}});
+                        {"program_ms", optional(programTimeMs(b, g))},
+                        {"transfer_share", optional(transferShare(b, g))},
+                        {"speedup", optional(speedup(b, g))},
+                        {"program", g < b.programs.size() && b.programs[g] ? programJson(*b.programs[g])
+                                                                            : json(nullptr)}});
     bj["gpus"] = std::move(perGpu);
     json kernels = json::array();
     for (const auto &k : b.kernels) {

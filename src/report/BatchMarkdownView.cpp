@@ -74,8 +74,9 @@ std::string renderBatchMarkdown(const BatchReport &r) {
   bool anyCpu = std::any_of(r.benchmarks.begin(), r.benchmarks.end(),
                             [](const BenchmarkResult &b) { return b.cpuMs.has_value(); });
   if (anyCpu) {
-    out += "\n## Projected speedup over the CPU\n\nSpeedup = measured CPU time / projected GPU "
-           "time (best layout of each kernel, summed over the benchmark's kernels).\n\n";
+    out += "\n## Projected speedup over the CPU\n\nSpeedup = measured CPU time / projected program "
+           "time (transfers in and out, and every kernel's best layout with its repeats and the "
+           "fusion that wins: the speedup of `skelcast project --cpu-ms`).\n\n";
     out += "| benchmark | CPU (ms) |";
     std::string rule = "| --- | ---: |";
     for (const auto &g : r.gpus) {
@@ -88,12 +89,29 @@ std::string renderBatchMarkdown(const BatchReport &r) {
         continue;
       out += fmt::format("| {} | {} |", cell(b.name), num(*b.cpuMs, 5));
       for (size_t g = 0; g < r.gpus.size(); ++g) {
-        std::optional<double> t = benchmarkTimeMs(b, g);
+        std::optional<double> t = programTimeMs(b, g);
         out += fmt::format(" {} | {} |", t ? num(*t, 4) : "-", speedupText(speedup(b, g)));
       }
       out += "\n";
     }
   }
+
+  out += "\n## Programs\n\nEach benchmark's kernels in order as one program (docs/model.md, section 9): "
+         "host-to-device transfers, kernel time (repeats and winning fusion included), "
+         "device-to-host transfers, and the transfers' share of the total.\n\n";
+  out += "| benchmark | GPU | in (ms) | kernels (ms) | out (ms) | total (ms) | transfers | speedup | verdict |\n";
+  out += "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  for (const auto &b : r.benchmarks)
+    for (size_t g = 0; g < b.programs.size() && g < r.gpus.size(); ++g) {
+      if (!b.programs[g])
+        continue;
+      const model::ProgramProjection &p = *b.programs[g];
+      std::string verdict = p.cpuMs ? p.verdict + (p.reason.empty() ? "" : ": " + p.reason) : "-";
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {}% | {} | {} |\n", cell(b.name),
+                         cell(r.gpus[g].name), num(p.h2dMs, 4), num(p.kernelsMs, 4), num(p.d2hMs, 4),
+                         num(p.totalMs, 4), fixed(100 * transferShare(b, g).value_or(0), 0),
+                         speedupText(speedup(b, g)), cell(verdict));
+    }
 
   out += "\n## Best layout per kernel and GPU\n\n";
   out += "| benchmark | kernel | GPU | best layout | time (ms) | bound | memory share | speedup |\n";

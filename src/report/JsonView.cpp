@@ -1,5 +1,7 @@
 #include "skelcast/report/Report.h"
 
+#include "JsonFields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,12 +10,7 @@
 namespace skelcast::report {
 namespace {
 
-/// JSON has no NaN or infinity: such a value becomes null (never expected).
-nlohmann::json finite(double v) {
-  if (!std::isfinite(v))
-    return nullptr;
-  return v;
-}
+nlohmann::json finite(double v) { return finiteJson(v); }
 
 } // namespace
 
@@ -61,44 +58,8 @@ std::string renderJson(const Report &r) {
   root["kernels"] = std::move(kernels);
   json programs = json::array();
   for (const auto &pr : r.programs) {
-    const auto &p = pr.program;
-    json pj;
+    json pj = programJson(pr.program);
     pj["file"] = pr.file;
-    pj["h2d_ms"] = finite(p.h2dMs);
-    pj["d2h_ms"] = finite(p.d2hMs);
-    pj["kernels_ms"] = finite(p.kernelsMs);
-    pj["kernels_unfused_ms"] = finite(p.kernelsUnfusedMs);
-    pj["launch_ms"] = finite(p.launchMs);
-    pj["total_ms"] = finite(p.totalMs);
-    pj["transfer_share"] = finite(p.totalMs > 0 ? (p.h2dMs + p.d2hMs) / p.totalMs : 0.0);
-    pj["cpu_ms"] = p.cpuMs ? finite(*p.cpuMs) : json(nullptr);
-    if (p.cpuMs && !p.cpuSource.empty()) {
-      pj["cpu_source"] = p.cpuSource;
-      if (p.cpuThreads > 0) // measured only
-        pj["cpu_threads"] = p.cpuThreads;
-    }
-    pj["speedup"] = p.speedup ? finite(*p.speedup) : json(nullptr);
-    pj["break_even_repeats"] = p.breakEvenRepeats ? finite(*p.breakEvenRepeats) : json(nullptr);
-    pj["verdict"] = p.verdict;
-    pj["reason"] = p.reason;
-    json tr = json::array();
-    for (const auto &t : p.h2d)
-      tr.push_back({{"array", t.array}, {"direction", "h2d"}, {"bytes", t.bytes}, {"ms", finite(t.ms)}});
-    for (const auto &t : p.d2h)
-      tr.push_back({{"array", t.array}, {"direction", "d2h"}, {"bytes", t.bytes}, {"ms", finite(t.ms)}});
-    pj["transfers"] = tr;
-    json ks = json::array();
-    for (const auto &k : p.kernels)
-      ks.push_back({{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finite(k.timeMs)},
-                    {"layout", k.layout}});
-    pj["kernels"] = ks;
-    json fu = json::array();
-    for (const auto &g : p.fusion)
-      fu.push_back({{"kernels", g.kernels}, {"unfused_ms", finite(g.unfusedMs)},
-                    {"fused_ms", finite(g.fusedMs)}, {"fused_layout", g.fusedLayout},
-                    {"winner", g.winner}, {"bytes_saved", finite(g.bytesSaved)},
-                    {"launches_saved", g.launchesSaved}, {"why", g.why}});
-    pj["fusion"] = fu;
     programs.push_back(std::move(pj));
   }
   if (!programs.empty())

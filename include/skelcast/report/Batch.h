@@ -16,6 +16,7 @@
 ///   | matmul | matmul | h100 | `block=i:16,j:32 fold=i:4,j:2 cache=A,B unroll=k:16` | 0.03895 | compute | 40% | 5961x |
 #pragma once
 
+#include "skelcast/model/Program.h"
 #include "skelcast/model/Project.h"
 
 #include <optional>
@@ -52,6 +53,10 @@ struct BenchmarkResult {
   std::string error;           ///< the input could not be read (full diagnostic); then no kernels
   std::vector<std::string> warnings;
   std::vector<KernelResult> kernels;
+  /// Per GPU (indexed like BatchReport::gpus): the whole program, i.e. transfers
+  /// over the host link, repeats and fusion (docs/model.md section 9), when every
+  /// kernel has a projection on it.
+  std::vector<std::optional<model::ProgramProjection>> programs;
 };
 
 struct BatchReport {
@@ -67,7 +72,16 @@ struct BatchReport {
 /// layout's time; nullopt when the input failed or a kernel has no projection.
 std::optional<double> benchmarkTimeMs(const BenchmarkResult &b, size_t gpu);
 
-/// cpu_ms / benchmarkTimeMs; nullopt without a CPU time or a GPU time.
+/// The program's projected time: transfers in and out plus its kernels, with
+/// repeats and the fusion that wins (what `project --cpu-ms` divides by);
+/// nullopt when there is no program projection on that GPU.
+std::optional<double> programTimeMs(const BenchmarkResult &b, size_t gpu);
+
+/// Share of programTimeMs spent on the host link (0..1); nullopt without it.
+std::optional<double> transferShare(const BenchmarkResult &b, size_t gpu);
+
+/// cpu_ms / programTimeMs, the program's speedup as `project --cpu-ms` gives it;
+/// nullopt without a CPU time or a program projection.
 std::optional<double> speedup(const BenchmarkResult &b, size_t gpu);
 
 /// Something that did not produce a projection: an input (kernel and gpu

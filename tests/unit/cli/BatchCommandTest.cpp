@@ -280,6 +280,44 @@ TEST_F(BatchTest, CheckPassesAgainstItsOwnBaselineAndFailsOnARegression) {
   EXPECT_NE(slurp(base).find("\"schema_version\": 1"), std::string::npos);
 }
 
+// batch's speedup is the program's, as `project --cpu-ms` gives it: transfers
+// in and out and the kernel's 10 repeats (HotSpot's time steps).
+TEST_F(BatchTest, SpeedupIsTheProgramsWithItsTransfers) {
+  std::string skel = kSrc + "/validation/skeletons/hotspot_program_1024_10.skel";
+  std::string suite = manifest(bench("steps", skel, ", \"cpu_ms\": 40"));
+  CliRun b = run({"batch", suite, "--hw", "h100", "--out", path("out")});
+  ASSERT_EQ(b.rc, 0) << b.err;
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  const auto &g = j["benchmarks"][0]["gpus"][0];
+  CliRun p = run({"project", skel, "--hw", "h100", "--cpu-ms", "40", "--format", "json"});
+  ASSERT_EQ(p.rc, 0) << p.err;
+  auto pj = nlohmann::json::parse(p.out)["program"];
+  EXPECT_DOUBLE_EQ(g["speedup"].get<double>(), pj["speedup"].get<double>());
+  EXPECT_DOUBLE_EQ(g["program_ms"].get<double>(), pj["total_ms"].get<double>());
+  double share = (pj["h2d_ms"].get<double>() + pj["d2h_ms"].get<double>()) / pj["total_ms"].get<double>();
+  EXPECT_GT(share, 0.05) << "the 12 MB of transfers are a visible share";
+  EXPECT_DOUBLE_EQ(g["transfer_share"].get<double>(), share);
+  EXPECT_NE(slurp(dir_ / "out" / "report.md").find("## Programs"), std::string::npos);
+}
+
+// A change that only adds a transfer (the kernel's time stays) lowers the
+// program's speedup: check fails on the speedup and names benchmark and GPU.
+TEST_F(BatchTest, CheckFailsWhenOnlyTheTransfersGrow) {
+  std::string text = slurp(fs::path(kSrc) / "validation/skeletons/hotspot_program_1024_10.skel");
+  spit(dir_ / "steps.skel", text);
+  std::string suite = manifest(bench("steps", "steps.skel", ", \"cpu_ms\": 40"));
+  std::string base = path("baseline.json");
+  ASSERT_EQ(run({"check", suite, "--baseline", base, "--hw", "h100", "--update-baseline"}).rc, 0);
+  // The host now also reads the input grid back: 4 MB more over the link.
+  text.replace(text.find("in float t[ROWS][COLS]"), 22, "inout float t[ROWS][COLS]");
+  spit(dir_ / "steps.skel", text);
+  CliRun worse = run({"check", suite, "--baseline", base});
+  EXPECT_EQ(worse.rc, 1) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("REGRESSED  steps: kernel 'kernel0' on h100: speedup"), std::string::npos)
+      << worse.out;
+  EXPECT_NE(worse.out.find("(-0.0%)"), std::string::npos) << "the kernel's time is unchanged\n" << worse.out;
+}
+
 TEST_F(BatchTest, CheckRefusesABaselineOfAnotherFormatOrModel) {
   std::string suite = manifest(bench("triad", kTriad));
   std::string base = path("baseline.json");

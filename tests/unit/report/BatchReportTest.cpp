@@ -88,6 +88,20 @@ BatchReport build() {
   b3.name = "broken";
   b3.input = "broken.c";
   b3.error = "broken.c: error: C input needs the skeletonizer\nsecond line";
+  // The programs as the suite runner gives them (its own test checks how): here
+  // 0.1 ms in and 0.05 ms out around the kernels, where every kernel projected.
+  for (auto *b : {&b1, &b2}) {
+    b->programs.assign(r.gpus.size(), std::nullopt);
+    for (size_t g = 0; g < r.gpus.size(); ++g)
+      if (auto t = report::benchmarkTimeMs(*b, g)) {
+        model::ProgramProjection p;
+        p.h2dMs = 0.1;
+        p.d2hMs = 0.05;
+        p.kernelsMs = *t;
+        p.totalMs = *t + 0.15;
+        b->programs[g] = p;
+      }
+  }
   r.benchmarks = {b1, b2, b3};
   return r;
 }
@@ -118,7 +132,11 @@ TEST(BatchReport, BenchmarkTimeIsTheSumOfItsKernelsAndSpeedupDividesTheCpuTime) 
   double t = *b.kernels[0].gpus[0].timeMs() + *b.kernels[1].gpus[0].timeMs();
   ASSERT_TRUE(report::benchmarkTimeMs(b, 0));
   EXPECT_DOUBLE_EQ(*report::benchmarkTimeMs(b, 0), t);
-  EXPECT_DOUBLE_EQ(*report::speedup(b, 0), 50 / t);
+  // The speedup is the program's: the CPU time over transfers plus kernels.
+  EXPECT_DOUBLE_EQ(*report::programTimeMs(b, 0), t + 0.15);
+  EXPECT_DOUBLE_EQ(*report::transferShare(b, 0), 0.15 / (t + 0.15));
+  EXPECT_DOUBLE_EQ(*report::speedup(b, 0), 50 / (t + 0.15));
+  EXPECT_FALSE(report::programTimeMs(r.benchmarks[1], 1)); // no program where a kernel failed
   EXPECT_FALSE(report::speedup(r.benchmarks[1], 0)); // no CPU time
   EXPECT_FALSE(report::benchmarkTimeMs(r.benchmarks[1], 1)); // a kernel failed there
   EXPECT_FALSE(report::benchmarkTimeMs(r.benchmarks[2], 0)); // the input failed
@@ -183,6 +201,12 @@ TEST(BatchReport, JsonRecordsWhatProducedItAndEveryProjection) {
   EXPECT_EQ(j["benchmarks"][1]["kernels"][0]["projections"][1]["error"],
             "no layout fits a100: all 3 layouts explored were pruned");
   EXPECT_TRUE(j["benchmarks"][2]["error"].is_string());
+  // Per GPU, the program: its time, the transfers' share, the speedup against it.
+  EXPECT_DOUBLE_EQ(pair["gpus"][0]["program"]["h2d_ms"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(pair["gpus"][0]["transfer_share"].get<double>(),
+                   0.15 / pair["gpus"][0]["program_ms"].get<double>());
+  EXPECT_DOUBLE_EQ(pair["gpus"][0]["speedup"].get<double>(), 50 / pair["gpus"][0]["program_ms"].get<double>());
+  EXPECT_TRUE(j["benchmarks"][1]["gpus"][1]["program"].is_null()); // a kernel failed there
 }
 
 TEST(BatchReport, CsvRowsAllHaveEveryColumn) {
@@ -191,7 +215,7 @@ TEST(BatchReport, CsvRowsAllHaveEveryColumn) {
   std::string header, line;
   std::getline(in, header);
   size_t cols = countFields(header);
-  EXPECT_EQ(cols, 31u);
+  EXPECT_EQ(cols, 33u);
   size_t rows = 0, errors = 0;
   // The failed input's message holds a line break inside its quoted field.
   std::string record;

@@ -26,6 +26,20 @@ KernelGpuResult ok(double ms) {
   return r;
 }
 
+/// The program of each benchmark on each GPU as the suite runner would give it,
+/// without transfers: its total is the sum of its kernels' times.
+void addPrograms(BatchReport &r) {
+  for (auto &b : r.benchmarks) {
+    b.programs.assign(r.gpus.size(), std::nullopt);
+    for (size_t g = 0; g < r.gpus.size(); ++g)
+      if (auto t = benchmarkTimeMs(b, g)) {
+        model::ProgramProjection p;
+        p.kernelsMs = p.totalMs = *t;
+        b.programs[g] = p;
+      }
+  }
+}
+
 /// benchmark "s" (CPU 10 ms) with kernels k1, k2 on h100 and a100; "t" with t1.
 BatchReport run(double k1h100 = 1.0) {
   BatchReport r;
@@ -41,6 +55,7 @@ BatchReport run(double k1h100 = 1.0) {
   t.name = "t";
   t.kernels = {{"t1", {ok(0.5), ok(0.7)}}};
   r.benchmarks = {s, t};
+  addPrograms(r);
   return r;
 }
 

@@ -1,0 +1,56 @@
+#include "JsonFields.h"
+
+#include <cmath>
+
+namespace skelcast::report {
+
+nlohmann::json finiteJson(double v) {
+  if (!std::isfinite(v))
+    return nullptr;
+  return v;
+}
+
+nlohmann::json optionalJson(const std::optional<double> &v) { return v ? finiteJson(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json programJson(const model::ProgramProjection &p) {
+  using nlohmann::json;
+  json pj;
+  pj["h2d_ms"] = finiteJson(p.h2dMs);
+  pj["d2h_ms"] = finiteJson(p.d2hMs);
+  pj["kernels_ms"] = finiteJson(p.kernelsMs);
+  pj["kernels_unfused_ms"] = finiteJson(p.kernelsUnfusedMs);
+  pj["launch_ms"] = finiteJson(p.launchMs);
+  pj["total_ms"] = finiteJson(p.totalMs);
+  pj["transfer_share"] = finiteJson(p.totalMs > 0 ? (p.h2dMs + p.d2hMs) / p.totalMs : 0.0);
+  pj["cpu_ms"] = p.cpuMs ? finiteJson(*p.cpuMs) : json(nullptr);
+  if (p.cpuMs && !p.cpuSource.empty()) {
+    pj["cpu_source"] = p.cpuSource;
+    if (p.cpuThreads > 0) // measured only
+      pj["cpu_threads"] = p.cpuThreads;
+  }
+  pj["speedup"] = p.speedup ? finiteJson(*p.speedup) : json(nullptr);
+  pj["break_even_repeats"] = p.breakEvenRepeats ? finiteJson(*p.breakEvenRepeats) : json(nullptr);
+  pj["verdict"] = p.verdict;
+  pj["reason"] = p.reason;
+  json tr = json::array();
+  for (const auto &t : p.h2d)
+    tr.push_back({{"array", t.array}, {"direction", "h2d"}, {"bytes", t.bytes}, {"ms", finiteJson(t.ms)}});
+  for (const auto &t : p.d2h)
+    tr.push_back({{"array", t.array}, {"direction", "d2h"}, {"bytes", t.bytes}, {"ms", finiteJson(t.ms)}});
+  pj["transfers"] = tr;
+  json ks = json::array();
+  for (const auto &k : p.kernels)
+    ks.push_back({{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finiteJson(k.timeMs)},
+                  {"layout", k.layout}});
+  pj["kernels"] = ks;
+  json fu = json::array();
+  for (const auto &g : p.fusion)
+    fu.push_back({{"kernels", g.kernels}, {"unfused_ms", finiteJson(g.unfusedMs)},
+                  {"fused_ms", finiteJson(g.fusedMs)}, {"fused_layout", g.fusedLayout},
+                  {"winner", g.winner}, {"bytes_saved", finiteJson(g.bytesSaved)},
+                  {"launches_saved", g.launchesSaved}, {"why", g.why}});
+  pj["fusion"] = fu;
+  return pj;
+}
+
+} // namespace skelcast::report

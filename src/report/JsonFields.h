@@ -1,0 +1,21 @@
+// JSON pieces that `project --format json` (JsonView.cpp) and batch's
+// report.json (BatchJsonView.cpp) share, so that a program reads the same in both.
+#pragma once
+
+#include "skelcast/model/Program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace skelcast::report {
+
+/// JSON has no NaN or infinity: such a value becomes null (never expected).
+nlohmann::json finiteJson(double v);
+nlohmann::json optionalJson(const std::optional<double> &v);
+
+/// A program's projection: transfers, kernels, fusion, CPU time, speedup, verdict
+/// (the `program` object of docs/model.md section 9).
+nlohmann::json programJson(const model::ProgramProjection &p);
+
+} // namespace skelcast::report
