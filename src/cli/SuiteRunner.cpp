@@ -23,11 +23,13 @@ report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
   report::KernelGpuResult r;
   const model::HwSpec &hw = o.gpus[j.gpu];
   try {
-    model::KernelProjection kp = model::projectKernel(*j.info, hw, o.enumerate, o.model);
+    // Only the reported layouts are kept while enumerating (as `project --top`
+    // does): same ranking and counts, without holding every layout.
+    model::ModelOptions mo = o.model;
+    mo.keepTop = o.top;
+    model::KernelProjection kp = model::projectKernel(*j.info, hw, o.enumerate, mo);
     r.layoutsExplored = kp.layoutsExplored;
     r.layoutsPruned = kp.layoutsPruned;
-    if (kp.layouts.size() > o.top)
-      kp.layouts.resize(o.top);
     r.layouts = std::move(kp.layouts);
     if (r.layouts.empty())
       r.error = fmt::format("no layout fits {}: all {} layouts explored were pruned", hw.name,

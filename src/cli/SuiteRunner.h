@@ -20,7 +20,7 @@ struct SuiteRunOptions {
   model::ModelOptions model;
   std::string modelLabel;
   layout::EnumerateOptions enumerate;
-  size_t top = 5;    ///< layouts kept per kernel and GPU
+  size_t top = 5;    ///< layouts kept per kernel and GPU (ModelOptions::keepTop; 0 keeps all)
   unsigned jobs = 1; ///< threads; at least 1
   /// Called after each finished job with (done, total), one call at a time
   /// (from the worker threads); may be empty.
