@@ -15,6 +15,8 @@
 //                              and validate pay for one layout)
 //   Parse/<file>               parsing and checking a skeleton's text
 //   Analyze/<file>             parsing plus the kernel analysis (KernelInfo)
+//   Skeletonize/<benchmark>    a C example through the Clang frontend
+//                              (skeletonize.cpp; only with the frontend)
 #include "skelcast/layout/Characterize.h"
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/Project.h"
