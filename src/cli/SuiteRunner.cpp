@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <new>
 #include <sstream>
@@ -55,9 +56,42 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   for (const auto &hw : o.gpus)
     rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz});
 
-  // Phase 1, in order: read the inputs and analyse their kernels.
+  // This thread reads the inputs, in order (the frontend is not asked to be
+  // thread-safe), and publishes each input's jobs as soon as it is read; the
+  // other threads project them meanwhile (the Clang parse of one C file
+  // overlaps the projection of the files before it), and this thread joins
+  // them once every input is read. Deques: their elements stay in place as
+  // they grow, so a job and its result slot are used outside the lock.
   std::vector<std::vector<layout::KernelInfo>> infos(suite.benchmarks.size());
-  std::vector<Job> jobs;
+  std::deque<Job> jobs;
+  std::deque<report::KernelGpuResult> results;
+  std::mutex mutex;
+  std::condition_variable published;
+  size_t next = 0, done = 0;
+  bool allRead = false;
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      published.wait(lock, [&] { return next < jobs.size() || allRead; });
+      if (next == jobs.size())
+        return; // every input read, every job taken
+      size_t i = next++;
+      const Job &job = jobs[i];
+      report::KernelGpuResult &result = results[i];
+      lock.unlock();
+      result = project(job, o);
+      lock.lock();
+      ++done;
+      if (o.progress) // the total grows while inputs are read
+        o.progress(done, jobs.size());
+    }
+  };
+  // At most one thread per (benchmark, GPU): the jobs are not known before the inputs are read.
+  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, suite.benchmarks.size() * o.gpus.size()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+
   for (size_t b = 0; b < suite.benchmarks.size(); ++b) {
     const BenchmarkSpec &spec = suite.benchmarks[b];
     report::BenchmarkResult br;
@@ -87,36 +121,22 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
         infos[b].clear();
       }
     }
-    for (size_t k = 0; k < infos[b].size(); ++k)
-      for (size_t g = 0; g < o.gpus.size(); ++g)
-        jobs.push_back({b, k, g, nullptr});
     rep.benchmarks.push_back(std::move(br));
-  }
-  for (auto &j : jobs)
-    j.info = &infos[j.benchmark][j.kernel];
-
-  // Phase 2, in parallel: a shared counter hands out job indices; each result
-  // goes to its own slot, so nothing but the counter and progress is shared.
-  std::vector<report::KernelGpuResult> results(jobs.size());
-  std::atomic<size_t> next{0};
-  std::mutex progressMutex;
-  size_t done = 0;
-  auto worker = [&] {
-    for (;;) {
-      size_t i = next.fetch_add(1);
-      if (i >= jobs.size())
-        return;
-      results[i] = project(jobs[i], o);
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progressMutex);
-        o.progress(++done, jobs.size());
-      }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t k = 0; k < infos[b].size(); ++k)
+        for (size_t g = 0; g < o.gpus.size(); ++g) {
+          jobs.push_back({b, k, g, &infos[b][k]});
+          results.emplace_back();
+        }
     }
-  };
-  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, jobs.size()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
+    published.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    allRead = true;
+  }
+  published.notify_all();
   worker();
   for (auto &t : pool)
     t.join();
