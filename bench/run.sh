@@ -2,7 +2,8 @@
 # skelcast's own speed (issue 8), from one command:
 #   bench/run.sh [BUILD_DIR] [--reps N] [--quick]
 # BUILD_DIR defaults to ./build (configured and built as in the README). Prints:
-#   1. the machine (nproc, lscpu model name) and the commit;
+#   1. the machine (nproc, lscpu model name, load average) and the commit;
+#      the load average again at the end;
 #   2. the Google Benchmark programs (bench/bench.cpp), N repetitions each, as
 #      median / mean / stddev (--quick: one short run, as ctest does);
 #   3. one whole process: `skelcast batch bench/suite.json` (the bundled suite,
@@ -20,7 +21,7 @@ while (($#)); do
   case $1 in
     --reps) reps=$2; shift ;;
     --quick) quick=1; reps=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) build=$1 ;;
   esac
   shift
@@ -95,3 +96,5 @@ for f in bench/skeletons/*.skel; do
   printf '%-40s wall median %.3f s, peak RSS %d MB, layouts explored/pruned: %s\n' "$f" \
     "$(printf '%s\n' "${ws[@]}" | median)" "$(($(cut -d' ' -f2 "$work/one") / 1024))" "${counts/ //}"
 done
+echo
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
