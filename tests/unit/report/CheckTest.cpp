@@ -104,7 +104,7 @@ TEST(Baseline, RoundTripsThroughItsFile) {
 }
 
 TEST(Baseline, RefusesOtherFormatsNamingTheField) {
-  EXPECT_NE(errorOf("{").find("base.json: error: invalid JSON"), std::string::npos);
+  EXPECT_NE(errorOf("{").find("base.json:1:2: error: invalid JSON"), std::string::npos);
   EXPECT_NE(errorOf(R"({"schema_version": 2, "entries": []})").find("field 'schema_version': 2 is not supported"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"entries": []})").find("field 'schema_version': missing"), std::string::npos);
