@@ -18,7 +18,7 @@ struct EnumerateOptions {
   int64_t maxFoldPerDim = 8; ///< F_d in {1, 2, 4, ..., maxFoldPerDim}
   int64_t maxUnroll = 16;    ///< largest unroll factor of an unstaged loop
   /// The bound on the space: at most this many candidates per kernel (about
-  /// 0.6 s of one core). Beyond it the cached-data and stage subsets shrink
+  /// 0.6 s of one core for a few accesses). Beyond it the cached-data and stage subsets shrink
   /// (spaceBound); kernels within it are enumerated in full.
   int64_t maxCandidates = 1'000'000;
 };
