@@ -15,6 +15,8 @@
 //                              and validate pay for one layout)
 //   Parse/<file>               parsing and checking a skeleton's text
 //   Analyze/<file>             parsing plus the kernel analysis (KernelInfo)
+//   Skeletonize/<benchmark>    a C example through the Clang frontend
+//                              (skeletonize.cpp; only with the frontend)
 #include "skelcast/layout/Characterize.h"
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/Project.h"
@@ -55,7 +57,8 @@ struct Case {
 };
 
 // MatMul and HotSpot (GROPHECY's benchmarks), a 3-D loop space with two
-// streaming loops and one with three (bench/skeletons/).
+// streaming loops, one with three, and one at the bound on the space
+// (bench/skeletons/).
 const Case kCases[] = {
     {"matmul", "skeletons/matmul.skel", "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16"},
     {"hotspot", "skeletons/hotspot.skel", "block=i:16,j:16 cache=temp"},
@@ -63,6 +66,7 @@ const Case kCases[] = {
      "block=b:1,y:8,x:32 fold=y:2 cache=in,w unroll=i:5,j:5"},
     {"conv3d", "bench/skeletons/conv3d.skel",
      "block=z:1,y:8,x:32 fold=z:2 stage=i:1 cache=in,w unroll=j:3,k:3"},
+    {"bounded", "bench/skeletons/bounded.skel", "block=z:1,y:8,x:32 stage=i:1 cache=w0,w1"},
 };
 
 const char *kParseFiles[] = {

@@ -2,13 +2,14 @@
 # skelcast's own speed (issue 8), from one command:
 #   bench/run.sh [BUILD_DIR] [--reps N] [--quick]
 # BUILD_DIR defaults to ./build (configured and built as in the README). Prints:
-#   1. the machine (nproc, lscpu model name) and the commit;
+#   1. the machine (nproc, lscpu model name, load average) and the commit;
+#      the load average again at the end;
 #   2. the Google Benchmark programs (bench/bench.cpp), N repetitions each, as
 #      median / mean / stddev (--quick: one short run, as ctest does);
-#   3. whole processes: every bundled skeleton (skeletons/*.skel) projected on
-#      four GPU specs (h100, a100, v100, c1060), two processes at a time (the
-#      machine's two cores), N times: the median wall time of the whole suite and
-#      the largest peak RSS of any process (/usr/bin/time -v);
+#   3. one whole process: `skelcast batch bench/suite.json` (the bundled suite,
+#      examples/*.c skeletonized by Clang included) on four GPU specs (h100,
+#      a100, v100, c1060) with -j 2 (the machine's two cores), N times: the
+#      median wall time and the peak RSS (/usr/bin/time -v);
 #   4. the 3-D loop spaces of bench/skeletons/: wall time and peak RSS of one
 #      `skelcast project` each on h100 (median of N), with layouts explored/pruned.
 # Timings are medians because these machines are shared and noisy; nothing here
@@ -20,7 +21,7 @@ while (($#)); do
   case $1 in
     --reps) reps=$2; shift ;;
     --quick) quick=1; reps=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) build=$1 ;;
   esac
   shift
@@ -31,7 +32,6 @@ for f in "$bin" "$bench"; do
 done
 [ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is needed (Debian package 'time')" >&2; exit 2; }
 specs=(h100 a100 v100 c1060)
-skels=(skeletons/*.skel)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -53,41 +53,35 @@ else
 fi
 echo
 
-# One `skelcast project` process: its wall seconds and peak RSS (KB) to $2.
+# One process: its wall seconds and peak RSS (KB) to the file $1 (its output to
+# $1.stdout); returns its exit status.
 timed() {
-  local out=$1; shift
-  /usr/bin/time -v "$@" >/dev/null 2>"$out.time"
+  local out=$1 rc=0; shift
+  /usr/bin/time -v "$@" >"$out.stdout" 2>"$out.time" || rc=$?
   awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for (i=1;i<=n;i++) s=s*60+t[i]; w=s}
               /Maximum resident set size/ {m=$2} END {print w, m}' "$out.time" >"$out"
+  return "$rc"
 }
-export -f timed
 
-echo "== whole processes: ${#skels[@]} bundled skeletons x ${#specs[@]} specs, 2 at a time"
-# ---------------------------------------------------------------------------
-# SWITCH TO `skelcast batch` AFTER THE MERGE: `skelcast batch` is written on
-# another branch (docs/batch.md there). Until it is here, the suite is one
-# `skelcast project` process per spec (all bundled skeletons in it), two
-# processes at a time. After the merge, replace the printf | xargs pipeline below
-# by one batch process with two threads (the directory skeletons/ is the suite),
-#   timed "$work/suite.$r.batch" "$bin" batch skeletons --hw h100,a100,v100,c1060 \
-#     -j 2 --out "$work/out.$r"
-# and read its peak RSS from "$work/suite.$r.batch" instead of the four files.
-# ---------------------------------------------------------------------------
+echo "== whole process: skelcast batch bench/suite.json (${#specs[@]} specs, -j 2), the Clang parse included"
+# One `skelcast batch` process runs the bundled suite (the paper's skeletons,
+# the validation kernels and examples/*.c through the skeletonizer) on four
+# specs with two threads (the machine's two cores). Its wall time includes
+# reading and skeletonizing every input (sequential), projecting every
+# (kernel, spec) and writing the four reports.
+hw=$(IFS=,; echo "${specs[*]}")
 walls=() rss=0
 for ((r = 0; r < reps; ++r)); do
-  start=$(date +%s.%N)
-  printf '%s\n' "${specs[@]}" |
-    xargs -P 2 -I{} bash -c 'timed "'"$work"'/suite.'"$r"'.{}" "'"$bin"'" project '"${skels[*]}"' --hw {}'
-  end=$(date +%s.%N)
-  walls+=("$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')")
-  for s in "${specs[@]}"; do
-    m=$(cut -d' ' -f2 "$work/suite.$r.$s")
-    ((m > rss)) && rss=$m
-  done
+  timed "$work/suite.$r" "$bin" batch bench/suite.json --hw "$hw" -j 2 --out "$work/out.$r" ||
+    { echo "run.sh: skelcast batch failed:" >&2; cat "$work/suite.$r.time" >&2; exit 1; }
+  read -r w m <"$work/suite.$r"
+  walls+=("$w")
+  ((m > rss)) && rss=$m
 done
+sed -n 1p "$work/suite.0.stdout" # the summary: benchmarks, kernels, projections, failures
 printf 'suite wall time: median %.3f s of %d runs (%s s)\n' "$(printf '%s\n' "${walls[@]}" | median)" \
   "$reps" "$(printf '%s ' "${walls[@]}" | sed 's/ $//')"
-echo "peak RSS of any process: $((rss / 1024)) MB ($rss KB)"
+echo "peak RSS: $((rss / 1024)) MB ($rss KB)"
 echo
 
 echo "== 3-D loop spaces (bench/skeletons/), one process each on h100"
@@ -102,3 +96,5 @@ for f in bench/skeletons/*.skel; do
   printf '%-40s wall median %.3f s, peak RSS %d MB, layouts explored/pruned: %s\n' "$f" \
     "$(printf '%s\n' "${ws[@]}" | median)" "$(($(cut -d' ' -f2 "$work/one") / 1024))" "${counts/ //}"
 done
+echo
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

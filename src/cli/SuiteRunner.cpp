@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <new>
 #include <sstream>
@@ -24,11 +26,13 @@ report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
   report::KernelGpuResult r;
   const model::HwSpec &hw = o.gpus[j.gpu];
   try {
-    model::KernelProjection kp = model::projectKernel(*j.info, hw, o.enumerate, o.model);
+    // Only the reported layouts are kept while enumerating (as `project --top`
+    // does): same ranking and counts, without holding every layout.
+    model::ModelOptions mo = o.model;
+    mo.keepTop = o.top;
+    model::KernelProjection kp = model::projectKernel(*j.info, hw, o.enumerate, mo);
     r.layoutsExplored = kp.layoutsExplored;
     r.layoutsPruned = kp.layoutsPruned;
-    if (kp.layouts.size() > o.top)
-      kp.layouts.resize(o.top);
     r.layouts = std::move(kp.layouts);
     if (r.layouts.empty())
       r.error = fmt::format("no layout fits {}: all {} layouts explored were pruned", hw.name,
@@ -90,10 +94,43 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   for (const auto &hw : o.gpus)
     rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz});
 
-  // Phase 1, in order: read the inputs and analyse their kernels.
+  // This thread reads the inputs, in order (the frontend is not asked to be
+  // thread-safe), and publishes each input's jobs as soon as it is read; the
+  // other threads project them meanwhile (the Clang parse of one C file
+  // overlaps the projection of the files before it), and this thread joins
+  // them once every input is read. Deques: their elements stay in place as
+  // they grow, so a job and its result slot are used outside the lock.
   std::vector<std::vector<layout::KernelInfo>> infos(suite.benchmarks.size());
   std::vector<skeleton::SkeletonFile> files(suite.benchmarks.size());
-  std::vector<Job> jobs;
+  std::deque<Job> jobs;
+  std::deque<report::KernelGpuResult> results;
+  std::mutex mutex;
+  std::condition_variable published;
+  size_t next = 0, done = 0;
+  bool allRead = false;
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      published.wait(lock, [&] { return next < jobs.size() || allRead; });
+      if (next == jobs.size())
+        return; // every input read, every job taken
+      size_t i = next++;
+      const Job &job = jobs[i];
+      report::KernelGpuResult &result = results[i];
+      lock.unlock();
+      result = project(job, o);
+      lock.lock();
+      ++done;
+      if (o.progress) // the total grows while inputs are read
+        o.progress(done, jobs.size());
+    }
+  };
+  // At most one thread per (benchmark, GPU): the jobs are not known before the inputs are read.
+  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, suite.benchmarks.size() * o.gpus.size()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+
   for (size_t b = 0; b < suite.benchmarks.size(); ++b) {
     const BenchmarkSpec &spec = suite.benchmarks[b];
     report::BenchmarkResult br;
@@ -124,29 +161,30 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
         infos[b].clear();
       }
     }
-    for (size_t k = 0; k < infos[b].size(); ++k)
-      for (size_t g = 0; g < o.gpus.size(); ++g)
-        jobs.push_back({b, k, g, nullptr});
     rep.benchmarks.push_back(std::move(br));
-  }
-  for (auto &j : jobs)
-    j.info = &infos[j.benchmark][j.kernel];
-
-  // Phase 2, in parallel: each job's result goes to its own slot.
-  std::vector<report::KernelGpuResult> results(jobs.size());
-  std::mutex progressMutex;
-  size_t done = 0;
-  parallelFor(jobs.size(), o.jobs, [&](size_t i) {
-    results[i] = project(jobs[i], o);
-    if (o.progress) {
-      std::lock_guard<std::mutex> lock(progressMutex);
-      o.progress(++done, jobs.size());
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t k = 0; k < infos[b].size(); ++k)
+        for (size_t g = 0; g < o.gpus.size(); ++g) {
+          jobs.push_back({b, k, g, &infos[b][k]});
+          results.emplace_back();
+        }
     }
-  });
+    published.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    allRead = true;
+  }
+  published.notify_all();
+  worker();
+  for (auto &t : pool)
+    t.join();
+
   for (size_t i = 0; i < jobs.size(); ++i)
     rep.benchmarks[jobs[i].benchmark].kernels[jobs[i].kernel].gpus[jobs[i].gpu] = std::move(results[i]);
 
-  // Phase 3, in parallel: each benchmark's program on each GPU (fusion projects
+  // Then each benchmark's program on each GPU, in parallel (fusion projects
   // more kernels, so it is worth the threads too).
   size_t ng = o.gpus.size();
   for (auto &b : rep.benchmarks)

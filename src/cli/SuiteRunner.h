@@ -20,15 +20,17 @@ struct SuiteRunOptions {
   model::ModelOptions model;
   std::string modelLabel;
   layout::EnumerateOptions enumerate;
-  size_t top = 5;    ///< layouts kept per kernel and GPU
+  size_t top = 5;    ///< layouts kept per kernel and GPU (ModelOptions::keepTop; 0 keeps all)
   unsigned jobs = 1; ///< threads; at least 1
   /// Called after each finished job with (done, total), one call at a time
-  /// (from the worker threads); may be empty.
+  /// (from the worker threads); total counts the jobs of the inputs read so
+  /// far (it grows until every input is read). May be empty.
   std::function<void(size_t, size_t)> progress;
 };
 
-/// Read every input (one after the other: the frontend is not asked to be
-/// thread-safe), then project every (benchmark, kernel, GPU) job in parallel.
+/// Read every input (one after the other, on the calling thread: the frontend
+/// is not asked to be thread-safe) and project every (benchmark, kernel, GPU)
+/// job in parallel, the jobs of each input from the moment it is read.
 /// A failing input or job is recorded in the report; nothing here throws for
 /// bad input.
 report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &opts);

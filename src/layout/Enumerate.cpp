@@ -1,6 +1,7 @@
 #include "skelcast/layout/Enumerate.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace skelcast::layout {
 namespace {
@@ -21,13 +22,15 @@ std::vector<std::vector<int64_t>> powerGrid(const std::vector<int64_t> &limit) {
   return out;
 }
 
+bool stageKind(const LoopInfo &li);
+
 /// The loops a stage of `cached` could cover: constant-trip streaming loops
 /// that read a cached array.
 void stageableLoops(const KernelInfo &ki, const std::vector<int> &cached, std::vector<int> &out) {
   out.clear();
   for (size_t l = 0; l < ki.loops.size(); ++l) {
     const LoopInfo &li = ki.loops[l];
-    if (!li.isStream || !li.constTrip || li.trip < 2)
+    if (!stageKind(li))
       continue;
     for (int a : cached)
       if (std::find(li.arrays.begin(), li.arrays.end(), a) != li.arrays.end()) {
@@ -65,23 +68,10 @@ void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
   }
 }
 
-} // namespace
-
-EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
-                                  const EnumerateOptions &opts,
-                                  const std::function<void(const Layout &, const Characterization &)> &emit) {
-  EnumerationStats st;
-  size_t nd = ki.dimNames.size();
-  std::vector<int64_t> blockLim(nd), foldLim(nd, opts.maxFoldPerDim);
-  for (size_t d = 0; d < nd; ++d)
-    blockLim[d] = std::min<int64_t>(hw.maxThreadsPerBlock, nextPow2(ki.dimSize[d]));
-  // A block smaller than a warp leaves SIMD lanes idle; it is considered only
-  // when the whole loop space is smaller than a warp.
-  int64_t minThreads = static_cast<int64_t>(std::min<double>(hw.warpSize, ki.loopSpace));
-
-  // Arrays that can be cached once their ShrDegree exceeds 1: loaded, never
-  // stored, no data-dependent subscript.
-  std::vector<char> readOnlyAffine(ki.arrays.size(), 0);
+/// Arrays that can be cached once their ShrDegree exceeds 1: loaded, never
+/// stored, no data-dependent subscript.
+std::vector<char> cacheableArrays(const KernelInfo &ki) {
+  std::vector<char> out(ki.arrays.size(), 0);
   for (size_t a = 0; a < ki.arrays.size(); ++a) {
     bool loaded = false, stored = false, data = false;
     for (const auto &acc : ki.accesses)
@@ -89,8 +79,90 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
         (acc.isStore ? stored : loaded) = true;
         data = data || acc.hasData();
       }
-    readOnlyAffine[a] = loaded && !stored && !data;
+    out[a] = loaded && !stored && !data;
   }
+  return out;
+}
+
+/// The block shapes of the space: B_d powers of two up to the next power of two
+/// of the dimension, size(B) within the maximum block and at least a warp (a
+/// block smaller than a warp leaves SIMD lanes idle; it is considered only when
+/// the whole loop space is smaller than a warp).
+std::vector<std::vector<int64_t>> blockShapes(const KernelInfo &ki, const model::HwSpec &hw) {
+  size_t nd = ki.dimNames.size();
+  std::vector<int64_t> blockLim(nd);
+  for (size_t d = 0; d < nd; ++d)
+    blockLim[d] = std::min<int64_t>(hw.maxThreadsPerBlock, nextPow2(ki.dimSize[d]));
+  int64_t minThreads = static_cast<int64_t>(std::min<double>(hw.warpSize, ki.loopSpace));
+  std::vector<std::vector<int64_t>> out;
+  for (auto &block : powerGrid(blockLim)) {
+    int64_t tpb = 1;
+    for (int64_t b : block)
+      tpb *= b;
+    if (tpb <= hw.maxThreadsPerBlock && tpb >= minThreads)
+      out.push_back(std::move(block));
+  }
+  return out;
+}
+
+/// The tile rule: F_d within the dimension and size(B) x size(F) <= size(loop space).
+bool tileFits(const KernelInfo &ki, const std::vector<int64_t> &block, const std::vector<int64_t> &fold) {
+  double tile = 1, tpb = 1;
+  for (size_t d = 0; d < block.size(); ++d) {
+    if (fold[d] > maxFold(ki, d, block[d]))
+      return false;
+    tile *= static_cast<double>(block[d] * fold[d]);
+    tpb *= static_cast<double>(block[d]);
+  }
+  return tile <= std::max(ki.loopSpace, tpb);
+}
+
+/// The constant-trip streaming loops with at least two iterations: those a stage can cover.
+bool stageKind(const LoopInfo &li) { return li.isStream && li.constTrip && li.trip >= 2; }
+
+} // namespace
+
+SpaceBound spaceBound(const KernelInfo &ki, const model::HwSpec &hw, const EnumerateOptions &opts) {
+  SpaceBound b;
+  std::vector<char> cacheable = cacheableArrays(ki);
+  for (char c : cacheable)
+    b.cacheable += c;
+  for (const LoopInfo &li : ki.loops)
+    if (stageKind(li) && std::any_of(li.arrays.begin(), li.arrays.end(), [&](int a) { return cacheable[a]; }))
+      ++b.stageable;
+  // (B, F) pairs within the tile rule, and the others (one pruned candidate each).
+  double fitting = 0, other = 0;
+  const auto folds = powerGrid(std::vector<int64_t>(ki.dimNames.size(), opts.maxFoldPerDim));
+  for (const auto &block : blockShapes(ki, hw))
+    for (const auto &fold : folds)
+      (tileFits(ki, block, fold) ? fitting : other) += 1;
+  auto count = [&](int c, int s) {
+    return fitting * (1 + (std::ldexp(1.0, c) - 1) * std::ldexp(1.0, s)) * 2 + other;
+  };
+  // Each array or loop dropped halves the subsets. Arrays go first while more
+  // arrays than loops are kept (a stage exists only for a cached array, so at
+  // equal counts the stage is the finer choice); neither is dropped entirely
+  // before the other is down to the same count. 62 bounds the subset masks.
+  b.cacheCap = b.cacheable;
+  b.stageCap = b.stageable;
+  while ((count(b.cacheCap, b.stageCap) > static_cast<double>(opts.maxCandidates) ||
+          b.cacheCap + b.stageCap > 62) &&
+         b.cacheCap + b.stageCap > 0) {
+    if (b.cacheCap > b.stageCap)
+      --b.cacheCap;
+    else
+      --b.stageCap;
+  }
+  b.candidates = static_cast<int64_t>(std::min(count(b.cacheCap, b.stageCap), 9.0e18));
+  return b;
+}
+
+EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
+                                  const EnumerateOptions &opts,
+                                  const std::function<void(const Layout &, const Characterization &)> &emit) {
+  EnumerationStats st;
+  const SpaceBound bound = spaceBound(ki, hw, opts);
+  const std::vector<char> cacheable = cacheableArrays(ki);
 
   // One Layout, one Characterization and the lists below are reused for every
   // candidate: nothing is allocated per layout once they have grown.
@@ -99,20 +171,11 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
   Layout l;
   std::vector<int> candidates, stageable;
   std::vector<std::pair<int, int64_t>> lmax;
-  const auto folds = powerGrid(foldLim);
-  for (const auto &block : powerGrid(blockLim)) {
+  const auto folds = powerGrid(std::vector<int64_t>(ki.dimNames.size(), opts.maxFoldPerDim));
+  for (const auto &block : blockShapes(ki, hw)) {
     l.block = block;
-    int64_t tpb = l.threadsPerBlock();
-    if (tpb > hw.maxThreadsPerBlock || tpb < minThreads)
-      continue; // outside the space (not counted: never a candidate)
     for (const auto &fold : folds) {
-      bool fits = true;
-      double tile = 1;
-      for (size_t d = 0; d < nd; ++d) {
-        fits = fits && fold[d] <= maxFold(ki, d, block[d]);
-        tile *= static_cast<double>(block[d] * fold[d]);
-      }
-      if (!fits || tile > std::max(ki.loopSpace, static_cast<double>(tpb))) {
+      if (!tileFits(ki, block, fold)) {
         ++st.explored;
         ++st.pruned; // size(B) x size(F) beyond the loop space
         continue;
@@ -122,23 +185,31 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
       const std::vector<double> &shr = z.shareDegrees();
       candidates.clear();
       for (size_t a = 0; a < ki.arrays.size(); ++a)
-        if (readOnlyAffine[a] && shr[a] > 1.0)
+        if (cacheable[a] && shr[a] > 1.0)
           candidates.push_back(static_cast<int>(a));
-      size_t nc = std::min<size_t>(candidates.size(), 8);
-      for (uint32_t mask = 0; mask < (1u << nc); ++mask) {
+      if (candidates.size() > static_cast<size_t>(bound.cacheCap)) {
+        // Beyond the bound, the arrays with the least reuse (ShrDegree) are
+        // dropped first: caching them saves the least traffic.
+        std::sort(candidates.begin(), candidates.end(),
+                  [&](int a, int b) { return shr[a] != shr[b] ? shr[a] > shr[b] : a < b; });
+        candidates.resize(bound.cacheCap);
+        std::sort(candidates.begin(), candidates.end());
+      }
+      size_t nc = candidates.size();
+      for (uint64_t mask = 0; mask < (uint64_t{1} << nc); ++mask) {
         l.cached.clear();
         for (size_t ci = 0; ci < nc; ++ci)
-          if (mask & (1u << ci))
+          if (mask & (uint64_t{1} << ci))
             l.cached.push_back(candidates[ci]);
         if (l.cached.empty())
           stageable.clear();
         else
           stageableLoops(ki, l.cached, stageable);
-        size_t ns = std::min<size_t>(stageable.size(), 4);
-        for (uint32_t smask = 0; smask < (1u << ns); ++smask) {
+        size_t ns = std::min<size_t>(stageable.size(), bound.stageCap);
+        for (uint64_t smask = 0; smask < (uint64_t{1} << ns); ++smask) {
           l.stages.clear();
           for (size_t s = 0; s < ns; ++s)
-            if (smask & (1u << s))
+            if (smask & (uint64_t{1} << s))
               l.stages.push_back({stageable[s], z.stageSize(stageable[s], l.cached)});
           maxUnroll(ki, l, opts, lmax);
           // L: none, then maximized (when anything can be unrolled).

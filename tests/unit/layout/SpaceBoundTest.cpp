@@ -1,0 +1,127 @@
+// The bound on the layout space (docs/model.md, "The bound on the space"): a
+// worst-case kernel (3-D, eleven cacheable arrays, five stageable streaming
+// loops; 2^11 x 2^5 subsets unbounded) explores at most
+// EnumerateOptions::maxCandidates candidates, and kernels within the bound
+// are enumerated in full.
+#include "skelcast/layout/Enumerate.h"
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/model/HwSpec.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+using namespace skelcast;
+
+namespace {
+
+/// Ten weight arrays indexed only by the streaming loops (shared by every
+/// thread of a block), a 3-D input read through a sliding window, and five
+/// nested constant-trip streaming loops.
+std::string worstCase() {
+  std::string s = "float in[264][264][264]\nfloat out[256][256][256]\n";
+  for (int a = 0; a < 10; ++a)
+    s += "float w" + std::to_string(a) + "[4][4][4][4][2]\n";
+  s += "parallel_for worst(256, 256, 256) : z, y, x {\n"
+       "  stream i = 0:4 { stream j = 0:4 { stream k = 0:4 { stream m = 0:4 { stream n = 0:2 {\n"
+       "    ld in[z + i][y + j][x + k + m]\n";
+  for (int a = 0; a < 10; ++a)
+    s += "    ld w" + std::to_string(a) + "[i][j][k][m][n]\n";
+  s += "    comp 1\n  } } } } }\n  st out[z][y][x]\n}\n";
+  return s;
+}
+
+layout::KernelInfo kernel(const std::string &text) {
+  return layout::analyzeKernel(skeleton::parseSkeleton(text, "worst.skel"), 0);
+}
+
+layout::KernelInfo kernelFile(const std::string &path) {
+  return layout::analyzeKernel(skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/" + path), 0);
+}
+
+model::HwSpec h100() { return model::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json"); }
+
+struct Explored {
+  layout::EnumerationStats stats;
+  size_t mostCached = 0, mostStaged = 0;
+};
+
+Explored explore(const layout::KernelInfo &ki, const model::HwSpec &hw, const layout::EnumerateOptions &o) {
+  Explored e;
+  e.stats = layout::enumerateLayouts(ki, hw, o, [&](const layout::Layout &l, const layout::Characterization &) {
+    e.mostCached = std::max(e.mostCached, l.cached.size());
+    e.mostStaged = std::max(e.mostStaged, l.stages.size());
+  });
+  return e;
+}
+
+} // namespace
+
+TEST(SpaceBound, WorstCaseStaysWithinTheDefaultBound) {
+  layout::KernelInfo ki = kernel(worstCase());
+  model::HwSpec hw = h100();
+  layout::EnumerateOptions o;
+  layout::SpaceBound b = layout::spaceBound(ki, hw, o);
+  EXPECT_EQ(b.cacheable, 11);
+  EXPECT_EQ(b.stageable, 5);
+  EXPECT_TRUE(b.reduced());
+  // Arrays are dropped while more arrays than loops are kept, then loops and
+  // arrays in turn: 11/5 -> 5/5 -> 4/4 -> ... until the count fits.
+  EXPECT_LE(b.stageCap, b.cacheCap);
+  EXPECT_LE(b.cacheCap - b.stageCap, 1);
+  EXPECT_LE(b.candidates, o.maxCandidates);
+  // One cap more of either kind would exceed it: the bound takes no more
+  // than it needs.
+  layout::EnumerateOptions tighter = o;
+  tighter.maxCandidates = b.candidates - 1;
+  layout::SpaceBound t = layout::spaceBound(ki, hw, tighter);
+  EXPECT_LT(t.cacheCap + t.stageCap, b.cacheCap + b.stageCap);
+
+  Explored e = explore(ki, hw, o);
+  EXPECT_GT(e.stats.explored, 0);
+  EXPECT_LE(e.stats.explored, b.candidates);
+  EXPECT_LE(e.mostCached, static_cast<size_t>(b.cacheCap));
+  EXPECT_LE(e.mostStaged, static_cast<size_t>(b.stageCap));
+}
+
+TEST(SpaceBound, ASmallerBoundShrinksTheSpaceFurther) {
+  layout::KernelInfo ki = kernel(worstCase());
+  model::HwSpec hw = h100();
+  layout::EnumerateOptions o;
+  o.maxCandidates = 100'000;
+  layout::SpaceBound b = layout::spaceBound(ki, hw, o);
+  EXPECT_LE(b.candidates, o.maxCandidates);
+  Explored e = explore(ki, hw, o);
+  EXPECT_LE(e.stats.explored, o.maxCandidates);
+  EXPECT_LE(e.mostCached, static_cast<size_t>(b.cacheCap));
+  EXPECT_LE(e.mostStaged, static_cast<size_t>(b.stageCap));
+}
+
+TEST(SpaceBound, KernelsWithinTheBoundAreEnumeratedInFull) {
+  model::HwSpec hw = h100();
+  layout::EnumerateOptions unbounded;
+  unbounded.maxCandidates = std::numeric_limits<int64_t>::max();
+  for (const char *path : {"skeletons/matmul.skel", "skeletons/hotspot.skel"}) {
+    SCOPED_TRACE(path);
+    layout::KernelInfo ki = kernelFile(path);
+    layout::SpaceBound b = layout::spaceBound(ki, hw, {});
+    EXPECT_FALSE(b.reduced());
+    Explored e = explore(ki, hw, {}), all = explore(ki, hw, unbounded);
+    EXPECT_LE(e.stats.explored, b.candidates);
+    EXPECT_EQ(e.stats.explored, all.stats.explored);
+    EXPECT_EQ(e.stats.pruned, all.stats.pruned);
+  }
+}
+
+TEST(SpaceBound, CountsOfTheBundledConvolution) {
+  // bench/skeletons/conv3d.skel: 3-D, in and w cacheable, three streaming
+  // loops (docs/model.md's table: 582,602 candidates on h100).
+  layout::SpaceBound b = layout::spaceBound(kernelFile("bench/skeletons/conv3d.skel"), h100(), {});
+  EXPECT_EQ(b.cacheable, 2);
+  EXPECT_EQ(b.stageable, 3);
+  EXPECT_EQ(b.cacheCap, 2);
+  EXPECT_EQ(b.stageCap, 3);
+  EXPECT_GE(b.candidates, 582'602);
+}
