@@ -4,6 +4,8 @@
 // check's exit codes.
 #include "skelcast/cli/Cli.h"
 
+#include "../support/CliRun.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -16,16 +18,8 @@ using skelcast::cli::runCli;
 
 namespace {
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int rc = runCli(args, out, err);
-  return {rc, out.str(), err.str()};
-}
+using skelcast::testsupport::CliRun;
+using skelcast::testsupport::run;
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 

@@ -1,5 +1,7 @@
 #include "skelcast/cli/Cli.h"
 
+#include "../support/CliRun.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -8,16 +10,8 @@ using skelcast::cli::runCli;
 
 namespace {
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int rc = runCli(args, out, err);
-  return {rc, out.str(), err.str()};
-}
+using skelcast::testsupport::CliRun;
+using skelcast::testsupport::run;
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 

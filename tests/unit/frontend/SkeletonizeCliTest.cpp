@@ -2,6 +2,8 @@
 // library, usage errors exit with 2, input errors with 1.
 #include "skelcast/cli/Cli.h"
 
+#include "../support/CliRun.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,16 +13,8 @@ using skelcast::cli::runCli;
 
 namespace {
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int rc = runCli(args, out, err);
-  return {rc, out.str(), err.str()};
-}
+using skelcast::testsupport::CliRun;
+using skelcast::testsupport::run;
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
