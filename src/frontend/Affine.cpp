@@ -1,4 +1,5 @@
 #include "Affine.h"
+#include "ClangNodes.h"
 
 #include <numeric>
 
@@ -93,15 +94,6 @@ const clang::Expr *strip(const clang::Expr *e) {
     }
     return e;
   }
-}
-
-std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx) {
-  if (e->isValueDependent() || !e->getType()->isIntegralOrEnumerationType())
-    return std::nullopt;
-  clang::Expr::EvalResult r;
-  if (!e->EvaluateAsInt(r, ctx) || r.HasSideEffects)
-    return std::nullopt;
-  return r.Val.getInt().getExtValue();
 }
 
 } // namespace

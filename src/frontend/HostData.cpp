@@ -12,6 +12,8 @@
 namespace skelcast::frontend {
 namespace {
 
+/// Unlike refVar (ClangNodes.h), through explicit casts too: `(float *)p` is
+/// still buffer p when pointers are traced.
 const clang::VarDecl *varOf(const clang::Expr *e) {
   if (!e)
     return nullptr;

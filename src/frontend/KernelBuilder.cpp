@@ -9,6 +9,8 @@
 // and one loaded from data (`int r = I[n]; B[r][i]`) becomes a binding
 // `r = I[n]`, as in GROPHECY's IspinEx listing.
 #include "CostModel.h"
+#include "ClangNodes.h"
+#include "skelcast/skeleton/Parser.h"
 #include "Nest.h"
 
 #include "skelcast/skeleton/Printer.h"
@@ -29,15 +31,6 @@ namespace {
 constexpr int64_t kDefaultTrip = 16;   ///< trip count assumed for data-dependent bounds
 constexpr int64_t kSmallTrip = 16;     ///< constant trip counts up to this make a `for`
 constexpr int64_t kEnumerationBudget = int64_t(1) << 24;
-
-const clang::VarDecl *refVar(const clang::Expr *e) {
-  if (!e)
-    return nullptr;
-  e = e->IgnoreParenImpCasts();
-  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e))
-    return llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
-  return nullptr;
-}
 
 Expr plusConst(const Expr &e, int64_t k) {
   if (k == 0)
@@ -170,7 +163,7 @@ private:
   // names
 
   std::string declare(const std::string &base) {
-    std::string b = isSkeletonKeyword(base) ? base + "_" : base;
+    std::string b = skeleton::isKeyword(base) ? base + "_" : base;
     std::string name = b;
     for (int k = 2; inScope(name); ++k)
       name = fmt::format("{}_{}", b, k);
@@ -886,7 +879,7 @@ private:
       if (!scan_.inside(acc.loop, f) || plan_.shapes.at(acc.base).isRegister)
         continue;
       for (const clang::Expr *s : acc.subs)
-        if (mentionsVar(s, h.var))
+        if (mentions(s, h.var))
           walksData = true;
     }
     l.isStream = !(trip && *trip <= kSmallTrip) && walksData;
@@ -916,18 +909,6 @@ private:
     st.loop = std::move(l);
     st.comments.leading = comments;
     emit(std::move(st));
-  }
-
-  static bool mentionsVar(const clang::Stmt *s, const clang::VarDecl *v) {
-    if (!s)
-      return false;
-    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
-      if (dr->getDecl() == v)
-        return true;
-    for (const clang::Stmt *c : s->children())
-      if (mentionsVar(c, v))
-        return true;
-    return false;
   }
 
   /// Number of operators in a memory-free, loop-free statement; -1 if it has

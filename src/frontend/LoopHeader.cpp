@@ -1,29 +1,10 @@
 #include "LoopHeader.h"
+#include "ClangNodes.h"
 
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
 
 namespace skelcast::frontend {
-namespace {
-
-const clang::VarDecl *varOf(const clang::Expr *e) {
-  if (!e)
-    return nullptr;
-  e = e->IgnoreParenImpCasts();
-  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e))
-    return llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
-  return nullptr;
-}
-
-std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx) {
-  clang::Expr::EvalResult r;
-  if (!e || !e->getType()->isIntegralOrEnumerationType() || !e->EvaluateAsInt(r, ctx) ||
-      r.HasSideEffects)
-    return std::nullopt;
-  return r.Val.getInt().getExtValue();
-}
-
-} // namespace
 
 std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::ASTContext &ctx,
                                           std::string &why) {
@@ -45,7 +26,7 @@ std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::
     h.init = vd->getInit();
   } else if (auto *bo = llvm::dyn_cast_or_null<clang::BinaryOperator>(init)) {
     if (bo->getOpcode() == clang::BO_Assign) {
-      h.var = varOf(bo->getLHS());
+      h.var = refVar(bo->getLHS());
       h.init = bo->getRHS();
     }
   }
@@ -63,7 +44,7 @@ std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::
   if (inc)
     inc = inc->IgnoreParens();
   if (auto *uo = llvm::dyn_cast_or_null<clang::UnaryOperator>(inc)) {
-    if (varOf(uo->getSubExpr()) == h.var) {
+    if (refVar(uo->getSubExpr()) == h.var) {
       if (uo->isIncrementOp())
         dir = 1;
       else if (uo->isDecrementOp())
@@ -72,7 +53,7 @@ std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::
   } else if (auto *bo = llvm::dyn_cast_or_null<clang::BinaryOperator>(inc)) {
     const clang::Expr *stepE = nullptr;
     int sign = 0;
-    if (varOf(bo->getLHS()) == h.var) {
+    if (refVar(bo->getLHS()) == h.var) {
       if (bo->getOpcode() == clang::BO_AddAssign) {
         stepE = bo->getRHS();
         sign = 1;
@@ -82,12 +63,12 @@ std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::
       } else if (bo->getOpcode() == clang::BO_Assign) {
         auto *rhs = llvm::dyn_cast<clang::BinaryOperator>(bo->getRHS()->IgnoreParenImpCasts());
         if (rhs && rhs->getOpcode() == clang::BO_Add) {
-          if (varOf(rhs->getLHS()) == h.var)
+          if (refVar(rhs->getLHS()) == h.var)
             stepE = rhs->getRHS();
-          else if (varOf(rhs->getRHS()) == h.var)
+          else if (refVar(rhs->getRHS()) == h.var)
             stepE = rhs->getLHS();
           sign = 1;
-        } else if (rhs && rhs->getOpcode() == clang::BO_Sub && varOf(rhs->getLHS()) == h.var) {
+        } else if (rhs && rhs->getOpcode() == clang::BO_Sub && refVar(rhs->getLHS()) == h.var) {
           stepE = rhs->getRHS();
           sign = -1;
         }
@@ -127,9 +108,9 @@ std::optional<LoopHeader> parseLoopHeader(const clang::ForStmt *f, const clang::
   }
   clang::BinaryOperatorKind op = cond->getOpcode();
   const clang::Expr *other = nullptr;
-  if (varOf(cond->getLHS()) == h.var) {
+  if (refVar(cond->getLHS()) == h.var) {
     other = cond->getRHS();
-  } else if (varOf(cond->getRHS()) == h.var) {
+  } else if (refVar(cond->getRHS()) == h.var) {
     other = cond->getLHS();
     // mirror: `hi > i` is `i < hi`
     switch (op) {

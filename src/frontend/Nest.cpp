@@ -2,6 +2,8 @@
 // collapse into a loop space and the shapes of the arrays (Nest.h says what
 // each part is for; docs/skeletonizer.md states the rules).
 #include "Nest.h"
+#include "ClangNodes.h"
+#include "skelcast/skeleton/Parser.h"
 
 #include "CostModel.h"
 #include "HostData.h"
@@ -24,15 +26,6 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Small helpers on Clang nodes
-
-const clang::VarDecl *refVar(const clang::Expr *e) {
-  if (!e)
-    return nullptr;
-  e = e->IgnoreParenImpCasts();
-  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e))
-    return llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
-  return nullptr;
-}
 
 bool isScalarType(clang::QualType t) {
   t = t.getCanonicalType();
@@ -72,19 +65,6 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   if (auto *d = llvm::dyn_cast_or_null<clang::OMPLoopDirective>(s))
     return llvm::dyn_cast_or_null<clang::ForStmt>(directiveBody(d));
   return nullptr;
-}
-
-/// Does `s` (an expression or statement) refer to `v`?
-bool mentions(const clang::Stmt *s, const clang::VarDecl *v) {
-  if (!s)
-    return false;
-  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
-    if (dr->getDecl() == v)
-      return true;
-  for (const clang::Stmt *c : s->children())
-    if (mentions(c, v))
-      return true;
-  return false;
 }
 
 void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
@@ -1009,7 +989,7 @@ std::string FileAssembler::declareArray(const ArrayShape &s) {
   a.type = s.type;
   a.extents = s.extents;
   std::string base = s.decl->getName().str();
-  if (isSkeletonKeyword(base))
+  if (skeleton::isKeyword(base))
     base += "_";
   // the same declaration with the same shape: reuse it
   for (size_t idx : byDecl_[s.decl]) {

@@ -349,7 +349,7 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
 
   // kernels: unique names, local names clear of the global ones
   for (auto &k : f.kernels) {
-    if (globals.count(k.name) || isSkeletonKeyword(k.name)) {
+    if (globals.count(k.name) || skeleton::isKeyword(k.name)) {
       std::string to = freshName(k.name, globals);
       k.name = to;
     }

@@ -1,4 +1,5 @@
 #include "TUContext.h"
+#include "skelcast/skeleton/Parser.h"
 
 #include <clang/AST/Decl.h>
 #include <clang/Lex/Lexer.h>
@@ -13,16 +14,6 @@
 namespace skelcast::frontend {
 
 using skeleton::Expr;
-
-bool isSkeletonKeyword(const std::string &s) {
-  static const char *kw[] = {"comp",  "ld",    "st",  "stream", "for",   "if",    "else",
-                             "parallel_for", "hints", "char", "short", "int", "long",
-                             "float", "double"};
-  for (const char *k : kw)
-    if (s == k)
-      return true;
-  return false;
-}
 
 TUContext::TUContext(clang::ASTContext &astCtx, clang::Preprocessor &preproc,
                      const SkeletonizeOptions &options, std::string path)
@@ -192,7 +183,7 @@ std::optional<std::string> TUContext::literalMacro(const clang::Expr *e) const {
 
 bool TUContext::useMacro(const std::string &name, int64_t value, clang::SourceLocation defLoc,
                          std::string comment) {
-  if (isSkeletonKeyword(name))
+  if (skeleton::isKeyword(name))
     return false;
   auto it = macros.find(name);
   if (it != macros.end())

@@ -120,7 +120,4 @@ private:
   std::optional<std::string> literalMacro(const clang::Expr *e) const;
 };
 
-/// Skeleton keywords, which C code may use as names.
-bool isSkeletonKeyword(const std::string &name);
-
 } // namespace skelcast::frontend

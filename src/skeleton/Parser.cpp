@@ -191,16 +191,6 @@ private:
   int line_ = 1, col_ = 1;
 };
 
-bool isKeyword(const std::string &s) {
-  static const char *kw[] = {"comp", "ld",   "st",     "stream", "for",   "if",    "else",
-                             "parallel_for", "hints", "char", "short", "int", "long",
-                             "float", "double"};
-  for (const char *k : kw)
-    if (s == k)
-      return true;
-  return false;
-}
-
 /// Later stages walk expressions and statement blocks recursively (checker,
 /// evaluator, printer, destructors), so the parser refuses deeper nesting than
 /// they can take on any stack: expression trees and blocks of at most this depth.
@@ -638,6 +628,16 @@ private:
 };
 
 } // namespace
+
+bool isKeyword(const std::string &s) {
+  static const char *kw[] = {"comp", "ld",   "st",     "stream", "for",   "if",    "else",
+                             "parallel_for", "hints", "char", "short", "int", "long",
+                             "float", "double"};
+  for (const char *k : kw)
+    if (s == k)
+      return true;
+  return false;
+}
 
 SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
   // An empty file (or one of blanks only) declares nothing: most likely the

@@ -18,6 +18,10 @@ SkeletonFile parseSkeleton(std::string_view text, const std::string &path);
 /// Read and parse a file; an unreadable file is an InputError naming it.
 SkeletonFile parseSkeletonFile(const std::string &path);
 
+/// A reserved word of the skeleton language (`comp`, `ld`, `float`...): C code
+/// may use it as a name, so the skeletonizer renames such names.
+bool isKeyword(const std::string &word);
+
 /// Read a whole file; an unreadable file is an InputError naming it.
 std::string readTextFile(const std::string &path);
 

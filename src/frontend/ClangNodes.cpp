@@ -1,0 +1,35 @@
+#include "ClangNodes.h"
+
+namespace skelcast::frontend {
+
+const clang::VarDecl *refVar(const clang::Expr *e) {
+  if (!e)
+    return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e))
+    return llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
+  return nullptr;
+}
+
+bool mentions(const clang::Stmt *s, const clang::VarDecl *v) {
+  if (!s)
+    return false;
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (dr->getDecl() == v)
+      return true;
+  for (const clang::Stmt *c : s->children())
+    if (mentions(c, v))
+      return true;
+  return false;
+}
+
+std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx) {
+  if (!e || e->isValueDependent() || !e->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  clang::Expr::EvalResult r;
+  if (!e->EvaluateAsInt(r, ctx) || r.HasSideEffects)
+    return std::nullopt;
+  return r.Val.getInt().getExtValue();
+}
+
+} // namespace skelcast::frontend

@@ -1,0 +1,24 @@
+/// \file
+/// Small queries on Clang AST nodes that the skeletonizer's files share.
+#pragma once
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace skelcast::frontend {
+
+/// The variable `e` names, through parentheses and implicit casts; null otherwise.
+const clang::VarDecl *refVar(const clang::Expr *e);
+
+/// Does `s` (an expression or statement) refer to `v` anywhere inside?
+bool mentions(const clang::Stmt *s, const clang::VarDecl *v);
+
+/// The value of an integer constant expression without side effects; nullopt
+/// for anything else (or null).
+std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx);
+
+} // namespace skelcast::frontend
