@@ -12,9 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-json finite(double v) { return finiteJson(v); }
-json optional(const std::optional<double> &v) { return optionalJson(v); }
-
 json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
                 double clockGHz) {
   const auto &w = l.characterization.workload;
@@ -22,30 +19,30 @@ json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string
   return {
       {"rank", rank},
       {"layout", l.layoutString},
-      {"time_ms", finite(r.timeMs)},
-      {"cycles", finite(r.totalCycles)},
+      {"time_ms", finiteJson(r.timeMs)},
+      {"cycles", finiteJson(r.totalCycles)},
       {"bound", r.bound},
-      {"mwp", finite(r.mwp)},
-      {"cwp", finite(r.cwp)},
-      {"active_warps", finite(r.n)},
+      {"mwp", finiteJson(r.mwp)},
+      {"cwp", finiteJson(r.cwp)},
+      {"active_warps", finiteJson(r.n)},
       {"exec_case", r.execCase},
-      {"mem_cycles", finite(r.memCycles)},
-      {"comp_cycles", finite(r.compCycles)},
-      {"memory_share", finite(memoryShare(l, modelLabel, clockGHz))},
-      {"active_sms", finite(r.activeSMs)},
-      {"active_blocks_per_sm", finite(r.activeBlocksPerSM)},
-      {"threads_per_block", finite(w.threadsPerBlock)},
-      {"blocks", finite(w.blocks)},
-      {"shared_mem_bytes_per_block", finite(w.sharedMemBytesPerBlock)},
-      {"comp_insts", finite(w.compInsts)},
-      {"coal_mem_insts", finite(w.coalMemInsts)},
-      {"uncoal_mem_insts", finite(w.uncoalMemInsts)},
-      {"synch_insts", finite(w.synchInsts)},
-      {"compulsory_bytes", finite(l.characterization.compulsoryBytes)},
-      {"launch_ms", finite(l.effects.launchMs)},
-      {"l1_hit_fraction", finite(l.effects.l1HitFraction)},
-      {"l2_hit_fraction", finite(l.effects.l2HitFraction)},
-      {"roofline_ms", finite(l.roofline.timeMs)},
+      {"mem_cycles", finiteJson(r.memCycles)},
+      {"comp_cycles", finiteJson(r.compCycles)},
+      {"memory_share", finiteJson(memoryShare(l, modelLabel, clockGHz))},
+      {"active_sms", finiteJson(r.activeSMs)},
+      {"active_blocks_per_sm", finiteJson(r.activeBlocksPerSM)},
+      {"threads_per_block", finiteJson(w.threadsPerBlock)},
+      {"blocks", finiteJson(w.blocks)},
+      {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
+      {"comp_insts", finiteJson(w.compInsts)},
+      {"coal_mem_insts", finiteJson(w.coalMemInsts)},
+      {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
+      {"synch_insts", finiteJson(w.synchInsts)},
+      {"compulsory_bytes", finiteJson(l.characterization.compulsoryBytes)},
+      {"launch_ms", finiteJson(l.effects.launchMs)},
+      {"l1_hit_fraction", finiteJson(l.effects.l1HitFraction)},
+      {"l2_hit_fraction", finiteJson(l.effects.l2HitFraction)},
+      {"roofline_ms", finiteJson(l.roofline.timeMs)},
   };
 }
 
@@ -62,7 +59,7 @@ std::string renderBatchJson(const BatchReport &r) {
     gpus.push_back({{"name", g.name},
                     {"description", g.description},
                     {"content_hash", g.contentHash},
-                    {"clock_ghz", finite(g.clockGHz)}});
+                    {"clock_ghz", finiteJson(g.clockGHz)}});
   root["gpus"] = std::move(gpus);
   root["top"] = r.top;
   root["summary"] = {{"benchmarks", r.benchmarks.size()},
@@ -74,16 +71,16 @@ std::string renderBatchJson(const BatchReport &r) {
     json bj;
     bj["name"] = b.name;
     bj["input"] = b.input;
-    bj["cpu_ms"] = optional(b.cpuMs);
+    bj["cpu_ms"] = optionalJson(b.cpuMs);
     bj["error"] = b.error.empty() ? json(nullptr) : json(b.error);
     bj["warnings"] = b.warnings;
     json perGpu = json::array();
     for (size_t g = 0; g < r.gpus.size(); ++g)
       perGpu.push_back({{"gpu", r.gpus[g].name},
-                        {"time_ms", optional(benchmarkTimeMs(b, g))},
-                        {"program_ms", optional(programTimeMs(b, g))},
-                        {"transfer_share", optional(transferShare(b, g))},
-                        {"speedup", optional(speedup(b, g))},
+                        {"time_ms", optionalJson(benchmarkTimeMs(b, g))},
+                        {"program_ms", optionalJson(programTimeMs(b, g))},
+                        {"transfer_share", optionalJson(transferShare(b, g))},
+                        {"speedup", optionalJson(speedup(b, g))},
                         {"program", g < b.programs.size() && b.programs[g] ? programJson(*b.programs[g])
                                                                             : json(nullptr)}});
     bj["gpus"] = std::move(perGpu);

@@ -5,14 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 namespace skelcast::report {
-namespace {
-
-nlohmann::json finite(double v) { return finiteJson(v); }
-
-} // namespace
 
 std::string renderJson(const Report &r) {
   using nlohmann::json;
@@ -36,20 +30,20 @@ std::string renderJson(const Report &r) {
       layouts.push_back({
           {"rank", i + 1},
           {"layout", l.layoutString},
-          {"time_ms", finite(l.result.timeMs)},
-          {"cycles", finite(l.result.totalCycles)},
+          {"time_ms", finiteJson(l.result.timeMs)},
+          {"cycles", finiteJson(l.result.totalCycles)},
           {"bound", l.result.bound},
-          {"mwp", finite(l.result.mwp)},
-          {"cwp", finite(l.result.cwp)},
-          {"active_warps", finite(l.result.n)},
+          {"mwp", finiteJson(l.result.mwp)},
+          {"cwp", finiteJson(l.result.cwp)},
+          {"active_warps", finiteJson(l.result.n)},
           {"exec_case", l.result.execCase},
-          {"threads_per_block", finite(w.threadsPerBlock)},
-          {"blocks", finite(w.blocks)},
-          {"shared_mem_bytes_per_block", finite(w.sharedMemBytesPerBlock)},
-          {"comp_insts", finite(w.compInsts)},
-          {"coal_mem_insts", finite(w.coalMemInsts)},
-          {"uncoal_mem_insts", finite(w.uncoalMemInsts)},
-          {"synch_insts", finite(w.synchInsts)},
+          {"threads_per_block", finiteJson(w.threadsPerBlock)},
+          {"blocks", finiteJson(w.blocks)},
+          {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
+          {"comp_insts", finiteJson(w.compInsts)},
+          {"coal_mem_insts", finiteJson(w.coalMemInsts)},
+          {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
+          {"synch_insts", finiteJson(w.synchInsts)},
       });
     }
     kj["layouts"] = std::move(layouts);
