@@ -26,6 +26,8 @@ say() { echo "$@" | tee -a "$LOG"; }
   nvcc --version
   echo "## host"
   uname -a; nproc; date -u
+  echo "## host CPU (caches decide the pageable copy rates)"
+  lscpu 2>/dev/null | grep -E "Model name|Socket|NUMA node\(s\)|L2|L3" || true
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 

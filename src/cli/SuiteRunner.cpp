@@ -146,8 +146,7 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
           br.warnings.push_back(w.str());
         if (in.file.kernels.empty())
           throw InputError({spec.input, 0, 0}, "no parallel_for kernel in this file");
-        for (size_t k = 0; k < in.file.kernels.size(); ++k)
-          infos[b].push_back(layout::analyzeKernel(in.file, k));
+        infos[b] = model::analyzeProgram(in.file);
         for (size_t k = 0; k < in.file.kernels.size(); ++k)
           br.kernels.push_back({in.file.kernelName(k), std::vector<report::KernelGpuResult>(o.gpus.size())});
         files[b] = std::move(in.file);

@@ -222,6 +222,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.peakSpGflops = r.number("peak_sp_gflops", 0.001, 1e9);
   h.peakDpGflops = r.number("peak_dp_gflops", 0, 1e9); // 0: no double precision
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
+  h.launchBackToBackUs = root.contains("launch_back_to_back_us")
+                             ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs)
+                             : h.launchOverheadUs;
   if (root.contains("host_link"))
     h.hostLink = r.hostLink();
   r.rejectUnknown();

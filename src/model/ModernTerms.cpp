@@ -9,7 +9,7 @@
 namespace skelcast::model {
 
 const std::vector<std::string> &modernTermNames() {
-  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "bandwidth", "launch"};
+  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "bandwidth", "launch"};
   return names;
 }
 
@@ -35,8 +35,9 @@ enum TermBit : TermMask {
   kRegisters = 1u << 2,
   kMlp = 1u << 3,
   kCaches = 1u << 4,
-  kBandwidth = 1u << 5,
-  kLaunch = 1u << 6,
+  kResidency = 1u << 5,
+  kBandwidth = 1u << 6,
+  kLaunch = 1u << 7,
 };
 
 } // namespace
@@ -117,6 +118,12 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
                          : static_cast<double>(hw.l2CacheBytes) / inflight;
     // Per array: L1 catches the block's repeated requests, L2 the blocks'
     // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
+    // residency: an array an earlier kernel of the program used is still in L2
+    // when the bytes touched since fit in it (docs/model.md, section 9).
+    auto resident = [&](int array) {
+      double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
+      return (on & kResidency) && reuse >= 0 && reuse <= static_cast<double>(hw.l2CacheBytes);
+    };
     std::vector<double> &arrayLatency = scratch.arrayLatency;
     arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
     // Sector bytes each array's direct loads request, against those that leave
@@ -138,7 +145,9 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
         continue;
       }
       double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
-      double r2 = l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
+      double r2 = resident(au.array)
+                      ? 1.0
+                      : l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
       arrayLatency[static_cast<size_t>(au.array)] =
           r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
@@ -178,7 +187,9 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
       double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
                      ki.arrays[static_cast<size_t>(au.array)].elemBytes;
       double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
-      double r2 = toL2 > 0 ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2) : 0.0;
+      double r2 = resident(au.array) ? 1.0
+                  : toL2 > 0    ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2)
+                                : 0.0;
       requested += bytes;
       dram += bytes * (1.0 - r2);
       l2Bytes += bytes * r2;

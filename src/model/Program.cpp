@@ -37,6 +37,19 @@ std::vector<std::pair<std::string, bool>> touchesOf(const skeleton::Kernel &k) {
   return t;
 }
 
+/// Bytes of each array of the file, by name.
+std::map<std::string, double> arrayBytes(const skeleton::SkeletonFile &file,
+                                         const skeleton::MacroTable &macros) {
+  std::map<std::string, double> bytes;
+  for (const auto &arr : file.arrays) {
+    double elems = 1;
+    for (const auto &e : arr.extents)
+      elems *= static_cast<double>(skeleton::evalConstExpr(e, macros, file.path));
+    bytes[arr.name] = elems * skeleton::elemBytes(arr.type);
+  }
+  return bytes;
+}
+
 bool reads(const skeleton::Kernel &k, const std::string &array) {
   for (const auto &[a, st] : touchesOf(k))
     if (a == array && !st)
@@ -45,6 +58,53 @@ bool reads(const skeleton::Kernel &k, const std::string &array) {
 }
 
 } // namespace
+
+std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file) {
+  const size_t n = file.kernels.size();
+  std::vector<layout::KernelInfo> infos;
+  infos.reserve(n);
+  for (size_t k = 0; k < n; ++k)
+    infos.push_back(layout::analyzeKernel(file, k));
+  skeleton::MacroTable macros = skeleton::evalMacros(file);
+  std::map<std::string, double> bytes = arrayBytes(file, macros);
+  std::vector<std::set<std::string>> used(n);
+  for (size_t k = 0; k < n; ++k)
+    for (const auto &[a, st] : touchesOf(file.kernels[k]))
+      used[k].insert(a);
+  // The repeats that run at least twice: their kernels follow their last one.
+  std::vector<int> loop(n, -1);
+  for (size_t r = 0; r < file.repeats.size(); ++r)
+    if (skeleton::evalConstExpr(file.repeats[r].count, macros, file.path) >= 2)
+      for (size_t k : file.repeats[r].kernels)
+        loop[k] = static_cast<int>(r);
+  for (size_t k = 0; k < n; ++k) {
+    // The kernels that ran before k, nearest first.
+    std::vector<size_t> before;
+    if (loop[k] >= 0) {
+      const auto &body = file.repeats[static_cast<size_t>(loop[k])].kernels;
+      size_t pos = static_cast<size_t>(std::find(body.begin(), body.end(), k) - body.begin());
+      for (size_t d = 1; d <= body.size(); ++d)
+        before.push_back(body[(pos + body.size() - d) % body.size()]);
+    } else {
+      for (size_t j = k; j-- > 0;)
+        before.push_back(j);
+    }
+    for (auto &arr : infos[k].arrays) {
+      std::set<std::string> touched = used[k];
+      for (size_t j : before) {
+        touched.insert(used[j].begin(), used[j].end());
+        if (!used[j].count(arr.name))
+          continue;
+        double distance = 0;
+        for (const auto &a : touched)
+          distance += bytes[a];
+        arr.programReuseBytes = distance;
+        break;
+      }
+    }
+  }
+  return infos;
+}
 
 double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
   if (!hw.hostLink)
@@ -79,6 +139,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   bool anyMark = std::any_of(file.arrays.begin(), file.arrays.end(),
                              [](const skeleton::Array &a) { return a.mark != skeleton::HostMark::None; });
   std::set<std::string> outputs;
+  std::map<std::string, double> bytesOf = arrayBytes(file, macros);
   for (const auto &arr : file.arrays) {
     std::optional<bool> firstIsStore;
     bool written = false;
@@ -95,10 +156,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                       : !*firstIsStore;
     bool out = anyMark ? (arr.mark == skeleton::HostMark::Out || arr.mark == skeleton::HostMark::InOut)
                        : written;
-    double elems = 1;
-    for (const auto &e : arr.extents)
-      elems *= static_cast<double>(skeleton::evalConstExpr(e, macros, file.path));
-    double bytes = elems * skeleton::elemBytes(arr.type);
+    double bytes = bytesOf[arr.name];
     if (in) {
       pp.h2d.push_back({arr.name, bytes, transferMs(hw, bytes, true, po.pinned)});
       pp.h2dMs += pp.h2d.back().ms;
@@ -110,19 +168,27 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     }
   }
 
+  // Launches: the kernels are queued one behind the other, so every launch but
+  // the first costs the back-to-back launch time (docs/model.md, section 9).
+  double firstLaunchExtraMs = 0;
+  for (const auto &kp : kps)
+    if (!kp.layouts.empty() && kp.layouts.front().effects.launchMs > 0)
+      firstLaunchExtraMs = (hw.launchOverheadUs - hw.launchBackToBackUs) / 1000.0;
   for (size_t k = 0; k < n; ++k) {
     ProgramKernel pk;
     pk.kernel = file.kernelName(k);
     pk.count = count[k];
     if (!kps[k].layouts.empty()) {
       pk.layout = kps[k].layouts.front().layoutString;
-      pk.timeMs = kps[k].layouts.front().result.timeMs;
-      pk.launchMs = kps[k].layouts.front().effects.launchMs;
+      pk.timeMs = kps[k].layouts.front().result.timeMs - firstLaunchExtraMs;
+      pk.launchMs = kps[k].layouts.front().effects.launchMs - firstLaunchExtraMs;
     }
     pp.kernelsUnfusedMs += pk.count * pk.timeMs;
     pp.launchMs += pk.count * pk.launchMs;
     pp.kernels.push_back(pk);
   }
+  pp.kernelsUnfusedMs += firstLaunchExtraMs;
+  pp.launchMs += firstLaunchExtraMs;
   pp.kernelsMs = pp.kernelsUnfusedMs;
 
   // Fusion of neighbours in the same scope, as long as each next one fuses.
@@ -156,13 +222,27 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     }
     if (j > i) {
       FusionGroup g;
+      // The program with the group replaced by the fused kernel, so that the
+      // fused kernel sees the same reuse in L2 as the group does.
       skeleton::SkeletonFile fused = file;
-      fused.kernels = {current};
-      fused.repeats.clear();
+      fused.kernels.erase(fused.kernels.begin() + static_cast<std::ptrdiff_t>(i),
+                          fused.kernels.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+      fused.kernels.insert(fused.kernels.begin() + static_cast<std::ptrdiff_t>(i), current);
       fused.order.clear();
-      layout::KernelInfo ki = layout::analyzeKernel(fused, 0);
+      for (auto &r : fused.repeats) {
+        std::vector<size_t> ks;
+        for (size_t k : r.kernels) {
+          size_t m = k < i ? k : k <= j ? i : k - (j - i);
+          if (ks.empty() || ks.back() != m)
+            ks.push_back(m);
+        }
+        r.kernels = ks;
+      }
+      layout::KernelInfo ki = std::move(analyzeProgram(fused)[i]);
       KernelProjection fkp = projectKernel(ki, hw, eo, mo);
       double unfusedBytes = 0, warps = 0;
+      // One pass over the group as it runs alone: its first launch is not queued.
+      g.unfusedMs = firstLaunchExtraMs;
       for (size_t k = i; k <= j; ++k) {
         g.kernels.push_back(file.kernelName(k));
         g.unfusedMs += pp.kernels[k].timeMs;

@@ -244,8 +244,8 @@ std::string text(const nlohmann::json &c, const char *key, const std::string &pa
 ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const ModelOptions &mo) {
   skeleton::SkeletonFile f = skeleton::parseSkeletonFile(skel);
   std::vector<KernelProjection> kps;
-  for (size_t k = 0; k < f.kernels.size(); ++k)
-    kps.push_back(projectKernel(layout::analyzeKernel(f, k), hw, {}, mo));
+  for (const auto &ki : analyzeProgram(f))
+    kps.push_back(projectKernel(ki, hw, {}, mo));
   return projectProgram(f, kps, hw, {}, mo, {});
 }
 

@@ -82,6 +82,10 @@ struct ArrayInfo {
   std::vector<int64_t> strides; ///< row-major, in elements
   double elements = 0;
   std::optional<skeleton::SampleData> sample;
+  /// In a program (model::analyzeProgram): the bytes of the arrays the kernels
+  /// touch from the last earlier kernel that used this array through this one,
+  /// the array's reuse distance; < 0 when no earlier kernel uses it.
+  double programReuseBytes = -1;
 };
 
 struct KernelInfo {

@@ -54,7 +54,8 @@ struct HwSpec {
   int64_t l1CacheBytes = 0, l2CacheBytes = 0;
   double l1LatencyCycles = 0, l2LatencyCycles = 0;
   double peakSpGflops = 0, peakDpGflops = 0;
-  double launchOverheadUs = 0;
+  double launchOverheadUs = 0;     ///< a launch timed alone
+  double launchBackToBackUs = 0;   ///< a launch queued behind another (default: launchOverheadUs)
   std::optional<HostLink> hostLink;
 
   std::map<std::string, std::string> sources; ///< field -> where its number comes from

@@ -9,6 +9,8 @@
 /// - caches:     global accesses that hit in L1 or L2 (from the footprints of the
 ///               blocks in flight against the cache sizes) see their latency and
 ///               move no DRAM bytes.
+/// - residency:  (with caches) in a program, an array an earlier kernel used is
+///               read from L2 when the bytes touched since fit in it.
 /// - schedulers: several warp schedulers per SM issue in parallel.
 /// - registers:  an estimate of registers per thread limits active blocks.
 /// - mlp:        independent loads of a warp overlap their latencies.

@@ -60,6 +60,12 @@ struct ProgramProjection {
   std::string reason;                ///< why not, when not
 };
 
+/// Every kernel of `file` analyzed (layout::analyzeKernel), with each array's
+/// reuse distance in the program (ArrayInfo::programReuseBytes): the kernels
+/// run in file order, and those of a `repeat` of two or more also after the
+/// repeat's last kernel (its steady state). The `residency` term reads it.
+std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file);
+
 /// `kernels` holds the projection of every kernel of `file`, in file order.
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                                  const std::vector<KernelProjection> &kernels, const HwSpec &hw,

@@ -112,3 +112,13 @@ TEST(HwSpec, BadInputsNameTheField) {
               "field 'host_link.latency_us': missing");
   expectError(std::string("{\"a\": \x01}"), "invalid JSON");
 }
+
+TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
+  HwSpec h = parseHwSpec(h100Text(), "h100.json");
+  EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);
+  EXPECT_DOUBLE_EQ(h.launchBackToBackUs, 3.81);
+  HwSpec without = parseHwSpec(edited([](auto &j) { j.erase("launch_back_to_back_us"); }), "x.json");
+  EXPECT_DOUBLE_EQ(without.launchBackToBackUs, without.launchOverheadUs);
+  expectError(edited([](auto &j) { j["launch_back_to_back_us"]["value"] = 9.0; }),
+              "field 'launch_back_to_back_us': 9 is out of range [0, 5.54]");
+}

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace skelcast;
 
@@ -19,9 +20,13 @@ model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 model::ProgramProjection program(const std::string &text, model::ProgramOptions po = {}) {
   auto f = skeleton::parseSkeleton(text, "p.skel");
   std::vector<model::KernelProjection> kps;
-  for (size_t k = 0; k < f.kernels.size(); ++k)
-    kps.push_back(model::projectKernel(layout::analyzeKernel(f, k), h100(), {}, {}));
+  for (const auto &ki : model::analyzeProgram(f))
+    kps.push_back(model::projectKernel(ki, h100(), {}, {}));
   return model::projectProgram(f, kps, h100(), {}, {}, po);
+}
+
+double reuseOf(const layout::KernelInfo &ki, const std::string &array) {
+  return ki.arrays[static_cast<size_t>(ki.arrayIndex(array))].programReuseBytes;
 }
 
 const char *kChain = R"(#define N 1048576
@@ -165,4 +170,85 @@ repeat T {
   double perRepeatCpu = *po.cpuMs / 100, perRepeatGpu = slow.kernels[0].timeMs;
   EXPECT_DOUBLE_EQ(*slow.breakEvenRepeats,
                    std::ceil((slow.h2dMs + slow.d2hMs) / (perRepeatCpu - perRepeatGpu)));
+}
+
+TEST(Program, ReuseDistancesInFileOrder) {
+  // first: a -> c; second: c -> o (4 MB each). c was last used by `first`,
+  // which touched a and c; `second` touches c and o: 12 MB in all. a and o
+  // have no earlier user.
+  auto infos = model::analyzeProgram(skeleton::parseSkeleton(kChain, "p.skel"));
+  const double mb4 = 4.0 * 1048576;
+  EXPECT_EQ(reuseOf(infos[0], "a"), -1);
+  EXPECT_EQ(reuseOf(infos[0], "c"), -1);
+  EXPECT_DOUBLE_EQ(reuseOf(infos[1], "c"), 3 * mb4);
+  EXPECT_EQ(reuseOf(infos[1], "o"), -1);
+}
+
+TEST(Program, ReuseDistancesWrapRoundARepeat) {
+  // Stepped twice or more, the kernel follows itself: t, p and o (1 MB each)
+  // are all reused at a distance of 3 MB. Stepped once, nothing is reused.
+  const char *steps = R"(#define N 262144
+#define T %s
+in float t[N]
+in float p[N]
+out float o[N]
+repeat T {
+  parallel_for(N) : i {
+    ld t[i]
+    ld p[i]
+    comp 4
+    st o[i]
+  }
+}
+)";
+  char text[512];
+  std::snprintf(text, sizeof text, steps, "10");
+  auto ten = model::analyzeProgram(skeleton::parseSkeleton(text, "p.skel"));
+  for (const char *a : {"t", "p", "o"})
+    EXPECT_DOUBLE_EQ(reuseOf(ten[0], a), 3.0 * 1048576) << a;
+  std::snprintf(text, sizeof text, steps, "1");
+  auto once = model::analyzeProgram(skeleton::parseSkeleton(text, "p.skel"));
+  EXPECT_EQ(reuseOf(once[0], "t"), -1);
+}
+
+TEST(Program, ResidentArraysMoveNoDramBytes) {
+  // kChain's `second` on the H100: c (4 MB, reuse distance 12 MB) is in the
+  // 50 MB L2, so only the store of o moves DRAM bytes: 4 per thread, against
+  // 8 when c's load is also counted (term residency off).
+  auto f = skeleton::parseSkeleton(kChain, "p.skel");
+  auto infos = model::analyzeProgram(f);
+  auto hw = h100();
+  auto l = layout::parseLayout(infos[1], "block=k:256", hw);
+  model::ModelOptions on, off;
+  off.disabledTerms = {"residency"};
+  auto with = model::projectLayout(infos[1], l, hw, on);
+  auto without = model::projectLayout(infos[1], l, hw, off);
+  EXPECT_DOUBLE_EQ(with.effects.dramBytesPerThread, 4.0);
+  EXPECT_DOUBLE_EQ(without.effects.dramBytesPerThread, 8.0);
+  EXPECT_DOUBLE_EQ(with.effects.effectiveLatencyCycles, hw.l2LatencyCycles);
+  // Beyond the L2 the distance does not help.
+  infos[1].arrays[static_cast<size_t>(infos[1].arrayIndex("c"))].programReuseBytes =
+      static_cast<double>(hw.l2CacheBytes) + 1;
+  EXPECT_DOUBLE_EQ(model::projectLayout(infos[1], l, hw, on).effects.dramBytesPerThread, 8.0);
+}
+
+TEST(Program, LaunchesAfterTheFirstAreQueued) {
+  // Two kernels, each launched once: the second launch costs the back-to-back
+  // time, so kernels_ms = t_first + t_second - (launch alone - back to back).
+  auto hw = h100();
+  ASSERT_LT(hw.launchBackToBackUs, hw.launchOverheadUs);
+  auto f = skeleton::parseSkeleton(kChain, "p.skel");
+  std::vector<model::KernelProjection> kps;
+  for (const auto &ki : model::analyzeProgram(f))
+    kps.push_back(model::projectKernel(ki, hw, {}, {}));
+  model::ProgramOptions po;
+  auto p = model::projectProgram(f, kps, hw, {}, {}, po);
+  double x = (hw.launchOverheadUs - hw.launchBackToBackUs) / 1000;
+  double alone = kps[0].layouts.front().result.timeMs + kps[1].layouts.front().result.timeMs;
+  EXPECT_NEAR(p.kernelsUnfusedMs, alone - x, 1e-12);
+  EXPECT_NEAR(p.kernels[1].timeMs, kps[1].layouts.front().result.timeMs - x, 1e-12);
+  EXPECT_NEAR(p.kernels[1].launchMs, hw.launchBackToBackUs / 1000, 1e-12);
+  // The fusion group's unfused pass runs alone: its first launch is not queued.
+  ASSERT_EQ(p.fusion.size(), 1u);
+  EXPECT_NEAR(p.fusion[0].unfusedMs, alone - x, 1e-12);
 }
