@@ -35,8 +35,12 @@ if cal.get("clock_ghz"):
 cases = []
 for p in ["matmul", "hotspot", "ispinex", "spinflap", "stream", "transpose"]:
     cases += load(os.path.join(build, f"cases_{p}.json"), [])
+# Skeleton paths in the files are relative to the repository root; skeleton_root
+# is that root relative to OUT (validation/results/ -> "../..").
+root = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.abspath(out))
 kern = {
     "schema_version": 1,
+    "skeleton_root": root,
     "gpu": gpu,
     "method": ("CUDA events around each kernel launch only (no transfers); 5 warm-up launches; "
                "then N repeats (200 if a launch takes < 0.1 ms, else 300 ms worth, clamped to 30..200), "
@@ -54,9 +58,14 @@ kern = {
 with open(os.path.join(out, f"{tag}_kernels.json"), "w") as f:
     json.dump(kern, f, indent=1)
 
-progs = {"schema_version": 1, "gpu": gpu,
-         "fusion": load(os.path.join(build, "prog_fusion.json"), {}),
-         "hotspot_steps": load(os.path.join(build, "prog_hotspot_steps.json"), {})}
+fusion = load(os.path.join(build, "prog_fusion.json"), {})
+steps = load(os.path.join(build, "prog_hotspot_steps.json"), {})
+# The skeletons skelcast validate projects for each case (paths from the repository root).
+for c in fusion.get("cases", []):
+    c.setdefault("skeleton", f"validation/skeletons/fusion_chain_{c['n'].bit_length() - 1}.skel")
+for c in steps.get("cases", []):
+    c.setdefault("program_skeleton", f"validation/skeletons/hotspot_program_{c['n']}_{c['steps']}.skel")
+progs = {"schema_version": 1, "skeleton_root": root, "gpu": gpu, "fusion": fusion, "hotspot_steps": steps}
 with open(os.path.join(out, f"{tag}_programs.json"), "w") as f:
     json.dump(progs, f, indent=1)
 
@@ -84,6 +93,6 @@ for s in tr.get("series", []):
 for c in progs["fusion"].get("cases", []):
     print(f"fusion n={c['n']:>10} {c['variant']:8} {c.get('time_ms', float('nan')):.4f} ms verified={c['verified']}")
 for c in progs["hotspot_steps"].get("cases", []):
-    print(f"hotspot_steps {c['size']:10} steps={c['steps']:3} total {c.get('total_ms', float('nan')):.3f} ms "
+    print(f"hotspot_steps {c.get('host_memory', 'pageable'):8} {c['size']:10} steps={c['steps']:3} total {c.get('total_ms', float('nan')):.3f} ms "
           f"(h2d {c.get('h2d_t_ms', float('nan')):.3f}+{c.get('h2d_power_ms', float('nan')):.3f}, "
           f"kernels {c.get('kernels_ms', float('nan')):.3f}, d2h {c.get('d2h_ms', float('nan')):.3f}) verified={c['verified']}")

@@ -241,12 +241,15 @@ std::string text(const nlohmann::json &c, const char *key, const std::string &pa
 }
 
 /// Project a whole skeleton file as `project` does.
-ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const ModelOptions &mo) {
+ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const ModelOptions &mo,
+                            bool pinned) {
   skeleton::SkeletonFile f = skeleton::parseSkeletonFile(skel);
   std::vector<KernelProjection> kps;
   for (const auto &ki : analyzeProgram(f))
     kps.push_back(projectKernel(ki, hw, {}, mo));
-  return projectProgram(f, kps, hw, {}, mo, {});
+  ProgramOptions po;
+  po.pinned = pinned;
+  return projectProgram(f, kps, hw, {}, mo, po);
 }
 
 } // namespace
@@ -264,6 +267,7 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
   // Each measured quantity keeps its lowest median over the runs.
   std::map<std::string, double> best;
   std::map<std::string, std::string> skel;
+  std::map<std::string, bool> pinnedCase;
   std::vector<std::string> order;
   auto note = [&](const std::string &key, double ms) {
     auto it = best.find(key);
@@ -304,8 +308,14 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
         if (c.contains("verified") && c["verified"] == false)
           continue;
         int64_t steps = count(c, "steps", path, at);
-        std::string what = fmt::format("hotspot {}, {} step{}", text(c, "size", path, at), steps,
-                                       steps == 1 ? "" : "s");
+        // host_memory (optional, pageable when absent): the host buffers' kind.
+        std::string memory = c.contains("host_memory") ? text(c, "host_memory", path, at) : "pageable";
+        if (memory != "pageable" && memory != "pinned")
+          throw InputError({path, 0, 0}, fmt::format("field '{}.host_memory': must be \"pageable\" "
+                                                     "or \"pinned\", is \"{}\"", at, memory));
+        std::string what = fmt::format("hotspot {}, {} step{}{}", text(c, "size", path, at), steps,
+                                       steps == 1 ? "" : "s", memory == "pinned" ? ", pinned" : "");
+        pinnedCase[what] = memory == "pinned";
         note(what + "|h2d", number(c, "h2d_t_ms", path, at) + number(c, "h2d_power_ms", path, at));
         note(what + "|d2h", number(c, "d2h_ms", path, at));
         note(what + "|kernels", number(c, "kernels_ms", path, at));
@@ -320,7 +330,7 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
     std::string what = key.substr(0, key.rfind('|')), q = key.substr(key.rfind('|') + 1);
     auto it = projections.find(what);
     if (it == projections.end())
-      it = projections.emplace(what, programOf(skel[what], hw, mo)).first;
+      it = projections.emplace(what, programOf(skel[what], hw, mo, pinnedCase[what])).first;
     const ProgramProjection &pp = it->second;
     ProgramCheck c;
     c.what = what;

@@ -1,4 +1,5 @@
-// A whole naive HotSpot program: pageable host arrays, H2D of t and power,
+// A whole naive HotSpot program: pageable (malloc) and then pinned
+// (cudaMallocHost) host arrays, H2D of t and power,
 // `steps` time steps of the one-step kernel (layout block=i:16,j:16) with
 // ping-pong device buffers, D2H of the result.  Each phase is timed
 // separately (host wall time around cudaMemcpy + sync; CUDA events around the
@@ -14,20 +15,16 @@ int main(int argc, char** argv) {
   j.open('{');
   j.str("program", "hotspot_steps");
   j.str("layout", "block=i:16,j:16");
-  j.str("method", "pageable (malloc) host buffers; h2d_t/h2d_power/d2h: host wall time of cudaMemcpy + cudaDeviceSynchronize; kernels_ms: CUDA events around all steps (back-to-back launches, ping-pong buffers); total_ms: host wall time from the first H2D to the end of the D2H; medians of 5 repeats; cudaMalloc/cudaFree not included (malloc_ms reported once per size)");
+  j.str("method", "host buffers pageable (malloc) or pinned (cudaMallocHost), case field host_memory; h2d_t/h2d_power/d2h: host wall time of cudaMemcpy + cudaDeviceSynchronize; kernels_ms: CUDA events around all steps (back-to-back launches, ping-pong buffers); total_ms: host wall time from the first H2D to the end of the D2H; medians of 5 repeats; cudaMalloc/cudaFree not included (malloc_ms reported once per size)");
   j.key("cases");
   j.open('[');
   const int ns[] = {1024, 4096};
   const int steps_list[] = {1, 10, 100};
   for (int N : ns) {
     const size_t n = (size_t)N * N, B = n * 4;
-    float* t = (float*)malloc(B);
-    float* pw = (float*)malloc(B);
-    float* res = (float*)malloc(B);
     std::vector<float> tv(n), pv(n);
     fill_uniform(tv, 0.5f, 1.5f, run_seed() + 81 + N);
     fill_uniform(pv, 0.01f, 1.0f, run_seed() + 82 + N);
-    memcpy(t, tv.data(), B); memcpy(pw, pv.data(), B); memset(res, 0, B);
     // references after 1, 10, 100 steps
     std::vector<double> r0(tv.begin(), tv.end()), r1(n), pd(pv.begin(), pv.end());
     std::vector<std::vector<double>> refs;
@@ -46,6 +43,15 @@ int main(int argc, char** argv) {
     // warm-up (module load etc.)
     hs_naive<16, 16, 1><<<grd, blk>>>(d0, dp, d1, N, N, hs_coef()); CKL();
     CK(cudaDeviceSynchronize());
+    for (int pinned = 0; pinned < 2; ++pinned) {
+    float *t, *pw, *res;
+    if (pinned) {
+      CK(cudaMallocHost(&t, B)); CK(cudaMallocHost(&pw, B)); CK(cudaMallocHost(&res, B));
+    } else {
+      t = (float*)malloc(B); pw = (float*)malloc(B); res = (float*)malloc(B);
+      if (!t || !pw || !res) { fprintf(stderr, "malloc failed\n"); return 1; }
+    }
+    memcpy(t, tv.data(), B); memcpy(pw, pv.data(), B); memset(res, 0, B);
     for (int si = 0; si < 3; ++si) {
       const int steps = steps_list[si];
       std::vector<double> th, tp, tk, td, tt, tkw;
@@ -80,6 +86,7 @@ int main(int argc, char** argv) {
       j.integer("n", N);
       j.str("size", std::to_string(N) + "x" + std::to_string(N));
       j.integer("steps", steps);
+      j.str("host_memory", pinned ? "pinned" : "pageable");
       j.str("skeleton", std::string("validation/skeletons/hotspot_") + std::to_string(N) + ".skel");
       if (ok) {
         j.num("h2d_t_ms", median_of(th));
@@ -96,14 +103,19 @@ int main(int argc, char** argv) {
       j.num("rel_error", err);
       j.boolean("verified", ok);
       j.close('}');
-      printf("hotspot_steps %dx%d steps=%3d %s h2d_t %.3f h2d_p %.3f kern %.3f d2h %.3f total %.3f ms err %.2e\n",
-             N, N, steps, ok ? "OK  " : "FAIL", median_of(th), median_of(tp), median_of(tk), median_of(td),
+      printf("hotspot_steps %s %dx%d steps=%3d %s h2d_t %.3f h2d_p %.3f kern %.3f d2h %.3f total %.3f ms err %.2e\n",
+             pinned ? "pinned  " : "pageable", N, N, steps, ok ? "OK  " : "FAIL", median_of(th), median_of(tp), median_of(tk), median_of(td),
              median_of(tt), err);
       fflush(stdout);
     }
+    if (pinned) {
+      CK(cudaFreeHost(t)); CK(cudaFreeHost(pw)); CK(cudaFreeHost(res));
+    } else {
+      free(t); free(pw); free(res);
+    }
+    }
     CK(cudaFree(d0)); CK(cudaFree(d1)); CK(cudaFree(dp));
     CK(cudaEventDestroy(ea)); CK(cudaEventDestroy(eb));
-    free(t); free(pw); free(res);
   }
   j.close(']');
   j.close('}');
