@@ -105,14 +105,43 @@ public:
     h.h2dPageableGBps = num("h2d_pageable_gbps", 0.01, 10000);
     h.d2hPageableGBps = num("d2h_pageable_gbps", 0.01, 10000);
     h.latencyUs = num("latency_us", 0, 1e6);
+    h.h2dPageableCurve = curve(v, "h2d_pageable_ms_by_bytes");
+    h.d2hPageableCurve = curve(v, "d2h_pageable_ms_by_bytes");
     for (auto &[key, _] : v.items()) {
       static const std::set<std::string> known{"kind", "h2d_pinned_gbps", "d2h_pinned_gbps",
                                                "h2d_pageable_gbps", "d2h_pageable_gbps",
-                                               "latency_us", "note"};
+                                               "latency_us", "h2d_pageable_ms_by_bytes",
+                                               "d2h_pageable_ms_by_bytes", "note"};
       if (!known.count(key))
         fail("host_link." + key, "unknown field");
     }
     return h;
+  }
+
+  /// An optional [[bytes, ms], ...] list of host_link: two or more points,
+  /// bytes strictly increasing, times positive and not decreasing.
+  CopyCurve curve(const json &link, const char *key) const {
+    CopyCurve c;
+    auto it = link.find(key);
+    if (it == link.end())
+      return c;
+    std::string fname = std::string("host_link.") + key;
+    if (!it->is_array() || it->size() < 2)
+      fail(fname, "must be a list of two or more [bytes, ms] points");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json &pt = (*it)[i];
+      std::string at = fmt::format("{}[{}]", fname, i);
+      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
+        fail(at, "must be a [bytes, ms] pair of numbers");
+      double bytes = checkRange(at, pt[0].get<double>(), 1, 1e15);
+      double ms = checkRange(at, pt[1].get<double>(), 1e-6, 1e9);
+      if (!c.empty() && bytes <= c.back().first)
+        fail(at, "sizes must increase");
+      if (!c.empty() && ms < c.back().second)
+        fail(at, "a larger copy cannot take less time");
+      c.push_back({bytes, ms});
+    }
+    return c;
   }
 
   void rejectUnknown() const {

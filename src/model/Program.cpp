@@ -112,7 +112,18 @@ double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned
   const HostLink &h = *hw.hostLink;
   double gbps = hostToDevice ? (pinned ? h.h2dPinnedGBps : h.h2dPageableGBps)
                              : (pinned ? h.d2hPinnedGBps : h.d2hPageableGBps);
-  return h.latencyUs / 1000.0 + bytes / (gbps * 1e6);
+  const CopyCurve &curve = hostToDevice ? h.h2dPageableCurve : h.d2hPageableCurve;
+  if (pinned || curve.empty() || bytes < curve.front().first)
+    return h.latencyUs / 1000.0 + bytes / (gbps * 1e6);
+  // Within the measured sizes: linear between the neighbouring points; beyond
+  // the largest, its time grows in proportion to the bytes.
+  if (bytes >= curve.back().first)
+    return curve.back().second * bytes / curve.back().first;
+  auto hi = std::upper_bound(curve.begin(), curve.end(), bytes,
+                             [](double b, const std::pair<double, double> &p) { return b < p.first; });
+  auto lo = hi - 1;
+  double f = (bytes - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
 }
 
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,

@@ -63,6 +63,7 @@ public:
   }
 
   double timeMs() const { return result_.timeMs; }
+  double coreMs() const { return effects_.coreMs; }
 
   /// The last evaluated layout as a LayoutProjection.
   LayoutProjection projection(const layout::Layout &l, const layout::Characterization &c) const {
@@ -89,14 +90,15 @@ private:
   RooflineResult roofline_;
 };
 
-/// The ranking: faster first, ties by layout string.
-bool better(const LayoutProjection &a, const LayoutProjection &b) {
+} // namespace
+
+bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
   if (a.result.timeMs != b.result.timeMs)
     return a.result.timeMs < b.result.timeMs;
+  if (a.effects.coreMs != b.effects.coreMs)
+    return a.effects.coreMs < b.effects.coreMs;
   return a.layoutString < b.layoutString;
 }
-
-} // namespace
 
 const std::vector<std::string> &modelNames() {
   static const std::vector<std::string> names{"skelcast", "hong-kim", "roofline"};
@@ -138,10 +140,10 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
     kp.layouts.push_back(ev.projection(*only, c));
     return kp;
   }
-  // With keepTop = N, kp.layouts is a max-heap under `better` (its front the
-  // worst kept) until the end: a layout that does not beat the front is
-  // dropped after its time (and, on a tie, its string) is compared, without
-  // building a LayoutProjection.
+  // With keepTop = N, kp.layouts is a max-heap under `rankedBefore` (its front
+  // the worst kept) until the end: a layout that does not beat the front is
+  // dropped after its time (on a tie, its core time, then its string) is
+  // compared, without building a LayoutProjection.
   const size_t keep = mo.keepTop;
   std::string tieString;
   layout::EnumerationStats st = layout::enumerateLayouts(
@@ -153,7 +155,7 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
         }
         if (kp.layouts.size() < keep) {
           kp.layouts.push_back(ev.projection(l, c));
-          std::push_heap(kp.layouts.begin(), kp.layouts.end(), better);
+          std::push_heap(kp.layouts.begin(), kp.layouts.end(), rankedBefore);
           return;
         }
         const LayoutProjection &worst = kp.layouts.front();
@@ -161,18 +163,24 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
         if (!(t < worst.result.timeMs)) {
           if (t != worst.result.timeMs)
             return;
-          tieString.clear();
-          layout::appendLayoutString(tieString, ki, l);
-          if (!(tieString < worst.layoutString))
-            return;
+          double core = ev.coreMs();
+          if (core != worst.effects.coreMs) {
+            if (core > worst.effects.coreMs)
+              return;
+          } else {
+            tieString.clear();
+            layout::appendLayoutString(tieString, ki, l);
+            if (!(tieString < worst.layoutString))
+              return;
+          }
         }
-        std::pop_heap(kp.layouts.begin(), kp.layouts.end(), better);
+        std::pop_heap(kp.layouts.begin(), kp.layouts.end(), rankedBefore);
         kp.layouts.back() = ev.projection(l, c);
-        std::push_heap(kp.layouts.begin(), kp.layouts.end(), better);
+        std::push_heap(kp.layouts.begin(), kp.layouts.end(), rankedBefore);
       });
   kp.layoutsExplored = st.explored;
   kp.layoutsPruned = st.pruned;
-  std::sort(kp.layouts.begin(), kp.layouts.end(), better);
+  std::sort(kp.layouts.begin(), kp.layouts.end(), rankedBefore);
   return kp;
 }
 

@@ -151,6 +151,7 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
     CaseResult cr;
     cr.measured = mc;
     cr.skeletonPath = mc.skeleton;
+    cr.projection = p;
     cr.projectedMs = p.result.timeMs;
     cr.rooflineMs = p.roofline.timeMs;
     cr.error = ratioError(cr.projectedMs, mc.timeMs);
@@ -182,7 +183,7 @@ ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOp
         continue;
       if (!fast || c.measured.timeMs < fast->measured.timeMs)
         fast = &c;
-      if (!pick || c.projectedMs < pick->projectedMs)
+      if (!pick || rankedBefore(c.projection, pick->projection)) // as `project` ranks them
         pick = &c;
       kc.enumeratedTop = tops[c.skeletonPath];
       if (tops[c.skeletonPath] == c.measured.layout)
@@ -336,6 +337,7 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
     c.what = what;
     c.quantity = q;
     c.measuredMs = best[key];
+    c.pinned = pinnedCase[what];
     if (q == "unfused")
       c.projectedMs = pp.kernelsUnfusedMs;
     else if (q == "fused")

@@ -43,10 +43,28 @@ std::string renderProgramValidation(const model::ProgramValidation &v) {
                          num(c.measuredMs, 5), num(c.projectedMs, 5), fixed(100 * c.error, 1),
                          c.ok ? "" : "over target");
   }
-  out += fmt::format("\ntransfers within 15%: {}; fused/unfused winner right: {}; program totals "
-                     "within 25%: {}\n",
-                     v.transfersWithin15 ? "yes" : "no", v.winnersRight ? "yes" : "no",
-                     v.totalsWithin25 ? "yes" : "no");
+  // Per kind of host memory: pinned copies are DMA at the link's rate, pageable
+  // ones also the host's memcpy, whose time varies from run to run.
+  auto byMemory = [&](auto isQuantity) {
+    int n[2] = {0, 0}, ok[2] = {0, 0};
+    for (const auto &c : v.checks)
+      if (isQuantity(c.quantity)) {
+        ++n[c.pinned];
+        ok[c.pinned] += c.ok ? 1 : 0;
+      }
+    std::string s;
+    for (int pinned = 1; pinned >= 0; --pinned)
+      if (n[pinned])
+        s += fmt::format("{}{} {} of {}", s.empty() ? " (" : ", ", pinned ? "pinned" : "pageable",
+                         ok[pinned], n[pinned]);
+    return s.empty() ? s : s + ")";
+  };
+  out += fmt::format("\ntransfers within 15%: {}{}; fused/unfused winner right: {}; program totals "
+                     "within 25%: {}{}\n",
+                     v.transfersWithin15 ? "yes" : "no",
+                     byMemory([](const std::string &q) { return q == "h2d" || q == "d2h"; }),
+                     v.winnersRight ? "yes" : "no", v.totalsWithin25 ? "yes" : "no",
+                     byMemory([](const std::string &q) { return q == "total"; }));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,17 @@ enum class CoalescingRule {
 };
 const char *coalescingRuleName(CoalescingRule r);
 
+/// A measured copy time per size: (bytes, ms) points, bytes increasing.
+using CopyCurve = std::vector<std::pair<double, double>>;
+
 struct HostLink {
   std::string kind;
   double h2dPinnedGBps = 0, d2hPinnedGBps = 0, h2dPageableGBps = 0, d2hPageableGBps = 0;
   double latencyUs = 0;
+  /// Optional measured pageable copy times per size (empty: use the fit above).
+  /// Pageable copies go through the driver's staging buffers and the host's
+  /// memcpy, whose rate changes with the size; a single fit cannot follow it.
+  CopyCurve h2dPageableCurve, d2hPageableCurve;
 };
 
 struct HwSpec {

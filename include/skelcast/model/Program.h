@@ -72,7 +72,9 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                                  const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                  const ProgramOptions &po);
 
-/// Host-link time of `bytes` in one direction (latency + bytes / bandwidth).
+/// Host-link time of `bytes` in one direction: latency + bytes / bandwidth, or,
+/// for pageable memory within the sizes of the spec's measured curve, the curve
+/// (linear between its points, proportional beyond its largest size).
 double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned);
 
 } // namespace skelcast::model

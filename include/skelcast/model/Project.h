@@ -52,8 +52,13 @@ struct KernelProjection {
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const HwSpec &hw, const ModelOptions &mo);
 
-/// Enumerate, project and rank (time, then layout string); `only` restricts to
-/// one given layout. Keeps the `mo.keepTop` best (all when 0).
+/// The ranking: the faster first; on equal times (layouts held at the same
+/// bandwidth floor) the one whose Hong-Kim core time lies further below it,
+/// then the layout string (docs/model.md, section 2).
+bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
+
+/// Enumerate, project and rank (rankedBefore); `only` restricts to one given
+/// layout. Keeps the `mo.keepTop` best (all when 0).
 KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);

@@ -35,6 +35,7 @@ Measurements mergeRuns(const std::vector<Measurements> &runs);
 struct CaseResult {
   MeasuredCase measured;
   std::string skeletonPath; ///< resolved
+  LayoutProjection projection; ///< of the measured layout
   double projectedMs = 0, rooflineMs = 0;
   double error = 0, rooflineError = 0; ///< max(p/m, m/p) - 1
   std::string bound;
@@ -70,6 +71,7 @@ struct ProgramCheck {
   double measuredMs = 0, projectedMs = 0, error = 0;
   std::string measuredWinner, projectedWinner; ///< quantity == winner
   bool ok = true;       ///< within the quantity's target
+  bool pinned = false;  ///< the program's host buffers were pinned
 };
 
 struct ProgramValidation {

@@ -113,6 +113,25 @@ TEST(HwSpec, BadInputsNameTheField) {
   expectError(std::string("{\"a\": \x01}"), "invalid JSON");
 }
 
+TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
+  auto with = [](nlohmann::json pts) {
+    return edited([&](auto &j) { j["host_link"]["value"]["h2d_pageable_ms_by_bytes"] = pts; });
+  };
+  HwSpec h = parseHwSpec(with(nlohmann::json::parse("[[4096, 0.01], [1048576, 0.1]]")), "x.json");
+  ASSERT_EQ(h.hostLink->h2dPageableCurve.size(), 2u);
+  EXPECT_DOUBLE_EQ(h.hostLink->h2dPageableCurve[1].first, 1048576);
+  expectError(with(nlohmann::json::parse("[[4096, 0.01]]")),
+              "field 'host_link.h2d_pageable_ms_by_bytes': must be a list of two or more [bytes, ms] points");
+  expectError(with(nlohmann::json::parse("[[4096, 0.01], [4096, 0.02]]")),
+              "field 'host_link.h2d_pageable_ms_by_bytes[1]': sizes must increase");
+  expectError(with(nlohmann::json::parse("[[4096, 0.01], [8192, 0.005]]")),
+              "field 'host_link.h2d_pageable_ms_by_bytes[1]': a larger copy cannot take less time");
+  expectError(with(nlohmann::json::parse("[[4096, 0.01], [8192, \"x\"]]")),
+              "field 'host_link.h2d_pageable_ms_by_bytes[1]': must be a [bytes, ms] pair of numbers");
+  expectError(with(nlohmann::json::parse("[[4096, 0.01], [8192, -1]]")),
+              "field 'host_link.h2d_pageable_ms_by_bytes[1]': -1 is out of range");
+}
+
 TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
   HwSpec h = parseHwSpec(h100Text(), "h100.json");
   EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);

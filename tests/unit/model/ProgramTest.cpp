@@ -51,9 +51,26 @@ parallel_for second(N) : k {
 
 TEST(Program, TransferIsLatencyPlusBytesOverBandwidth) {
   auto hw = h100();
+  hw.hostLink->h2dPageableCurve.clear();
   const auto &h = *hw.hostLink;
   EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, true, false), h.latencyUs / 1000 + 4e6 / (h.h2dPageableGBps * 1e6));
   EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, false, true), h.latencyUs / 1000 + 4e6 / (h.d2hPinnedGBps * 1e6));
+}
+
+TEST(Program, PageableCopiesFollowTheMeasuredCurve) {
+  // Points (1 MB, 0.1 ms), (4 MB, 0.4 ms), (16 MB, 2 ms): 2.5 MB lies half way
+  // between the first two (0.25 ms); 32 MB is twice the last (4 ms); below the
+  // curve, and for pinned memory, the fit applies.
+  auto hw = h100();
+  auto &h = *hw.hostLink;
+  h.h2dPageableCurve = {{1e6, 0.1}, {4e6, 0.4}, {16e6, 2.0}};
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 2.5e6, true, false), 0.25);
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, true, false), 0.4);
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 32e6, true, false), 4.0);
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 1e5, true, false), h.latencyUs / 1000 + 1e5 / (h.h2dPageableGBps * 1e6));
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, true, true), h.latencyUs / 1000 + 4e6 / (h.h2dPinnedGBps * 1e6));
+  h.d2hPageableCurve.clear();
+  EXPECT_DOUBLE_EQ(model::transferMs(hw, 4e6, false, false), h.latencyUs / 1000 + 4e6 / (h.d2hPageableGBps * 1e6));
 }
 
 TEST(Program, DataflowWithoutMarks) {
