@@ -250,6 +250,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.l2LatencyCycles = r.number("l2_latency_cycles", 0, 1e6);
   h.peakSpGflops = r.number("peak_sp_gflops", 0.001, 1e9);
   h.peakDpGflops = r.number("peak_dp_gflops", 0, 1e9); // 0: no double precision
+  if (root.contains("l1_wavefronts_per_cycle"))
+    h.l1WavefrontsPerCycle = r.number("l1_wavefronts_per_cycle", 0.01, 64);
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs)

@@ -9,7 +9,7 @@
 namespace skelcast::model {
 
 const std::vector<std::string> &modernTermNames() {
-  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "bandwidth", "launch"};
+  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "bandwidth", "lsu", "launch"};
   return names;
 }
 
@@ -37,7 +37,8 @@ enum TermBit : TermMask {
   kCaches = 1u << 4,
   kResidency = 1u << 5,
   kBandwidth = 1u << 6,
-  kLaunch = 1u << 7,
+  kLsu = 1u << 7,
+  kLaunch = 1u << 8,
 };
 
 } // namespace
@@ -232,8 +233,9 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
           if (scratch.present[b * levels + lv])
             exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
       }
-      for (const auto &st : c.stages)
-        exposed += cachingLatency * st.numStages * ki.loops[static_cast<size_t>(st.loop)].execs;
+      for (const auto &au : c.arrays)
+        if (au.cached)
+          exposed += cachingLatency * au.cachingInsts;
       w.exposedLatencyCycles = exposed;
     }
   }
@@ -249,6 +251,26 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
     double perSM = warps / sms * (w.coalMemInsts * hw.departureDelCoalCycles +
                                   w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
     a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
+  }
+  // lsu: every shared-memory access is a wavefront of the SM's L1/shared data
+  // pipe (bank conflicts are not counted), so is each fill's store into shared
+  // memory, a coalesced global access and each 128-byte line (4 sectors) of an
+  // uncoalesced one.
+  if ((on & kLsu) && hw.l1WavefrontsPerCycle > 0) {
+    double wavefronts = 0;
+    for (const auto &u : c.accesses) {
+      if (u.viaShared || u.pattern.coalesced)
+        wavefronts += u.insts;
+      else
+        wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
+    }
+    for (const auto &au : c.arrays)
+      if (au.cached)
+        wavefronts += 2.0 * au.cachingInsts; // the load from global memory and the store
+    double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
+    a.effects.l1WavefrontsPerWarp = wavefronts;
+    a.effects.lsuFloorMs = warps / activeSMs(w, a.hw) * wavefronts /
+                           (hw.l1WavefrontsPerCycle * hw.clockGHz * 1e6);
   }
   if (on & kLaunch)
     a.effects.launchMs = hw.launchOverheadUs / 1000.0;

@@ -47,6 +47,10 @@ public:
         result_.timeMs = floor;
         result_.bound = "memory";
       }
+      if (e.lsuFloorMs > result_.timeMs) {
+        result_.timeMs = e.lsuFloorMs;
+        result_.bound = "l1";
+      }
       result_.timeMs += e.launchMs;
       effects_ = e;
       break;

@@ -62,6 +62,9 @@ struct HwSpec {
   int64_t l1CacheBytes = 0, l2CacheBytes = 0;
   double l1LatencyCycles = 0, l2LatencyCycles = 0;
   double peakSpGflops = 0, peakDpGflops = 0;
+  /// Wavefronts (one 32-lane access of 128 bytes) the L1/shared-memory data
+  /// pipe of an SM serves per cycle; 0: not given (the `lsu` term is off).
+  double l1WavefrontsPerCycle = 0;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (default: launchOverheadUs)
   std::optional<HostLink> hostLink;

@@ -11,6 +11,8 @@
 ///               move no DRAM bytes.
 /// - residency:  (with caches) in a program, an array an earlier kernel used is
 ///               read from L2 when the bytes touched since fit in it.
+/// - lsu:        the time is at least an SM's L1/shared-memory wavefronts over
+///               the rate its data pipe serves them.
 /// - schedulers: several warp schedulers per SM issue in parallel.
 /// - registers:  an estimate of registers per thread limits active blocks.
 /// - mlp:        independent loads of a warp overlap their latencies.
@@ -41,6 +43,8 @@ struct TermEffects {
   double launchMs = 0;
   double dramFloorMs = 0;       ///< DRAM bytes / bandwidth
   double departureFloorMs = 0;  ///< an SM's requests x departure delay
+  double l1WavefrontsPerWarp = 0; ///< shared-memory and L1 accesses, in wavefronts
+  double lsuFloorMs = 0;        ///< an SM's wavefronts / l1_wavefronts_per_cycle
   double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
 };
 

@@ -132,6 +132,14 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
               "field 'host_link.h2d_pageable_ms_by_bytes[1]': -1 is out of range");
 }
 
+TEST(HwSpec, L1WavefrontRateIsOptional) {
+  EXPECT_DOUBLE_EQ(parseHwSpec(h100Text(), "h100.json").l1WavefrontsPerCycle, 1);
+  HwSpec without = parseHwSpec(edited([](auto &j) { j.erase("l1_wavefronts_per_cycle"); }), "x.json");
+  EXPECT_DOUBLE_EQ(without.l1WavefrontsPerCycle, 0); // the lsu term then does nothing
+  expectError(edited([](auto &j) { j["l1_wavefronts_per_cycle"]["value"] = 0; }),
+              "field 'l1_wavefronts_per_cycle': 0 is out of range [0.01, 64]");
+}
+
 TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
   HwSpec h = parseHwSpec(h100Text(), "h100.json");
   EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);

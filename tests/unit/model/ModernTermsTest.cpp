@@ -1,4 +1,5 @@
 // Each modern term of docs/model.md section 7 on a case worked by hand.
+#include "skelcast/model/Program.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/skeleton/Parser.h"
@@ -26,7 +27,7 @@ struct Run {
 
 Run apply(const layout::KernelInfo &ki, const std::string &layoutText,
           std::set<std::string> terms = {"schedulers", "fp64", "registers", "mlp", "caches",
-                                         "bandwidth", "launch"}) {
+                                         "residency", "bandwidth", "lsu", "launch"}) {
   auto hw = h100();
   auto l = layout::parseLayout(ki, layoutText, hw);
   auto c = layout::characterize(ki, l, hw);
@@ -116,6 +117,53 @@ TEST(ModernTerms, UncoalescedL1HitsDoNotDepart) {
   EXPECT_DOUBLE_EQ(off.c.accesses[0].pattern.transactions, 16);
   EXPECT_DOUBLE_EQ(off.a.workload.uncoalPerMw, 16);
   EXPECT_DOUBLE_EQ(on.a.workload.uncoalPerMw, 4);
+}
+
+TEST(ModernTerms, LsuFloorCountsWavefronts) {
+  // Triad, block=i:256: two coalesced loads and a coalesced store, one
+  // wavefront each, per warp; 2^26 / 32 warps over 132 SMs at one wavefront per
+  // cycle.
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.l1WavefrontsPerCycle, 1);
+  auto r = apply(kernelOf(kTriad), "block=i:256", {"lsu"});
+  EXPECT_DOUBLE_EQ(r.a.effects.l1WavefrontsPerWarp, 3);
+  EXPECT_NEAR(r.a.effects.lsuFloorMs, 67108864.0 / 32 / 132 * 3 / (hw.clockGHz * 1e6), 1e-12);
+  // An uncoalesced load of 16 sectors (4 lines of 128 bytes) is 4 wavefronts:
+  // 4 iterations x 4 + the coalesced store = 17.
+  auto x = apply(kernelOf("#define N 1048576\nfloat x[N][4]\nfloat y[N]\nparallel_for(N) : i {\n"
+                          "  for n = 0:4 {\n    ld x[i][n]\n    comp 1\n  }\n  st y[i]\n}\n"),
+                 "block=i:128", {"lsu"});
+  EXPECT_DOUBLE_EQ(x.a.effects.l1WavefrontsPerWarp, 17);
+}
+
+TEST(ModernTerms, LsuFloorOfStagedMatMul) {
+  // MatMul 800x400x800, block=i:32,j:32 stage=k:32 cache=A,B: per thread 400
+  // shared reads of A and 400 of B; 13 stages (400 / 32, rounded up), each
+  // filling a 32x32 tile of A and of B with one instruction per thread (a load
+  // and a store: 2 wavefronts); the store of C. 800 + 13 x 2 x 2 + 1 = 853.
+  auto ki = model::analyzeProgram(skeleton::parseSkeletonFile(kSrc + "/validation/skeletons/matmul_800.skel"))[0];
+  auto r = apply(ki, "block=i:32,j:32 stage=k:32 cache=A,B unroll=k:32", {"lsu"});
+  EXPECT_DOUBLE_EQ(r.a.effects.l1WavefrontsPerWarp, 853);
+  auto hw = h100();
+  double warpsPerSM = 800.0 * 800 / 32 / 132;
+  EXPECT_NEAR(r.a.effects.lsuFloorMs, warpsPerSM * 853 / (hw.clockGHz * 1e6), 1e-12);
+}
+
+TEST(ModernTerms, EachFillInstructionWaitsOutOneLatency) {
+  // A 5-point stencil with t cached, no stage: the 16x16 block's tile is 18x18
+  // = 324 elements, 2 fill instructions per thread, each a guarded load and
+  // store that waits for its load (the validation SASS): the exposed latency is
+  // 2 x the fill's latency, r2 L2 + (1 - r2) DRAM with r2 = 1 - 1026^2 - 4
+  // corners over the 2 x 256 x 4096 elements the fills ask for.
+  auto ki = kernelOf("#define N 1026\nfloat t[N][N]\nfloat o[N][N]\n"
+                     "parallel_for(1:N - 1, 1:N - 1) : i, j {\n  ld t[i][j]\n  ld t[i - 1][j]\n"
+                     "  ld t[i + 1][j]\n  ld t[i][j - 1]\n  ld t[i][j + 1]\n  comp 10\n  st o[i][j]\n}\n");
+  auto hw = h100();
+  auto r = apply(ki, "block=i:16,j:16 cache=t", {"mlp", "caches"});
+  ASSERT_DOUBLE_EQ(r.c.arrays[0].cachingInsts, 2);
+  double r2 = 1.0 - (1026.0 * 1026 - 4) / (2.0 * 256 * 4096);
+  double fill = r2 * hw.l2LatencyCycles + (1 - r2) * hw.dramLatencyCycles;
+  EXPECT_NEAR(r.a.workload.exposedLatencyCycles, 2 * fill, 1e-6);
 }
 
 TEST(ModernTerms, RegistersEstimateAndLimit) {
