@@ -660,10 +660,11 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
     c.loadGroups += maxLevel[b] * blk.execs / u;
   }
-  for (const auto &s : c.stages)
-    c.loadGroups += s.numStages * ki.loops[static_cast<size_t>(s.loop)].execs;
-  if (unstagedCache)
-    c.loadGroups += 1.0;
+  // Each instruction that fills shared memory is a guarded load and store,
+  // which waits for its load (the validation kernels' SASS): a group of its own.
+  for (const auto &au : c.arrays)
+    if (au.cached)
+      c.loadGroups += au.cachingInsts;
   for (size_t d = 0; d < nArrays; ++d)
     if (!all[d].empty() && !l.isCached(static_cast<int>(d)))
       c.windowFootprintBytes += ki.arrays[d].elemBytes * tile->window[d];

@@ -189,12 +189,17 @@ TEST(ModernTerms, DoublePrecisionIssuesAtTheFp64Rate) {
 TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
   std::vector<model::Measurements> runs{
       model::loadMeasurements(kSrc + "/validation/results/h100_kernels.json"),
-      model::loadMeasurements(kSrc + "/validation/results/h100_run2_kernels.json")};
+      model::loadMeasurements(kSrc + "/validation/results/h100_run2_kernels.json"),
+      model::loadMeasurements(kSrc + "/validation/results/h100_run3_kernels.json"),
+      model::loadMeasurements(kSrc + "/validation/results/h100_run4_kernels.json")};
   auto m = model::mergeRuns(runs);
   auto hw = h100();
   auto v = model::validate(m, hw, {}, "skelcast");
   EXPECT_LT(v.geomeanError, v.rooflineGeomeanError);
   EXPECT_LE(v.geomeanError, 0.20) << "geometric-mean error on the H100 measurements (issue 5 target)";
+  // Where the ranking stands (docs/validation.md): 13 of 16; a change that loses
+  // one of them should say why.
+  EXPECT_GE(v.topWithinTen, 13) << "kernels whose projected favourite is within 10% of the fastest";
   // The paper-faithful model on the same cases (projecting only the measured layouts).
   model::ModelOptions hk;
   hk.model = "hong-kim";
