@@ -84,6 +84,7 @@ print(f"cases: {len(cases)}, failed verification: {nfail}")
 keys = ["clock_ghz", "sm_count", "l1_latency_cycles", "l2_latency_cycles", "dram_latency_cycles",
         "mem_bandwidth_gbps", "mem_bandwidth_read_only_gbps", "departure_del_coal_cycles",
         "departure_del_uncoal_cycles", "issue_cycles", "schedulers_per_sm", "launch_overhead_us",
+        "launch_back_to_back_us",
         "launch_sync_latency_us", "peak_sp_gflops", "peak_dp_gflops"]
 print("calibration:", {k: cal.get(k) for k in keys})
 tr = load(os.path.join(out, f"{tag}_transfers.json"), {})
