@@ -124,7 +124,10 @@ HongKimResult hongKim(const Workload &w, const HwSpec &hw) {
         (r.memCycles * r.n / r.mwp + r.compCycles / memInsts * (r.mwp - 1.0)) * r.rep;
   } else {
     r.execCase = 3;
-    r.execCycles = (r.memL + r.compCycles * r.n) * r.rep;
+    // Hong & Kim: (Mem_L + Comp_cycles x N) x Rep. With overlapping waves the
+    // next wave's loads run under this wave's computation: Mem_L is exposed once.
+    r.execCycles = w.wavesOverlap ? r.memL * std::min(1.0, r.rep) + r.compCycles * r.n * r.rep
+                                  : (r.memL + r.compCycles * r.n) * r.rep;
   }
   r.synchCost = synchCost(r.departureDelay, r.mwp, w.synchInsts, r.activeBlocksPerSM, r.rep);
   r.totalCycles = r.execCycles + r.synchCost;

@@ -9,7 +9,7 @@
 namespace skelcast::model {
 
 const std::vector<std::string> &modernTermNames() {
-  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "bandwidth", "lsu", "launch"};
+  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "waves", "bandwidth", "lsu", "launch"};
   return names;
 }
 
@@ -36,9 +36,10 @@ enum TermBit : TermMask {
   kMlp = 1u << 3,
   kCaches = 1u << 4,
   kResidency = 1u << 5,
-  kBandwidth = 1u << 6,
-  kLsu = 1u << 7,
-  kLaunch = 1u << 8,
+  kWaves = 1u << 6,
+  kBandwidth = 1u << 7,
+  kLsu = 1u << 8,
+  kLaunch = 1u << 9,
 };
 
 } // namespace
@@ -239,6 +240,9 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
       w.exposedLatencyCycles = exposed;
     }
   }
+
+  // waves: blocks start as others finish, so the waves of an SM overlap.
+  w.wavesOverlap = (on & kWaves) != 0;
 
   if (on & kBandwidth) {
     double threads = w.blocks * w.threadsPerBlock;

@@ -4,6 +4,8 @@
 /// (`--model hong-kim`) uses none of them.
 ///
 /// - launch:     the kernel launch overhead is added to the time.
+/// - waves:      an SM's successive waves of blocks overlap: Hong-Kim's case 3
+///               exposes one memory latency per kernel, not one per wave.
 /// - bandwidth:  the time is at least the DRAM bytes over the bandwidth and an
 ///               SM's memory requests times their departure delay.
 /// - caches:     global accesses that hit in L1 or L2 (from the footprints of the

@@ -22,6 +22,9 @@ struct Workload {
   /// With per-access latencies (the `caches` term): the cycles a warp waits
   /// for memory in sequence; < 0 means exposedInsts() x Mem_L.
   double exposedLatencyCycles = -1;
+  /// The `waves` term: the Rep waves of blocks on an SM overlap (a block starts
+  /// when one finishes), so case 3 exposes Mem_L once, not once per wave.
+  bool wavesOverlap = false;
 
   double memInsts() const { return coalMemInsts + uncoalMemInsts; }
   double exposedInsts() const { return exposedMemInsts < 0 ? memInsts() : exposedMemInsts; }
