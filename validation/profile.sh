@@ -20,7 +20,10 @@ SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section Mem
   --section MemoryWorkloadAnalysis_Chart --section Occupancy --section LaunchStats --section WarpStateStats \
   --section InstructionStats --section SchedulerStats"
 for p in $PROGS; do
-  [ -x "$BUILD/$p" ] || nvcc -arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp \
+  # (re)build unless a binary newer than its sources exists (an older one may
+  # predate PROFILE=1 and would time every repeat under the profiler)
+  [ -x "$BUILD/$p" ] && [ "$BUILD/$p" -nt "validation/kernels/$p.cu" ] && \
+    [ "$BUILD/$p" -nt validation/kernels/common.cuh ] || nvcc -arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp \
     "validation/kernels/$p.cu" -o "$BUILD/$p" >> "$LOG" 2>&1 || { echo "BUILD FAILED: $p" | tee -a "$LOG"; exit 1; }
   s=$(date +%s)
   PROFILE=1 ncu --clock-control none $SECTIONS -f -o "$BUILD/profile_$p" \

@@ -64,10 +64,21 @@ void registerHw(CLI::App &app, Context &ctx) {
         field("l2_latency_cycles", fmt::format("{}", h.l2LatencyCycles));
         field("peak_sp_gflops", fmt::format("{}", h.peakSpGflops));
         field("peak_dp_gflops", fmt::format("{}", h.peakDpGflops));
+        if (h.l1WavefrontsPerCycle > 0)
+          field("l1_wavefronts_per_cycle", fmt::format("{}", h.l1WavefrontsPerCycle));
         field("launch_overhead_us", fmt::format("{}", h.launchOverheadUs));
-        if (h.hostLink)
-          field("host_link", fmt::format("{} {}/{} GB/s", h.hostLink->kind, h.hostLink->h2dPinnedGBps,
-                                         h.hostLink->d2hPinnedGBps));
+        if (h.sources.count("launch_back_to_back_us"))
+          field("launch_back_to_back_us", fmt::format("{}", h.launchBackToBackUs));
+        if (h.hostLink) {
+          const model::HostLink &l = *h.hostLink;
+          field("host_link", fmt::format("{} {}/{} GB/s", l.kind, l.h2dPinnedGBps, l.d2hPinnedGBps));
+          ctx.out << fmt::format("  {:<28} {:>14}  pageable {}/{} GB/s, latency {} us{}\n", "", "",
+                                 l.h2dPageableGBps, l.d2hPageableGBps, l.latencyUs,
+                                 l.h2dPageableCurve.empty() && l.d2hPageableCurve.empty()
+                                     ? ""
+                                     : fmt::format("; pageable times per size: {} h2d and {} d2h points",
+                                                   l.h2dPageableCurve.size(), l.d2hPageableCurve.size()));
+        }
         return static_cast<int>(Success);
       });
     };

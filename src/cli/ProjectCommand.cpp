@@ -90,10 +90,9 @@ int runProject(Context &ctx, const ProjectOpts &o) {
       ctx.err << w.str() << '\n';
     skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
-    // Each kernel as part of its program: reuse in L2 across kernels counts.
-    std::vector<layout::KernelInfo> infos = model::analyzeProgram(f);
     for (size_t k : selectKernels(f, o.kernel)) {
-      const layout::KernelInfo &ki = infos[k];
+      // The kernel as part of its program: reuse in L2 across kernels counts.
+      layout::KernelInfo ki = model::analyzeProgramKernel(f, k);
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
         only = layout::parseLayout(ki, o.layout, hw);
@@ -144,7 +143,7 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
-  layout::KernelInfo ki = std::move(model::analyzeProgram(f)[ks.front()]);
+  layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
   layout::Layout l = layout::parseLayout(ki, o.layout, hw);
   model::KernelProjection kp = model::projectKernel(ki, hw, {}, o.modelOptions(), l);
   ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, o.modelLabel());

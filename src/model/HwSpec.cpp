@@ -133,8 +133,8 @@ public:
       std::string at = fmt::format("{}[{}]", fname, i);
       if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
         fail(at, "must be a [bytes, ms] pair of numbers");
-      double bytes = checkRange(at, pt[0].get<double>(), 1, 1e15);
-      double ms = checkRange(at, pt[1].get<double>(), 1e-6, 1e9);
+      double bytes = checkRange(at + "[0]", pt[0].get<double>(), 1, 1e15);
+      double ms = checkRange(at + "[1]", pt[1].get<double>(), 1e-6, 1e9);
       if (!c.empty() && bytes <= c.back().first)
         fail(at, "sizes must increase");
       if (!c.empty() && ms < c.back().second)

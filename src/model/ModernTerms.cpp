@@ -181,8 +181,9 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
     l1Bytes = std::max(0.0, requested - l2Bytes - dram);
     if (uncoalInsts > 0)
       w.uncoalPerMw = std::max(1.0, uncoalTrans / uncoalInsts);
-    // Loads that fill shared memory: reuse across blocks only.
-    double cachingLatency = hw.dramLatencyCycles;
+    // Loads that fill shared memory: reuse across blocks only. fillLatency sums
+    // each fill instruction's latency (the `mlp` term waits them out one by one).
+    double fillLatency = 0;
     for (const auto &au : c.arrays) {
       if (!au.cached)
         continue;
@@ -195,7 +196,8 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
       requested += bytes;
       dram += bytes * (1.0 - r2);
       l2Bytes += bytes * r2;
-      cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+      double cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+      fillLatency += au.cachingInsts * cachingLatency;
       latSum += au.cachingInsts * cachingLatency;
       latInsts += au.cachingInsts;
     }
@@ -234,10 +236,7 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
           if (scratch.present[b * levels + lv])
             exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
       }
-      for (const auto &au : c.arrays)
-        if (au.cached)
-          exposed += cachingLatency * au.cachingInsts;
-      w.exposedLatencyCycles = exposed;
+      w.exposedLatencyCycles = exposed + fillLatency;
     }
   }
 
@@ -256,21 +255,25 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
                                   w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
     a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
   }
-  // lsu: every shared-memory access is a wavefront of the SM's L1/shared data
-  // pipe (bank conflicts are not counted), so is each fill's store into shared
-  // memory, a coalesced global access and each 128-byte line (4 sectors) of an
-  // uncoalesced one.
+  // lsu: a warp's shared-memory or coalesced global access takes one wavefront
+  // of the SM's L1/shared data pipe per 128 bytes (bank conflicts are not
+  // counted), a fill its load and its store, an uncoalesced access at least one
+  // per 4 sectors (more when its sectors lie in more lines: a lower bound).
   if ((on & kLsu) && hw.l1WavefrontsPerCycle > 0) {
+    auto dense = [&](int array) {
+      return std::max(1.0, std::ceil(ki.arrays[static_cast<size_t>(array)].elemBytes * hw.warpSize / 128.0));
+    };
     double wavefronts = 0;
     for (const auto &u : c.accesses) {
+      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || u.pattern.coalesced)
-        wavefronts += u.insts;
+        wavefronts += u.insts * dense(acc.array);
       else
         wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
     }
     for (const auto &au : c.arrays)
       if (au.cached)
-        wavefronts += 2.0 * au.cachingInsts; // the load from global memory and the store
+        wavefronts += 2.0 * au.cachingInsts * dense(au.array); // the load and the store
     double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
     a.effects.l1WavefrontsPerWarp = wavefronts;
     a.effects.lsuFloorMs = warps / activeSMs(w, a.hw) * wavefronts /

@@ -59,12 +59,12 @@ bool reads(const skeleton::Kernel &k, const std::string &array) {
 
 } // namespace
 
-std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file) {
+namespace {
+
+/// Per kernel, each array's reuse distance (docs/model.md, section 9), by name;
+/// an array no earlier kernel uses is absent.
+std::vector<std::map<std::string, double>> reuseDistances(const skeleton::SkeletonFile &file) {
   const size_t n = file.kernels.size();
-  std::vector<layout::KernelInfo> infos;
-  infos.reserve(n);
-  for (size_t k = 0; k < n; ++k)
-    infos.push_back(layout::analyzeKernel(file, k));
   skeleton::MacroTable macros = skeleton::evalMacros(file);
   std::map<std::string, double> bytes = arrayBytes(file, macros);
   std::vector<std::set<std::string>> used(n);
@@ -77,6 +77,7 @@ std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &fil
     if (skeleton::evalConstExpr(file.repeats[r].count, macros, file.path) >= 2)
       for (size_t k : file.repeats[r].kernels)
         loop[k] = static_cast<int>(r);
+  std::vector<std::map<std::string, double>> distances(n);
   for (size_t k = 0; k < n; ++k) {
     // The kernels that ran before k, nearest first.
     std::vector<size_t> before;
@@ -89,21 +90,48 @@ std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &fil
       for (size_t j = k; j-- > 0;)
         before.push_back(j);
     }
-    for (auto &arr : infos[k].arrays) {
+    for (const auto &array : used[k]) {
       std::set<std::string> touched = used[k];
       for (size_t j : before) {
         touched.insert(used[j].begin(), used[j].end());
-        if (!used[j].count(arr.name))
+        if (!used[j].count(array))
           continue;
         double distance = 0;
         for (const auto &a : touched)
           distance += bytes[a];
-        arr.programReuseBytes = distance;
+        distances[k][array] = distance;
         break;
       }
     }
   }
+  return distances;
+}
+
+void applyReuse(layout::KernelInfo &ki, const std::map<std::string, double> &distances) {
+  for (auto &arr : ki.arrays) {
+    auto it = distances.find(arr.name);
+    if (it != distances.end())
+      arr.programReuseBytes = it->second;
+  }
+}
+
+} // namespace
+
+std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file) {
+  std::vector<std::map<std::string, double>> distances = reuseDistances(file);
+  std::vector<layout::KernelInfo> infos;
+  infos.reserve(file.kernels.size());
+  for (size_t k = 0; k < file.kernels.size(); ++k) {
+    infos.push_back(layout::analyzeKernel(file, k));
+    applyReuse(infos.back(), distances[k]);
+  }
   return infos;
+}
+
+layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k) {
+  layout::KernelInfo ki = layout::analyzeKernel(file, k);
+  applyReuse(ki, reuseDistances(file)[k]);
+  return ki;
 }
 
 double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
@@ -181,9 +209,14 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
 
   // Launches: the kernels are queued one behind the other, so every launch but
   // the first costs the back-to-back launch time (docs/model.md, section 9).
+  // The launch overhead a kernel's time holds: the launch term's, or the
+  // roofline's (which always adds it); the paper's model has none.
+  auto launchPart = [&](const LayoutProjection &p) {
+    return mo.model == "roofline" ? hw.launchOverheadUs / 1000.0 : p.effects.launchMs;
+  };
   double firstLaunchExtraMs = 0;
   for (const auto &kp : kps)
-    if (!kp.layouts.empty() && kp.layouts.front().effects.launchMs > 0)
+    if (!kp.layouts.empty() && launchPart(kp.layouts.front()) > 0)
       firstLaunchExtraMs = (hw.launchOverheadUs - hw.launchBackToBackUs) / 1000.0;
   for (size_t k = 0; k < n; ++k) {
     ProgramKernel pk;
@@ -192,7 +225,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     if (!kps[k].layouts.empty()) {
       pk.layout = kps[k].layouts.front().layoutString;
       pk.timeMs = kps[k].layouts.front().result.timeMs - firstLaunchExtraMs;
-      pk.launchMs = kps[k].layouts.front().effects.launchMs - firstLaunchExtraMs;
+      pk.launchMs = launchPart(kps[k].layouts.front()) - firstLaunchExtraMs;
     }
     pp.kernelsUnfusedMs += pk.count * pk.timeMs;
     pp.launchMs += pk.count * pk.launchMs;
@@ -249,7 +282,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
         }
         r.kernels = ks;
       }
-      layout::KernelInfo ki = std::move(analyzeProgram(fused)[i]);
+      layout::KernelInfo ki = analyzeProgramKernel(fused, i);
       KernelProjection fkp = projectKernel(ki, hw, eo, mo);
       double unfusedBytes = 0, warps = 0;
       // One pass over the group as it runs alone: its first launch is not queued.
@@ -308,7 +341,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   pp.speedup = *po.cpuMs / pp.totalMs;
   // The repeat count from which the port pays off, when the CPU wins this one.
   if (pp.repeats > 1) {
-    double perRepeatGpu = 0, once = pp.h2dMs + pp.d2hMs;
+    double perRepeatGpu = 0, once = pp.h2dMs + pp.d2hMs + firstLaunchExtraMs;
     for (size_t k = 0; k < n; ++k)
       (scope[k] >= 0 ? perRepeatGpu : once) += pp.kernels[k].timeMs;
     double perRepeatCpu = *po.cpuMs / pp.repeats;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace skelcast::model {
 namespace {
@@ -96,9 +97,17 @@ private:
 
 } // namespace
 
+double rankTime(double ms) {
+  if (!(ms > 0) || !std::isfinite(ms))
+    return ms;
+  double scale = std::pow(10.0, 11.0 - std::floor(std::log10(ms)));
+  return std::round(ms * scale) / scale;
+}
+
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
-  if (a.result.timeMs != b.result.timeMs)
-    return a.result.timeMs < b.result.timeMs;
+  double ta = rankTime(a.result.timeMs), tb = rankTime(b.result.timeMs);
+  if (ta != tb)
+    return ta < tb;
   if (a.effects.coreMs != b.effects.coreMs)
     return a.effects.coreMs < b.effects.coreMs;
   return a.layoutString < b.layoutString;
@@ -163,9 +172,9 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
           return;
         }
         const LayoutProjection &worst = kp.layouts.front();
-        double t = ev.timeMs();
-        if (!(t < worst.result.timeMs)) {
-          if (t != worst.result.timeMs)
+        double t = rankTime(ev.timeMs()), worstTime = rankTime(worst.result.timeMs);
+        if (!(t < worstTime)) {
+          if (t != worstTime)
             return;
           double core = ev.coreMs();
           if (core != worst.effects.coreMs) {

@@ -92,6 +92,10 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
     row(out, "L2 hit fraction", num(e.l2HitFraction, 4), "reuse across blocks in flight");
     row(out, "effective Mem_LD", num(e.effectiveLatencyCycles, 6), "hit-weighted L1/L2/DRAM latency");
     row(out, "DRAM bytes per thread", num(e.dramBytesPerThread, 6), "after the caches");
+    row(out, "DRAM floor (ms)", num(e.dramFloorMs, 6), "DRAM bytes / Mem_Bandwidth (bandwidth)");
+    row(out, "departure floor (ms)", num(e.departureFloorMs, 6), "an SM's requests x departure delay (bandwidth)");
+    row(out, "L1 wavefronts per warp", num(e.l1WavefrontsPerWarp, 6), "shared, fill and global accesses (lsu)");
+    row(out, "L1 floor (ms)", num(e.lsuFloorMs, 6), "warps per SM x wavefronts / l1_wavefronts_per_cycle (lsu)");
     row(out, "launch (ms)", num(e.launchMs, 6), "launch_overhead_us / 1000");
   }
   row(out, "compulsory bytes", num(c.compulsoryBytes, 8), "every element touched, once");
@@ -126,7 +130,7 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
       "Departure_delay x (MWP - 1) x Synch_insts x Active_blocks x Rep");
   row(out, "total cycles", num(r.totalCycles, 8), "Exec_cycles + Synch_cost");
   row(out, "time (ms)", num(r.timeMs, 6), fmt::format("cycles / {} GHz (+ launch)", hw.clockGHz));
-  row(out, "bound", r.bound, "latency: N below MWP and CWP; memory: MWP < CWP - 1");
+  row(out, "bound", r.bound, "latency: N below MWP and CWP; memory: MWP < CWP - 1 or a DRAM/departure floor; l1: the L1/shared floor");
   return out;
 }
 

@@ -66,7 +66,7 @@ struct HwSpec {
   /// pipe of an SM serves per cycle; 0: not given (the `lsu` term is off).
   double l1WavefrontsPerCycle = 0;
   double launchOverheadUs = 0;     ///< a launch timed alone
-  double launchBackToBackUs = 0;   ///< a launch queued behind another (default: launchOverheadUs)
+  double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
   std::optional<HostLink> hostLink;
 
   std::map<std::string, std::string> sources; ///< field -> where its number comes from

@@ -66,6 +66,9 @@ struct ProgramProjection {
 /// repeat's last kernel (its steady state). The `residency` term reads it.
 std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file);
 
+/// Kernel `k` of `file` alone, analyzed as analyzeProgram does it.
+layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k);
+
 /// `kernels` holds the projection of every kernel of `file`, in file order.
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                                  const std::vector<KernelProjection> &kernels, const HwSpec &hw,

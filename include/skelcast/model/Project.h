@@ -52,8 +52,12 @@ struct KernelProjection {
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const HwSpec &hw, const ModelOptions &mo);
 
-/// The ranking: the faster first; on equal times (layouts held at the same
-/// bandwidth floor) the one whose Hong-Kim core time lies further below it,
+/// A projected time as the ranking compares it: to 12 significant digits, so
+/// that layouts held at one floor, which differ only by rounding, tie.
+double rankTime(double ms);
+
+/// The ranking: the faster first (rankTime); on equal times (layouts held at
+/// the same floor) the one whose Hong-Kim core time lies further below it,
 /// then the layout string (docs/model.md, section 2).
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
 

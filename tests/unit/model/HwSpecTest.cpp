@@ -129,7 +129,7 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
   expectError(with(nlohmann::json::parse("[[4096, 0.01], [8192, \"x\"]]")),
               "field 'host_link.h2d_pageable_ms_by_bytes[1]': must be a [bytes, ms] pair of numbers");
   expectError(with(nlohmann::json::parse("[[4096, 0.01], [8192, -1]]")),
-              "field 'host_link.h2d_pageable_ms_by_bytes[1]': -1 is out of range");
+              "field 'host_link.h2d_pageable_ms_by_bytes[1][1]': -1 is out of range");
 }
 
 TEST(HwSpec, L1WavefrontRateIsOptional) {

@@ -136,6 +136,15 @@ TEST(ModernTerms, LsuFloorCountsWavefronts) {
   EXPECT_DOUBLE_EQ(x.a.effects.l1WavefrontsPerWarp, 17);
 }
 
+TEST(ModernTerms, LsuCountsTwoWavefrontsForEightByteElements) {
+  // The triad on doubles: a warp's 32 x 8 bytes = 256 bytes per access, two
+  // wavefronts each: 6 per warp.
+  auto r = apply(kernelOf("#define N 1048576\ndouble a[N]\ndouble b[N]\ndouble c[N]\n"
+                          "parallel_for(N) : i {\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n"),
+                 "block=i:256", {"lsu"});
+  EXPECT_DOUBLE_EQ(r.a.effects.l1WavefrontsPerWarp, 6);
+}
+
 TEST(ModernTerms, LsuFloorOfStagedMatMul) {
   // MatMul 800x400x800, block=i:32,j:32 stage=k:32 cache=A,B: per thread 400
   // shared reads of A and 400 of B; 13 stages (400 / 32, rounded up), each
@@ -187,6 +196,26 @@ TEST(ModernTerms, OverlappingWavesExposeOneLatency) {
   EXPECT_NEAR(a.execCycles, a.memL + a.compCycles * a.n * a.rep, 1e-6);
   EXPECT_NEAR(b.execCycles, (b.memL + b.compCycles * b.n) * b.rep, 1e-6);
   EXPECT_NEAR(b.execCycles - a.execCycles, a.memL * (a.rep - 1), 1e-6);
+}
+
+TEST(ModernTerms, FillLatencyIsEachArraysOwn) {
+  // A writes A in a program; a staged MatMul then caches A (resident in L2,
+  // reuse distance 48 MB < 50 MB) and B (from DRAM). Each fill waits for its
+  // own array's latency, whatever order the arrays are declared in.
+  auto exposed = [](const char *decls) {
+    std::string text = std::string("#define N 2048\n") + decls +
+                       "float C[N][N]\n"
+                       "parallel_for init(N, N) : i, j {\n  comp 1\n  st A[i][j]\n}\n"
+                       "parallel_for mm(N, N) : i, j {\n  stream k = 0:N {\n    ld A[i][k]\n"
+                       "    ld B[k][j]\n    comp 1\n  }\n  st C[i][j]\n}\n";
+    auto f = skeleton::parseSkeleton(text, "t.skel");
+    auto ki = model::analyzeProgramKernel(f, 1);
+    auto hw = h100();
+    auto l = layout::parseLayout(ki, "block=i:16,j:16 stage=k:16 cache=A,B", hw);
+    auto c = layout::characterize(ki, l, hw);
+    return model::applyModernTerms(c, ki, l, hw, {"mlp", "caches", "residency"}).workload.exposedLatencyCycles;
+  };
+  EXPECT_DOUBLE_EQ(exposed("float A[N][N]\nfloat B[N][N]\n"), exposed("float B[N][N]\nfloat A[N][N]\n"));
 }
 
 TEST(ModernTerms, RegistersEstimateAndLimit) {

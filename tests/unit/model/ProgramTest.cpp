@@ -228,6 +228,43 @@ repeat T {
   EXPECT_EQ(reuseOf(once[0], "t"), -1);
 }
 
+TEST(Program, ReuseDistancesInARepeatOfSeveralKernelsAndAfterIt) {
+  // repeat 5 { k0: a -> b; k1: b -> c }, then k2: c -> d (1 MB each). In the
+  // steady state k0's a was last used by k0 one pass earlier: a, b (k0) and c
+  // (k1) lie between: 3 MB; k1's b comes from k0: a, b, c = 3 MB; k2's c from
+  // k1's last pass: b, c, d = 3 MB; d has no earlier user.
+  const char *text = R"(#define N 262144
+in float a[N]
+float b[N]
+float c[N]
+out float d[N]
+repeat 5 {
+  parallel_for k0(N) : i {
+    ld a[i]
+    st b[i]
+  }
+  parallel_for k1(N) : i {
+    ld b[i]
+    st c[i]
+  }
+}
+parallel_for k2(N) : i {
+  ld c[i]
+  st d[i]
+}
+)";
+  auto f = skeleton::parseSkeleton(text, "p.skel");
+  auto infos = model::analyzeProgram(f);
+  const double mb = 1048576;
+  EXPECT_DOUBLE_EQ(reuseOf(infos[0], "a"), 3 * mb);
+  EXPECT_DOUBLE_EQ(reuseOf(infos[0], "b"), 3 * mb); // k1 reads b, then k0 writes it again
+  EXPECT_DOUBLE_EQ(reuseOf(infos[1], "b"), 3 * mb);
+  EXPECT_DOUBLE_EQ(reuseOf(infos[2], "c"), 3 * mb);
+  EXPECT_EQ(reuseOf(infos[2], "d"), -1);
+  // One kernel analyzed alone gets the same distances.
+  EXPECT_DOUBLE_EQ(reuseOf(model::analyzeProgramKernel(f, 2), "c"), 3 * mb);
+}
+
 TEST(Program, ResidentArraysMoveNoDramBytes) {
   // kChain's `second` on the H100: c (4 MB, reuse distance 12 MB) is in the
   // 50 MB L2, so only the store of o moves DRAM bytes: 4 per thread, against

@@ -1,6 +1,6 @@
 // projectKernel with keepTop = N holds only the N best while enumerating; the
-// result must be the first N of the full ranking, ties (equal times, broken by
-// the layout string) included, and each kept projection must be what
+// result must be the first N of the full ranking (model::rankedBefore), ties
+// (equal times at 12 digits, broken by core time, then the layout string) included, and each kept projection must be what
 // projectLayout computes for that layout alone.
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Parser.h"
