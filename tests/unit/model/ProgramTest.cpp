@@ -306,3 +306,40 @@ TEST(Program, LaunchesAfterTheFirstAreQueued) {
   ASSERT_EQ(p.fusion.size(), 1u);
   EXPECT_NEAR(p.fusion[0].unfusedMs, alone - x, 1e-12);
 }
+
+TEST(Program, TheFusedKernelKeepsItsRepeat) {
+  // repeat 4 { k0: a -> b; k1: b -> c } with b a temporary: the fused kernel
+  // replaces both inside the repeat, so in its steady state it reads a (1 MB)
+  // from L2, and its projection is faster with the residency term than without.
+  const char *text = R"(#define N 262144
+in float a[N]
+float b[N]
+out float c[N]
+repeat 4 {
+  parallel_for k0(N) : i {
+    ld a[i]
+    comp 8
+    st b[i]
+  }
+  parallel_for k1(N) : i {
+    ld b[i]
+    comp 8
+    st c[i]
+  }
+}
+)";
+  auto f = skeleton::parseSkeleton(text, "p.skel");
+  auto hw = h100();
+  auto run = [&](const model::ModelOptions &mo) {
+    std::vector<model::KernelProjection> kps;
+    for (const auto &ki : model::analyzeProgram(f))
+      kps.push_back(model::projectKernel(ki, hw, {}, mo));
+    return model::projectProgram(f, kps, hw, {}, mo, {});
+  };
+  model::ModelOptions on, off;
+  off.disabledTerms = {"residency"};
+  auto with = run(on), without = run(off);
+  ASSERT_EQ(with.fusion.size(), 1u);
+  ASSERT_EQ(without.fusion.size(), 1u);
+  EXPECT_LT(with.fusion[0].fusedMs, without.fusion[0].fusedMs);
+}
