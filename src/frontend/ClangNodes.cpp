@@ -23,6 +23,16 @@ bool mentions(const clang::Stmt *s, const clang::VarDecl *v) {
   return false;
 }
 
+void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
+  if (!s)
+    return;
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()))
+      out.insert(v);
+  for (const clang::Stmt *c : s->children())
+    collectVars(c, out);
+}
+
 std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx) {
   if (!e || e->isValueDependent() || !e->getType()->isIntegralOrEnumerationType())
     return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 
 namespace skelcast::frontend {
 
@@ -16,6 +17,9 @@ const clang::VarDecl *refVar(const clang::Expr *e);
 
 /// Does `s` (an expression or statement) refer to `v` anywhere inside?
 bool mentions(const clang::Stmt *s, const clang::VarDecl *v);
+
+/// Adds every variable `s` (an expression or statement) refers to anywhere inside.
+void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out);
 
 /// The value of an integer constant expression without side effects; nullopt
 /// for anything else (or null).

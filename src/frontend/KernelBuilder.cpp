@@ -1097,7 +1097,7 @@ private:
         std::set<const clang::VarDecl *> more;
         for (const clang::Expr *e : {h.init, h.bound}) {
           std::set<const clang::VarDecl *> vs;
-          collectVarsOf(e, vs);
+          collectVars(e, vs);
           for (auto *w : vs) {
             if (plan_.loops.count(w) && loopVal_.count(w)) {
               if (!vars.count(w)) {
@@ -1202,16 +1202,6 @@ private:
     if (!ok || reach == 0)
       return std::nullopt;
     return static_cast<double>(taken) / static_cast<double>(reach);
-  }
-
-  static void collectVarsOf(const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
-    if (!s)
-      return;
-    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
-      if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()))
-        out.insert(v);
-    for (const clang::Stmt *c : s->children())
-      collectVarsOf(c, out);
   }
 
   NestAnalysis &na_;

@@ -67,16 +67,6 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   return nullptr;
 }
 
-void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
-  if (!s)
-    return;
-  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
-    if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()))
-      out.insert(v);
-  for (const clang::Stmt *c : s->children())
-    collectVars(c, out);
-}
-
 // ---------------------------------------------------------------------------
 // Facts about the whole function
 
