@@ -57,10 +57,6 @@ bool reads(const skeleton::Kernel &k, const std::string &array) {
   return false;
 }
 
-} // namespace
-
-namespace {
-
 /// Per kernel, each array's reuse distance (docs/model.md, section 9), by name;
 /// an array no earlier kernel uses is absent.
 std::vector<std::map<std::string, double>> reuseDistances(const skeleton::SkeletonFile &file) {
