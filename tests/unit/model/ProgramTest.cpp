@@ -17,12 +17,13 @@ const std::string kSrc = SKELCAST_SOURCE_DIR;
 
 model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 
-model::ProgramProjection program(const std::string &text, model::ProgramOptions po = {}) {
+model::ProgramProjection program(const std::string &text, model::ProgramOptions po = {},
+                                 const model::ModelOptions &mo = {}) {
   auto f = skeleton::parseSkeleton(text, "p.skel");
   std::vector<model::KernelProjection> kps;
   for (const auto &ki : model::analyzeProgram(f))
-    kps.push_back(model::projectKernel(ki, h100(), {}, {}));
-  return model::projectProgram(f, kps, h100(), {}, {}, po);
+    kps.push_back(model::projectKernel(ki, h100(), {}, mo));
+  return model::projectProgram(f, kps, h100(), {}, mo, po);
 }
 
 double reuseOf(const layout::KernelInfo &ki, const std::string &array) {
@@ -328,17 +329,9 @@ repeat 4 {
   }
 }
 )";
-  auto f = skeleton::parseSkeleton(text, "p.skel");
-  auto hw = h100();
-  auto run = [&](const model::ModelOptions &mo) {
-    std::vector<model::KernelProjection> kps;
-    for (const auto &ki : model::analyzeProgram(f))
-      kps.push_back(model::projectKernel(ki, hw, {}, mo));
-    return model::projectProgram(f, kps, hw, {}, mo, {});
-  };
-  model::ModelOptions on, off;
+  model::ModelOptions off;
   off.disabledTerms = {"residency"};
-  auto with = run(on), without = run(off);
+  auto with = program(text), without = program(text, {}, off);
   ASSERT_EQ(with.fusion.size(), 1u);
   ASSERT_EQ(without.fusion.size(), 1u);
   EXPECT_LT(with.fusion[0].fusedMs, without.fusion[0].fusedMs);
