@@ -31,7 +31,7 @@ say() { echo "$@" | tee -a "$LOG"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-PROGS="calibrate matmul hotspot ispinex spinflap stream transpose transfers fusion hotspot_steps"
+PROGS="calibrate matmul hotspot ispinex spinflap stream transpose transfers pageable_probe copy_context fusion hotspot_steps"
 FLAGS="-arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp -Xptxas -v"
 t0=$(date +%s)
 pids=()
@@ -71,6 +71,8 @@ for p in matmul hotspot ispinex spinflap stream transpose; do
   run $p "$BUILD/$p" "$BUILD/cases_$p.json"
 done
 run transfers "$BUILD/transfers" "$OUT/${TAG}_transfers.json"
+run pageable_probe "$BUILD/pageable_probe" "$OUT/${TAG}_pageable_probe.json"
+run copy_context "$BUILD/copy_context" "$OUT/${TAG}_copy_context.json"
 run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
 run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
 {

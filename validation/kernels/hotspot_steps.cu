@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   j.open('{');
   j.str("program", "hotspot_steps");
   j.str("layout", "block=i:16,j:16");
-  j.str("method", "host buffers pageable (malloc) or pinned (cudaMallocHost), case field host_memory; h2d_t/h2d_power/d2h: host wall time of cudaMemcpy + cudaDeviceSynchronize; kernels_ms: CUDA events around all steps (back-to-back launches, ping-pong buffers); total_ms: host wall time from the first H2D to the end of the D2H; medians of 5 repeats; cudaMalloc/cudaFree not included (malloc_ms reported once per size)");
+  j.str("method", "host buffers pageable (malloc) or pinned (cudaMallocHost), case field host_memory; h2d_t/h2d_power/d2h: host wall time of cudaMemcpy + cudaDeviceSynchronize; kernels_ms: CUDA events around all steps (back-to-back launches, ping-pong buffers); total_ms: host wall time from the first H2D to the end of the D2H; medians of 11 repeats (5 before run 5); cudaMalloc/cudaFree not included (malloc_ms reported once per size)");
   j.key("cases");
   j.open('[');
   const int ns[] = {1024, 4096};
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       const int steps = steps_list[si];
       std::vector<double> th, tp, tk, td, tt, tkw;
       double err = NAN;
-      const int reps = Q ? 2 : 5;
+      const int reps = Q ? 2 : 11;
       for (int r = 0; r < reps; ++r) {
         poison(d0, B); poison(d1, B);
         CK(cudaDeviceSynchronize());
