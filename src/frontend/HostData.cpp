@@ -150,4 +150,73 @@ std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDe
   return roles;
 }
 
+namespace {
+
+/// The buffer an element access goes through: `a[i]`, `*p`, `*(p + k)`.
+const clang::VarDecl *accessedBuffer(const clang::Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+    return varOf(as->getBase());
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_Deref) {
+    const clang::Expr *p = u->getSubExpr()->IgnoreParenImpCasts();
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isAdditiveOp())
+      p = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+    return varOf(p);
+  }
+  return nullptr;
+}
+
+void touchesIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out) {
+  if (!s)
+    return;
+  auto note = [&](const clang::VarDecl *v, bool write) {
+    if (v && isBuffer(v))
+      out[v] = out[v] || write;
+  };
+  if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+        b && b->isAssignmentOp()) {
+      note(accessedBuffer(b->getLHS()), true); // a write: the host updates some elements
+      touchesIn(b->getLHS(), out);              // its indices
+      touchesIn(b->getRHS(), out);
+      return;
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e->IgnoreParenImpCasts());
+        u && u->isIncrementDecrementOp()) {
+      note(accessedBuffer(u->getSubExpr()), true);
+      touchesIn(u->getSubExpr(), out);
+      return;
+    }
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(e->IgnoreParenImpCasts())) {
+      const clang::FunctionDecl *fd = c->getDirectCallee();
+      if (fd && fd->getName() == "free")
+        return;
+      for (const clang::Expr *a : c->arguments()) {
+        const clang::VarDecl *v = varOf(a);
+        if (v && isBuffer(v))
+          note(v, true); // the callee may read or write it
+        else
+          touchesIn(a, out);
+      }
+      return;
+    }
+    if (const clang::VarDecl *v = accessedBuffer(e)) {
+      note(v, false);
+      for (const clang::Stmt *c : e->IgnoreParenImpCasts()->children())
+        touchesIn(c, out);
+      return;
+    }
+  }
+  for (const clang::Stmt *c : s->children())
+    touchesIn(c, out);
+}
+
+} // namespace
+
+std::map<const clang::VarDecl *, bool> hostTouches(const clang::Stmt *s) {
+  std::map<const clang::VarDecl *, bool> out;
+  touchesIn(s, out);
+  return out;
+}
+
 } // namespace skelcast::frontend

@@ -26,4 +26,10 @@ struct BufferRole {
 /// locals; globals are the host's and not listed).
 std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn);
 
+/// The arrays that host code `s` touches (docs/skeletonizer.md, "Host code
+/// between kernels"), each with whether it writes it: elements read or written
+/// through a subscript or `*p`, and arrays passed to a function, which may do
+/// either (they count as written). `free(p)` touches nothing.
+std::map<const clang::VarDecl *, bool> hostTouches(const clang::Stmt *s);
+
 } // namespace skelcast::frontend

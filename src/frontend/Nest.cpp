@@ -1771,9 +1771,12 @@ public:
   void run() {
     size_t first = out_.kernels.size();
     walk(fn_->getBody());
+    flushHost();
     decideRoles(first);
-    if (out_.kernels.size() > first)
+    if (out_.kernels.size() > first) {
+      addHostSteps(first);
       out_.functions.push_back(signature());
+    }
   }
 
 private:
@@ -1800,8 +1803,94 @@ private:
       notALoopNest(s, d->getBody(), "a 'do' loop (only 'for' loops are ported)");
       return;
     }
+    if (!containsLoop(s)) {
+      noteHost(s); // host code: what it touches may have to cross the link
+      return;
+    }
     for (const clang::Stmt *c : s->children())
       walk(c);
+  }
+
+  static bool containsLoop(const clang::Stmt *s) {
+    if (!s)
+      return false;
+    if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+        llvm::isa<clang::DoStmt>(s) || llvm::isa<clang::OMPExecutableDirective>(s))
+      return true;
+    for (const clang::Stmt *c : s->children())
+      if (containsLoop(c))
+        return true;
+    return false;
+  }
+
+  // -------------------------------------------------------------------------
+  // Host code between kernels (docs/skeletonizer.md, "Host code between
+  // kernels"): the arrays it touches, gathered between two kernels, become
+  // `host reads` / `host writes` steps at that point of the program.
+
+  struct RawHostStep {
+    std::map<const clang::VarDecl *, bool> touches; ///< written?
+    size_t beforeKernel = 0;
+    int repeat = -1;
+    clang::SourceLocation loc;
+  };
+
+  void noteHost(const clang::Stmt *s) {
+    auto t = hostTouches(s);
+    if (t.empty())
+      return;
+    if (pending_.empty())
+      pendingLoc_ = s->getBeginLoc();
+    for (const auto &[v, w] : t)
+      pending_[v] = pending_[v] || w;
+  }
+
+  /// The host code gathered so far runs before the next kernel.
+  void flushHost() {
+    if (pending_.empty())
+      return;
+    steps_.push_back({pending_, out_.kernels.size(), -1, pendingLoc_});
+    pending_.clear();
+  }
+
+  /// The function's steps with skeleton names. Before its first kernel and
+  /// after its last, the marks already say what the host provides and reads
+  /// back of its own arrays: there a step keeps only the function's arrays
+  /// (device temporaries the host fills or reads).
+  void addHostSteps(size_t first) {
+    std::set<std::string> names;
+    for (size_t k = first; k < out_.kernels.size(); ++k)
+      touched(out_.kernels[k].body, names);
+    for (const RawHostStep &raw : steps_) {
+      bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
+      std::vector<std::string> reads, writes;
+      for (const auto &[v, w] : raw.touches)
+        for (const std::string &n : out_.namesOf(v)) {
+          if (!names.count(n) || (edge && !out_.roles[n].deviceOwned))
+            continue;
+          (w ? writes : reads).push_back(n);
+        }
+      for (int w = 0; w < 2; ++w) {
+        std::vector<std::string> &list = w ? writes : reads;
+        if (list.empty())
+          continue;
+        skeleton::HostStep h;
+        h.writes = w == 1;
+        h.arrays = list;
+        h.arrayLocs.assign(list.size(), tu_.position(raw.loc));
+        h.beforeKernel = raw.beforeKernel;
+        h.repeat = raw.repeat;
+        h.loc = tu_.position(raw.loc);
+        h.comments.leading.push_back(fmt::format("// from {}:{}: host code {} {}", tu_.fileName,
+                                                 tu_.line(raw.loc), w ? "updates" : "reads",
+                                                 list.size() == 1 ? "this array" : "these arrays"));
+        out_.hostSteps.push_back(std::move(h));
+        if (raw.repeat >= 0)
+          out_.repeats[static_cast<size_t>(raw.repeat)].hostSteps.push_back(out_.hostSteps.size() - 1);
+        out_.programMarks = true;
+      }
+    }
+    steps_.clear();
   }
 
   /// A loop that is not ported itself: look for nests inside; warn if none.
@@ -1929,7 +2018,8 @@ private:
 
   /// A sequential loop (a time-step loop) around kernels [first, end): they
   /// run its trip count times, `repeat T { ... }`.
-  void wrapInRepeat(const clang::ForStmt *f, const std::optional<LoopHeader> &hdr, size_t first) {
+  void wrapInRepeat(const clang::ForStmt *f, const std::optional<LoopHeader> &hdr, size_t first,
+                    size_t firstStep) {
     size_t end = out_.kernels.size();
     if (!hdr) {
       out_.warnings.push_back(tu_.warning(
@@ -1956,6 +2046,7 @@ private:
         // nested time loops over the same kernels: the counts multiply
         r.count = skeleton::Expr::binary('*', count->first, r.count);
         r.comments.leading.insert(r.comments.leading.begin(), from);
+        inRepeat(firstStep, static_cast<int>(&r - out_.repeats.data()));
       } else {
         out_.warnings.push_back(tu_.warning(
             f->getBeginLoc(),
@@ -1969,6 +2060,14 @@ private:
     r.kernels = ks;
     r.comments.leading.push_back(from);
     out_.repeats.push_back(std::move(r));
+    inRepeat(firstStep, static_cast<int>(out_.repeats.size() - 1));
+  }
+
+  /// The host steps gathered since `firstStep` run in each pass of repeat r.
+  void inRepeat(size_t firstStep, int r) {
+    for (size_t i = firstStep; i < steps_.size(); ++i)
+      if (steps_[i].repeat < 0)
+        steps_[i].repeat = r;
   }
 
   /// Whose each array of this function's kernels is (HostData.h), and the
@@ -2067,6 +2166,7 @@ private:
         name += fmt::format("_{}", count_);
       skeleton::Kernel k = buildKernel(na, name, nestWarnings);
       ++count_;
+      flushHost();
       out_.addKernel(std::move(k));
       for (auto &w : nestWarnings)
         out_.warnings.push_back(std::move(w));
@@ -2096,11 +2196,17 @@ private:
         auto hdr = parseLoopHeader(f, tu_.ast, why);
         if (hdr)
           enclosing_.push_back(hdr->var);
+        flushHost(); // host code before the loop runs once, not in each pass
+        size_t firstStep = steps_.size();
         walk(f->getBody());
         if (hdr)
           enclosing_.pop_back();
-        if (out_.kernels.size() > kernels)
-          wrapInRepeat(f, hdr, kernels);
+        if (out_.kernels.size() > kernels) {
+          flushHost(); // the body's host code after its last kernel
+          wrapInRepeat(f, hdr, kernels, firstStep);
+        } else {
+          noteHost(f); // a loop of host code, header and all
+        }
       }
       if (out_.kernels.size() == kernels) {
         out_.warnings.resize(warns);
@@ -2116,6 +2222,9 @@ private:
   CalleeChecker callees_;
   std::vector<const clang::VarDecl *> enclosing_;
   int count_ = 0;
+  std::map<const clang::VarDecl *, bool> pending_; ///< host code since the last kernel
+  clang::SourceLocation pendingLoc_;
+  std::vector<RawHostStep> steps_;
 };
 
 } // namespace

@@ -122,6 +122,7 @@ public:
   std::vector<skeleton::Array> arrays;
   std::vector<skeleton::Kernel> kernels;
   std::vector<skeleton::Repeat> repeats; ///< time-step loops around kernels
+  std::vector<skeleton::HostStep> hostSteps; ///< host code between kernels, in program order
   std::vector<Warning> warnings;
 
   /// Whose an array is (HostData.h), by skeleton name; decides the host marks.
@@ -132,7 +133,7 @@ public:
   };
   std::map<std::string, HostRole> roles;
   std::vector<CFunction> functions; ///< those with kernels (array names before renaming)
-  bool programMarks = false; ///< a repeat, a device temporary or `out`: write host marks
+  bool programMarks = false; ///< a repeat, a device temporary, `out` or a host step: write host marks
 
 private:
   TUContext &tu_;

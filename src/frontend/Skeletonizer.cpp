@@ -10,6 +10,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
 
+#include <cstdint>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -326,6 +327,7 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
   // arrays; a name taken by a macro moves aside
   f.arrays = fa.arraysInSourceOrder();
   f.kernels = fa.kernels;
+  f.hostSteps = fa.hostSteps;
   res.functions = fa.functions;
   for (auto &a : f.arrays) {
     if (globals.count(a.name)) {
@@ -335,6 +337,8 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
       for (auto &fn : res.functions)
         for (auto &p : fn.params)
           std::replace(p.arrays.begin(), p.arrays.end(), a.name, to);
+      for (auto &h : f.hostSteps)
+        std::replace(h.arrays.begin(), h.arrays.end(), a.name, to);
       a.name = to;
     }
     globals.insert(a.name);
@@ -376,9 +380,20 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
     f.order.push_back({skeleton::Item::Kind::Macro, i});
   for (size_t i = 0; i < f.arrays.size(); ++i)
     f.order.push_back({skeleton::Item::Kind::Array, i});
-  // kernels in order; those of a time-step loop inside its repeat
+  // kernels in order; those of a time-step loop inside its repeat; host steps
+  // outside repeats before the kernel they precede
   f.repeats = fa.repeats;
+  size_t nextHost = 0;
+  auto hostsBefore = [&](size_t kernel) {
+    for (; nextHost < f.hostSteps.size(); ++nextHost) {
+      if (f.hostSteps[nextHost].beforeKernel > kernel)
+        break;
+      if (f.hostSteps[nextHost].repeat < 0)
+        f.order.push_back({skeleton::Item::Kind::Host, nextHost});
+    }
+  };
   for (size_t i = 0; i < f.kernels.size(); ++i) {
+    hostsBefore(i);
     auto r = std::find_if(f.repeats.begin(), f.repeats.end(), [&](const skeleton::Repeat &x) {
       return std::find(x.kernels.begin(), x.kernels.end(), i) != x.kernels.end();
     });
@@ -387,6 +402,7 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
     else if (r->kernels.front() == i)
       f.order.push_back({skeleton::Item::Kind::Repeat, static_cast<size_t>(r - f.repeats.begin())});
   }
+  hostsBefore(SIZE_MAX);
   std::string head = fmt::format("// skeletons of {}, written by 'skelcast skeletonize'", tu.fileName);
   if (!f.macros.empty())
     f.macros[0].comments.leading.insert(f.macros[0].comments.leading.begin(), head);

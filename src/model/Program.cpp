@@ -111,6 +111,127 @@ void applyReuse(layout::KernelInfo &ki, const std::map<std::string, double> &dis
   }
 }
 
+/// Copies of one array in one direction, for one cause, in one scope.
+struct PlannedCopy {
+  std::string array;
+  bool toDevice = false, byHost = false;
+  int repeat = -1;          ///< the repeat whose passes make it, -1 for none
+  double count = 0;         ///< over the whole program
+  double perPass = 0;       ///< in each pass of the repeat after its first
+  double repeatCount = 1;   ///< that repeat's count
+};
+
+struct TransferPlan {
+  std::vector<PlannedCopy> copies; ///< in the order of their first copy
+};
+
+/// What crosses the host link and when (docs/model.md, section 9, "Transfers"):
+/// the program's kernels and host steps run in order, each array with two
+/// flags: the device's copy is stale (the host provided it, or changed it in a
+/// host step, since the device last had it) and the host's copy is stale (a
+/// kernel wrote it since the host last had it). A kernel that touches an array
+/// whose device copy is stale gets it first (host to device); a host step that
+/// names an array whose host copy is stale gets it first (device to host); at
+/// the end the host gets each output whose copy is stale, and, in a file with
+/// marks, each `out`/`inout` array not copied back before (the mark asks for
+/// it even when no kernel wrote it). A repeat's passes
+/// after the first find the flags its first pass left, so they all make the
+/// same copies: the first pass, then the second one count - 1 times.
+TransferPlan planTransfers(const skeleton::SkeletonFile &file, const std::set<std::string> &inputs,
+                           const std::set<std::string> &outputs, bool marked,
+                           const std::vector<double> &count, const std::vector<int> &scope) {
+  // Events in program order: host steps before the kernel they precede, in
+  // the order written (a top-level step before a repeat precedes the steps of
+  // its body, those at the end of the body precede a top-level step after it).
+  struct Event {
+    size_t pos;
+    int kind; // 0: host step, 1: kernel
+    size_t index;
+    int repeat;
+  };
+  std::vector<Event> events;
+  for (size_t h = 0; h < file.hostSteps.size(); ++h)
+    events.push_back({file.hostSteps[h].beforeKernel, 0, h, file.hostSteps[h].repeat});
+  for (size_t k = 0; k < file.kernels.size(); ++k)
+    events.push_back({k, 1, k, scope[k]});
+  std::stable_sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    return a.pos != b.pos ? a.pos < b.pos : a.kind < b.kind;
+  });
+
+  struct Flags {
+    bool deviceStale = false, hostStale = false, staleByHost = false, copiedBack = false;
+  };
+  std::map<std::string, Flags> flags;
+  for (const auto &a : inputs)
+    flags[a].deviceStale = true;
+  TransferPlan plan;
+  // weight: the copies this pass stands for; steady: a pass after the first
+  auto record = [&](const std::string &array, bool toDevice, bool byHost, int repeat,
+                    double weight, bool steady, double repeatCount) {
+    auto it = std::find_if(plan.copies.begin(), plan.copies.end(), [&](const PlannedCopy &c) {
+      return c.array == array && c.toDevice == toDevice && c.byHost == byHost && c.repeat == repeat;
+    });
+    if (it == plan.copies.end()) {
+      plan.copies.push_back({array, toDevice, byHost, repeat, 0, 0, repeatCount});
+      it = plan.copies.end() - 1;
+    }
+    it->count += weight;
+    if (steady)
+      it->perPass += 1;
+  };
+  auto run = [&](const Event &e, double weight, bool steady, double repeatCount) {
+    if (e.kind == 1) {
+      std::map<std::string, bool> stored; // the arrays it touches: stored or only loaded
+      for (const auto &[a, st] : touchesOf(file.kernels[e.index]))
+        stored[a] = stored[a] || st;
+      for (const auto &arr : file.arrays) { // declaration order
+        auto it = stored.find(arr.name);
+        if (it == stored.end())
+          continue;
+        Flags &f = flags[arr.name];
+        if (f.deviceStale) {
+          record(arr.name, true, f.staleByHost, e.repeat, weight, steady, repeatCount);
+          f.deviceStale = false;
+        }
+        if (it->second)
+          f.hostStale = true;
+      }
+      return;
+    }
+    const skeleton::HostStep &h = file.hostSteps[e.index];
+    for (const auto &a : h.arrays) {
+      Flags &f = flags[a];
+      if (f.hostStale) {
+        record(a, false, true, e.repeat, weight, steady, repeatCount);
+        f.hostStale = false;
+        f.copiedBack = true;
+      }
+      if (h.writes) {
+        f.deviceStale = true;
+        f.staleByHost = true;
+      }
+    }
+  };
+  for (size_t e = 0; e < events.size();) {
+    size_t end = e + 1;
+    int r = events[e].repeat;
+    if (r >= 0)
+      while (end < events.size() && events[end].repeat == r)
+        ++end;
+    double c = r >= 0 ? count[file.repeats[static_cast<size_t>(r)].kernels.front()] : 1;
+    for (size_t x = e; x < end; ++x)
+      run(events[x], 1, false, c);
+    if (c >= 2)
+      for (size_t x = e; x < end; ++x)
+        run(events[x], c - 1, true, c);
+    e = end;
+  }
+  for (const auto &a : outputs)
+    if (flags[a].hostStale || (marked && !flags[a].copiedBack))
+      record(a, false, false, -1, 1, false, 1);
+  return plan;
+}
+
 } // namespace
 
 std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file) {
@@ -173,7 +294,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   // from the host and every array written goes back.
   bool anyMark = std::any_of(file.arrays.begin(), file.arrays.end(),
                              [](const skeleton::Array &a) { return a.mark != skeleton::HostMark::None; });
-  std::set<std::string> outputs;
+  std::set<std::string> inputs, outputs;
   std::map<std::string, double> bytesOf = arrayBytes(file, macros);
   for (const auto &arr : file.arrays) {
     std::optional<bool> firstIsStore;
@@ -187,21 +308,31 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
         }
     if (!firstIsStore)
       continue; // no kernel touches it
-    bool in = anyMark ? (arr.mark == skeleton::HostMark::In || arr.mark == skeleton::HostMark::InOut)
-                      : !*firstIsStore;
-    bool out = anyMark ? (arr.mark == skeleton::HostMark::Out || arr.mark == skeleton::HostMark::InOut)
-                       : written;
-    double bytes = bytesOf[arr.name];
-    if (in) {
-      pp.h2d.push_back({arr.name, bytes, transferMs(hw, bytes, true, po.pinned)});
-      pp.h2dMs += pp.h2d.back().ms;
-    }
-    if (out) {
-      pp.d2h.push_back({arr.name, bytes, transferMs(hw, bytes, false, po.pinned)});
-      pp.d2hMs += pp.d2h.back().ms;
+    if (anyMark ? (arr.mark == skeleton::HostMark::In || arr.mark == skeleton::HostMark::InOut)
+                : !*firstIsStore)
+      inputs.insert(arr.name);
+    if (anyMark ? (arr.mark == skeleton::HostMark::Out || arr.mark == skeleton::HostMark::InOut)
+                : written)
       outputs.insert(arr.name);
-    }
   }
+  TransferPlan tp = planTransfers(file, inputs, outputs, anyMark, count, scope);
+  double onceTransferMs = 0, eachRepeatTransferMs = 0; // for the break-even
+  for (const auto &c : tp.copies) {
+    Transfer t;
+    t.array = c.array;
+    t.bytes = bytesOf[c.array];
+    t.ms = transferMs(hw, t.bytes, c.toDevice, po.pinned);
+    t.count = c.count;
+    t.byHost = c.byHost;
+    t.eachRepeat = c.perPass > 0;
+    (c.toDevice ? pp.h2dMs : pp.d2hMs) += t.count * t.ms;
+    eachRepeatTransferMs += c.perPass * t.ms;
+    onceTransferMs += (t.count - c.perPass * c.repeatCount) * t.ms;
+    (c.toDevice ? pp.h2d : pp.d2h).push_back(t);
+  }
+  // Arrays a host step names are the host's between kernels: never dead.
+  for (const auto &h : file.hostSteps)
+    outputs.insert(h.arrays.begin(), h.arrays.end());
 
   // Launches: the kernels are queued one behind the other, so every launch but
   // the first costs the back-to-back launch time (docs/model.md, section 9).
@@ -237,6 +368,18 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     skeleton::Kernel current = file.kernels[i];
     int recomputed = 0;
     while (j + 1 < n && scope[j + 1] == scope[i]) {
+      // Host code between the two needs the first one's results on the host.
+      auto between = std::find_if(file.hostSteps.begin(), file.hostSteps.end(),
+                                  [&](const skeleton::HostStep &h) {
+                                    return h.beforeKernel == j + 1 && h.repeat == scope[i];
+                                  });
+      if (between != file.hostSteps.end()) {
+        pp.notFused.push_back(fmt::format("{} and {}: the host {} '{}' between them",
+                                          file.kernelName(j), file.kernelName(j + 1),
+                                          between->writes ? "writes" : "reads",
+                                          between->arrays.front()));
+        break;
+      }
       // An intermediate is dead when no other kernel reads it (in a repeat, the
       // kernels before the group run again after it) and the host does not.
       std::set<std::string> dead;
@@ -269,6 +412,9 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                           fused.kernels.begin() + static_cast<std::ptrdiff_t>(j) + 1);
       fused.kernels.insert(fused.kernels.begin() + static_cast<std::ptrdiff_t>(i), current);
       fused.order.clear();
+      for (auto &h : fused.hostSteps) // none sits inside the group: it would not fuse
+        if (h.beforeKernel > i)
+          h.beforeKernel -= j - i;
       for (auto &r : fused.repeats) {
         std::vector<size_t> ks;
         for (size_t k : r.kernels) {
@@ -337,7 +483,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   pp.speedup = *po.cpuMs / pp.totalMs;
   // The repeat count from which the port pays off, when the CPU wins this one.
   if (pp.repeats > 1) {
-    double perRepeatGpu = 0, once = pp.h2dMs + pp.d2hMs + firstLaunchExtraMs;
+    double perRepeatGpu = eachRepeatTransferMs, once = onceTransferMs + firstLaunchExtraMs;
     for (size_t k = 0; k < n; ++k)
       (scope[k] >= 0 ? perRepeatGpu : once) += pp.kernels[k].timeMs;
     double perRepeatCpu = *po.cpuMs / pp.repeats;

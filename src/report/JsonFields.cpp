@@ -33,10 +33,16 @@ nlohmann::json programJson(const model::ProgramProjection &p) {
   pj["verdict"] = p.verdict;
   pj["reason"] = p.reason;
   json tr = json::array();
+  // ms: one copy; count: the copies over the program (h2d_ms/d2h_ms sum ms x count).
+  auto transfer = [](const model::Transfer &t, const char *direction) {
+    return json{{"array", t.array},       {"direction", direction},  {"bytes", t.bytes},
+                {"ms", finiteJson(t.ms)}, {"count", t.count},        {"host_step", t.byHost},
+                {"each_repeat", t.eachRepeat}};
+  };
   for (const auto &t : p.h2d)
-    tr.push_back({{"array", t.array}, {"direction", "h2d"}, {"bytes", t.bytes}, {"ms", finiteJson(t.ms)}});
+    tr.push_back(transfer(t, "h2d"));
   for (const auto &t : p.d2h)
-    tr.push_back({{"array", t.array}, {"direction", "d2h"}, {"bytes", t.bytes}, {"ms", finiteJson(t.ms)}});
+    tr.push_back(transfer(t, "d2h"));
   pj["transfers"] = tr;
   json ks = json::array();
   for (const auto &k : p.kernels)

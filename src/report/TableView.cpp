@@ -39,13 +39,22 @@ std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
   std::string out = fmt::format("program {} on {}: {} ms = {} ms in + {} ms kernels + {} ms out\n",
                                 pr.file, hw, num(p.totalMs, 5), num(p.h2dMs, 4), num(p.kernelsMs, 4),
                                 num(p.d2hMs, 4));
+  // One copy's time; copies made more than once or for a host step say so.
+  auto copies = [](const model::Transfer &t) -> std::string {
+    if (t.count == 1 && !t.byHost)
+      return "";
+    return fmt::format("  x{}{}{}", num(t.count, 8), t.byHost ? " for a host step" : "",
+                       t.eachRepeat ? ", each repeat" : "");
+  };
   for (const auto &t : p.h2d)
-    out += fmt::format("  to GPU    {:<14} {:>10} MB {:>10} ms\n", t.array, fixed(t.bytes / 1e6, 3), num(t.ms, 4));
+    out += fmt::format("  to GPU    {:<14} {:>10} MB {:>10} ms{}\n", t.array, fixed(t.bytes / 1e6, 3),
+                       num(t.ms, 4), copies(t));
   for (const auto &k : p.kernels)
     out += fmt::format("  kernel    {:<14} x{:<6} {:>10} ms  {}\n", k.kernel, num(k.count, 6), num(k.timeMs, 4),
                        k.layout);
   for (const auto &t : p.d2h)
-    out += fmt::format("  to host   {:<14} {:>10} MB {:>10} ms\n", t.array, fixed(t.bytes / 1e6, 3), num(t.ms, 4));
+    out += fmt::format("  to host   {:<14} {:>10} MB {:>10} ms{}\n", t.array, fixed(t.bytes / 1e6, 3),
+                       num(t.ms, 4), copies(t));
   for (const auto &g : p.fusion) {
     std::string names;
     for (const auto &k : g.kernels)

@@ -65,6 +65,12 @@ public:
       if (n < 1)
         throw InputError(at(r.count.loc), fmt::format("repeat count must be at least 1, is {}", n));
     }
+    for (const auto &h : f_.hostSteps)
+      for (size_t i = 0; i < h.arrays.size(); ++i)
+        if (!f_.findArray(h.arrays[i]))
+          throw InputError(at(h.arrayLocs[i]),
+                           fmt::format("'host {}' names '{}', which is not a declared array",
+                                       h.writes ? "writes" : "reads", h.arrays[i]));
     std::set<std::string> kernelNames;
     for (size_t k = 0; k < f_.kernels.size(); ++k) {
       const Kernel &kr = f_.kernels[k];

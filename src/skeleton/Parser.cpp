@@ -228,9 +228,12 @@ public:
       } else if (t.kind == Tok::Ident && t.text == "repeat") {
         f.repeats.push_back(parseRepeat(f));
         f.order.push_back({Item::Kind::Repeat, f.repeats.size() - 1});
+      } else if (isHostStep()) {
+        f.hostSteps.push_back(parseHostStep(f, -1));
+        f.order.push_back({Item::Kind::Host, f.hostSteps.size() - 1});
       } else {
-        fail(t, fmt::format("expected '#define', an array declaration, 'parallel_for' or 'repeat', "
-                            "found {}",
+        fail(t, fmt::format("expected '#define', an array declaration, 'parallel_for', 'repeat' or "
+                            "'host', found {}",
                             describe(t)));
       }
     }
@@ -430,12 +433,19 @@ private:
     r.loc = loc(kw);
     r.count = parseExpr();
     expectPunct('{', "to open the repeated kernels");
+    const int self = static_cast<int>(f.repeats.size()); // its index once pushed
     while (!isPunct(peek(), '}')) {
       const Token &t = peek();
       if (t.kind == Tok::End)
         fail(t, "expected '}' to close 'repeat', found end of file");
+      if (isHostStep()) {
+        f.hostSteps.push_back(parseHostStep(f, self));
+        r.hostSteps.push_back(f.hostSteps.size() - 1);
+        continue;
+      }
       if (t.kind != Tok::Ident || t.text != "parallel_for")
-        fail(t, fmt::format("expected 'parallel_for' inside 'repeat', found {}", describe(t)));
+        fail(t, fmt::format("expected 'parallel_for' or 'host' inside 'repeat', found {}",
+                            describe(t)));
       f.kernels.push_back(parseKernel());
       r.kernels.push_back(f.kernels.size() - 1);
     }
@@ -444,6 +454,32 @@ private:
     if (r.kernels.empty())
       fail(kw, "'repeat' needs at least one kernel");
     return r;
+  }
+
+  /// `host reads` or `host writes`: the words are not reserved elsewhere.
+  bool isHostStep() const {
+    return peek().kind == Tok::Ident && peek().text == "host" && peek(1).kind == Tok::Ident &&
+           (peek(1).text == "reads" || peek(1).text == "writes");
+  }
+
+  /// `host reads|writes NAME, NAME...`, after the kernels parsed so far.
+  HostStep parseHostStep(const SkeletonFile &f, int repeat) {
+    HostStep h;
+    const Token &kw = take();
+    h.comments.leading = drainPending();
+    h.loc = loc(kw);
+    h.writes = take().text == "writes";
+    h.beforeKernel = f.kernels.size();
+    h.repeat = repeat;
+    do {
+      if (!h.arrays.empty())
+        take(); // the comma
+      h.arrayLocs.push_back(loc(peek()));
+      h.arrays.push_back(expectName(h.writes ? "an array name after 'host writes'"
+                                             : "an array name after 'host reads'"));
+    } while (isPunct(peek(), ','));
+    h.comments.trailing = takeTrailing();
+    return h;
   }
 
   Array parseArray() {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace skelcast::skeleton {
 namespace {
 
@@ -148,6 +150,16 @@ std::string printExpr(const Expr &e) {
   return s;
 }
 
+namespace {
+/// `host reads a, b` (its leading comments are the caller's).
+void hostStep(Printer &p, const HostStep &h, int indent) {
+  std::string t = h.writes ? "host writes " : "host reads ";
+  for (size_t i = 0; i < h.arrays.size(); ++i)
+    t += (i ? ", " : "") + h.arrays[i];
+  p.line(indent, t, h.comments.trailing);
+}
+} // namespace
+
 std::string printSkeleton(const SkeletonFile &f) {
   Printer p;
   const Item *prev = nullptr;
@@ -158,6 +170,7 @@ std::string printSkeleton(const SkeletonFile &f) {
     case Item::Kind::Array: cm = &f.arrays[it.index].comments; break;
     case Item::Kind::Kernel: cm = &f.kernels[it.index].comments; break;
     case Item::Kind::Repeat: cm = &f.repeats[it.index].comments; break;
+    case Item::Kind::Host: cm = &f.hostSteps[it.index].comments; break;
     }
     // A blank line between groups, before each kernel and before commented items.
     if (prev && (prev->kind != it.kind || it.kind == Item::Kind::Kernel ||
@@ -183,16 +196,32 @@ std::string printSkeleton(const SkeletonFile &f) {
       break;
     }
     case Item::Kind::Kernel: p.kernel(f.kernels[it.index], 0); break;
+    case Item::Kind::Host: hostStep(p, f.hostSteps[it.index], 0); break;
     case Item::Kind::Repeat: {
       const Repeat &r = f.repeats[it.index];
       p.line(0, "repeat " + printExpr(r.count) + " {");
+      // Kernels and host steps in program order, a blank line between items.
+      size_t h = 0;
+      bool first = true;
+      auto hostsBefore = [&](size_t kernel) {
+        for (; h < r.hostSteps.size() && f.hostSteps[r.hostSteps[h]].beforeKernel <= kernel; ++h) {
+          if (!first)
+            p.out += '\n';
+          first = false;
+          p.comments(f.hostSteps[r.hostSteps[h]].comments.leading, 1);
+          hostStep(p, f.hostSteps[r.hostSteps[h]], 1);
+        }
+      };
       for (size_t i = 0; i < r.kernels.size(); ++i) {
+        hostsBefore(r.kernels[i]);
         const Kernel &k = f.kernels[r.kernels[i]];
-        if (i > 0)
+        if (!first)
           p.out += '\n';
+        first = false;
         p.comments(k.comments.leading, 1);
         p.kernel(k, 1);
       }
+      hostsBefore(SIZE_MAX);
       p.comments(r.closingComments, 1);
       p.line(0, "}");
       break;

@@ -147,7 +147,8 @@ std::string SkeletonFile::kernelName(size_t k) const {
 
 bool SkeletonFile::operator==(const SkeletonFile &o) const {
   return macros == o.macros && arrays == o.arrays && kernels == o.kernels &&
-         repeats == o.repeats && order == o.order && closingComments == o.closingComments;
+         repeats == o.repeats && hostSteps == o.hostSteps && order == o.order &&
+         closingComments == o.closingComments;
 }
 
 } // namespace skelcast::skeleton

@@ -22,9 +22,13 @@ struct ProgramOptions {
   double minSpeedup = 2;          ///< worth porting from this speedup on
 };
 
+/// Copies of one array in one direction over the host link.
 struct Transfer {
   std::string array;
-  double bytes = 0, ms = 0;
+  double bytes = 0, ms = 0; ///< ms: one copy
+  double count = 1;         ///< copies over the whole program
+  bool byHost = false;      ///< made for a `host reads|writes` step
+  bool eachRepeat = false;  ///< made again in every pass of a repeat
 };
 
 struct ProgramKernel {

@@ -156,24 +156,44 @@ struct Kernel {
   bool operator==(const Kernel &o) const;
 };
 
-/// `repeat T { kernels }`: the kernels run T times in order (time steps).
+/// `host reads a, b` or `host writes c` between kernels: host code that reads
+/// the arrays (it needs the device's values) or updates some of their elements
+/// (it needs the device's values, and the device needs the host's afterwards).
+/// docs/skeleton-language.md, "Programs"; the transfers it causes: docs/model.md,
+/// section 9.
+struct HostStep {
+  bool writes = false;
+  std::vector<std::string> arrays;
+  std::vector<SourceLoc> arrayLocs; ///< where each name is written
+  size_t beforeKernel = 0;          ///< it runs after kernels [0, beforeKernel) of the file
+  int repeat = -1;                  ///< the repeat whose body holds it, -1 for none
+  Comments comments;
+  SourceLoc loc;
+  bool operator==(const HostStep &o) const {
+    return writes == o.writes && arrays == o.arrays && beforeKernel == o.beforeKernel &&
+           repeat == o.repeat && comments == o.comments;
+  }
+};
+
+/// `repeat T { kernels and host steps }`: the body runs T times in order (time steps).
 struct Repeat {
   Expr count;
-  std::vector<size_t> kernels; ///< indices into SkeletonFile::kernels, in order
+  std::vector<size_t> kernels;   ///< indices into SkeletonFile::kernels, in order
+  std::vector<size_t> hostSteps; ///< indices into SkeletonFile::hostSteps, in order
   std::vector<std::string> closingComments;
   Comments comments;
   SourceLoc loc;
   bool operator==(const Repeat &o) const {
-    return count == o.count && kernels == o.kernels && closingComments == o.closingComments &&
-           comments == o.comments;
+    return count == o.count && kernels == o.kernels && hostSteps == o.hostSteps &&
+           closingComments == o.closingComments && comments == o.comments;
   }
 };
 
 /// A top-level item in file order.
 struct Item {
-  enum class Kind { Macro, Array, Kernel, Repeat };
+  enum class Kind { Macro, Array, Kernel, Repeat, Host };
   Kind kind;
-  size_t index; ///< into SkeletonFile::macros / arrays / kernels / repeats
+  size_t index; ///< into SkeletonFile::macros / arrays / kernels / repeats / hostSteps
   bool operator==(const Item &o) const { return kind == o.kind && index == o.index; }
 };
 
@@ -184,6 +204,7 @@ struct SkeletonFile {
   std::vector<Array> arrays;
   std::vector<Kernel> kernels;              ///< every kernel in program order
   std::vector<Repeat> repeats;
+  std::vector<HostStep> hostSteps;          ///< top-level ones and those of repeats
   std::vector<Item> order;                  ///< items in file order, for printing
   std::vector<std::string> closingComments; ///< comments after the last item
 

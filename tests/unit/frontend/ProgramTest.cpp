@@ -235,3 +235,75 @@ TEST(SkeletonizerProgram, SingleNestsKeepUnmarkedArrays) {
   EXPECT_EQ(markOf(o.f, "x"), skeleton::HostMark::None);
   EXPECT_EQ(markOf(o.f, "y"), skeleton::HostMark::None);
 }
+
+TEST(SkeletonizerProgram, HostCodeBetweenKernelsBecomesHostSteps) {
+  // Inside the time loop the host reads the residual and updates one cell of
+  // the grid: `host reads res`, `host writes a`, in that repeat, after the
+  // kernel. The pointer swap and free() touch no elements: no steps.
+  Out o = skel(R"(#include <stdlib.h>
+#define N 256
+#define STEPS 40
+void relax(float *a, float *res) {
+  float *b = (float *)malloc(sizeof(float) * N);
+  for (int t = 0; t < STEPS; t++) {
+#pragma omp parallel for
+    for (int i = 1; i < N - 1; i++) {
+      b[i] = 0.5f * (a[i - 1] + a[i + 1]);
+      res[i] = b[i] - a[i];
+    }
+    if (res[1] < 0.001f)
+      break;
+    a[0] = 1.0f;
+    float *tmp = a;
+    a = b;
+    b = tmp;
+  }
+  free(b);
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u);
+  ASSERT_EQ(o.f.hostSteps.size(), 2u) << o.text;
+  EXPECT_FALSE(o.f.hostSteps[0].writes);
+  EXPECT_EQ(o.f.hostSteps[0].arrays, std::vector<std::string>{"res"});
+  EXPECT_TRUE(o.f.hostSteps[1].writes);
+  EXPECT_EQ(o.f.hostSteps[1].arrays, std::vector<std::string>{"a"});
+  for (const auto &h : o.f.hostSteps) {
+    EXPECT_EQ(h.repeat, 0);
+    EXPECT_EQ(h.beforeKernel, 1u); // after the one kernel, in its pass
+    EXPECT_EQ(h.loc.line, 12);     // the `if`: the first host statement after the kernel
+  }
+  EXPECT_EQ(o.f.repeats[0].hostSteps, (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(has(o.text, "// from p.c:12: host code reads this array\n  host reads res")) << o.text;
+  EXPECT_EQ(skeleton::parseSkeleton(o.text, "p.skel"), o.f);
+  EXPECT_EQ(skeleton::printSkeleton(skeleton::parseSkeleton(o.text, "p.skel")), o.text);
+}
+
+TEST(SkeletonizerProgram, HostCodeBeforeTheKernelsKeepsOnlyTheFunctionsArrays) {
+  // Before the first kernel the host fills its own buffer w (a device
+  // temporary otherwise) and reads the parameter a: a's mark already says the
+  // host provides it, so only `host writes w` remains; the copy w needs is its
+  // step's. Host code after the last kernel that reads the parameter is the
+  // `out` mark's business: no step.
+  Out o = skel(R"(#define N 256
+float checksum;
+void scale(float *a) {
+  float w[N];
+  for (int i = 0; i < N; i++)
+    w[i] = w[i > 0 ? i - 1 : 0] + 1.0f;
+  checksum = a[0];
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    a[i] = a[i] * w[i];
+  checksum += a[1];
+}
+)");
+  ASSERT_EQ(o.f.kernels.size(), 1u) << o.text << o.warnings;
+  ASSERT_EQ(o.f.hostSteps.size(), 1u) << o.text;
+  EXPECT_TRUE(o.f.hostSteps[0].writes);
+  EXPECT_EQ(o.f.hostSteps[0].arrays, std::vector<std::string>{"w"});
+  EXPECT_EQ(o.f.hostSteps[0].beforeKernel, 0u);
+  EXPECT_EQ(o.f.hostSteps[0].repeat, -1);
+  EXPECT_EQ(markOf(o.f, "w"), skeleton::HostMark::None);
+  EXPECT_EQ(markOf(o.f, "a"), skeleton::HostMark::InOut);
+  EXPECT_EQ(skeleton::parseSkeleton(o.text, "p.skel"), o.f);
+}

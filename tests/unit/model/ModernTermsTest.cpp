@@ -243,7 +243,9 @@ TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
       model::loadMeasurements(kSrc + "/validation/results/h100_kernels.json"),
       model::loadMeasurements(kSrc + "/validation/results/h100_run2_kernels.json"),
       model::loadMeasurements(kSrc + "/validation/results/h100_run3_kernels.json"),
-      model::loadMeasurements(kSrc + "/validation/results/h100_run4_kernels.json")};
+      model::loadMeasurements(kSrc + "/validation/results/h100_run4_kernels.json"),
+      model::loadMeasurements(kSrc + "/validation/results/h100_run5_kernels.json"),
+      model::loadMeasurements(kSrc + "/validation/results/h100_run6_kernels.json")};
   auto m = model::mergeRuns(runs);
   auto hw = h100();
   auto v = model::validate(m, hw, {}, "skelcast");

@@ -336,3 +336,161 @@ repeat 4 {
   ASSERT_EQ(without.fusion.size(), 1u);
   EXPECT_LT(with.fusion[0].fusedMs, without.fusion[0].fusedMs);
 }
+
+TEST(Program, TheFusedKernelsReuseDistancesAreThoseOfTheFusedProgram) {
+  // The fused kernel is projected in the program with the group replaced by
+  // it: repeat 4 { fused: a -> c }. Built here by hand from fuseKernels, its
+  // steady state re-reads a after touching a and c (1 MB each): 2 MB, and its
+  // projection is the fused time projectProgram reports.
+  const char *text = R"(#define N 262144
+in float a[N]
+float b[N]
+out float c[N]
+repeat 4 {
+  parallel_for k0(N) : i {
+    ld a[i]
+    comp 8
+    st b[i]
+  }
+  parallel_for k1(N) : i {
+    ld b[i]
+    comp 8
+    st c[i]
+  }
+}
+)";
+  auto f = skeleton::parseSkeleton(text, "p.skel");
+  auto r = skeleton::fuseKernels(f, f.kernels[0], f.kernels[1], {"b"});
+  ASSERT_TRUE(r.fused) << r.whyNot;
+  skeleton::SkeletonFile byHand = f;
+  byHand.kernels = {*r.fused};
+  byHand.repeats[0].kernels = {0};
+  auto infos = model::analyzeProgram(byHand);
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_DOUBLE_EQ(reuseOf(infos[0], "a"), 2 * 4.0 * 262144);
+  auto p = program(text);
+  ASSERT_EQ(p.fusion.size(), 1u);
+  auto kp = model::projectKernel(infos[0], h100(), {}, {});
+  ASSERT_FALSE(kp.layouts.empty());
+  EXPECT_DOUBLE_EQ(p.fusion[0].fusedMs, kp.layouts.front().result.timeMs);
+}
+
+namespace {
+// A time-step loop whose host code reads a small array every step (a
+// convergence test) and, in a second form, updates the input every step.
+const char *kHostReads = R"(#define N 1048576
+in float a[N]
+out float b[N]
+float e[4]
+repeat 10 {
+  parallel_for k(N) : i {
+    ld a[i]
+    comp 4
+    st b[i]
+    st e[i % 4]
+  }
+  host reads e
+}
+)";
+} // namespace
+
+TEST(Program, AHostStepInARepeatCopiesEachPass) {
+  // a: to the GPU once, before its first use. e: the kernel writes it each
+  // pass and the host reads it: back each pass (10 x 16 B); e is no output,
+  // so nothing more at the end. b: back once at the end.
+  auto hw = h100();
+  auto p = program(kHostReads);
+  ASSERT_EQ(p.h2d.size(), 1u);
+  EXPECT_EQ(p.h2d[0].array, "a");
+  EXPECT_EQ(p.h2d[0].count, 1);
+  EXPECT_FALSE(p.h2d[0].byHost);
+  ASSERT_EQ(p.d2h.size(), 2u);
+  EXPECT_EQ(p.d2h[0].array, "e");
+  EXPECT_EQ(p.d2h[0].count, 10);
+  EXPECT_TRUE(p.d2h[0].byHost);
+  EXPECT_TRUE(p.d2h[0].eachRepeat);
+  EXPECT_DOUBLE_EQ(p.d2h[0].bytes, 16);
+  EXPECT_EQ(p.d2h[1].array, "b");
+  EXPECT_EQ(p.d2h[1].count, 1);
+  const double mb4 = 4.0 * 1048576;
+  EXPECT_DOUBLE_EQ(p.h2dMs, model::transferMs(hw, mb4, true, false));
+  EXPECT_DOUBLE_EQ(p.d2hMs, 10 * model::transferMs(hw, 16, false, false) +
+                                model::transferMs(hw, mb4, false, false));
+  // The break-even counts e's copy in each repeat: once = a in + b out (and
+  // the first launch's extra time), per repeat = the kernel + e back.
+  model::ProgramOptions po;
+  po.cpuMs = p.totalMs * 0.5;
+  auto slow = program(kHostReads, po);
+  ASSERT_TRUE(slow.breakEvenRepeats.has_value());
+  double once = model::transferMs(hw, mb4, true, false) + model::transferMs(hw, mb4, false, false) +
+                (hw.launchOverheadUs - hw.launchBackToBackUs) / 1000;
+  double perRepeatGpu = slow.kernels[0].timeMs + model::transferMs(hw, 16, false, false);
+  EXPECT_DOUBLE_EQ(*slow.breakEvenRepeats, std::ceil(once / (*po.cpuMs / 10 - perRepeatGpu)));
+}
+
+TEST(Program, AHostUpdateInARepeatCopiesTheArrayBackToTheGpu) {
+  // `host writes a` after the kernel: the kernel never wrote a, so the host
+  // needs nothing back; the next pass's kernel needs the host's a: 9 copies
+  // for the host, after the first one before the loop. The last update is
+  // followed by no kernel: no copy.
+  std::string text = kHostReads;
+  text.replace(text.find("host reads e"), 12, "host writes a");
+  auto p = program(text);
+  ASSERT_EQ(p.h2d.size(), 2u);
+  EXPECT_EQ(p.h2d[0].array, "a");
+  EXPECT_EQ(p.h2d[0].count, 1);
+  EXPECT_FALSE(p.h2d[0].byHost);
+  EXPECT_EQ(p.h2d[1].array, "a");
+  EXPECT_EQ(p.h2d[1].count, 9);
+  EXPECT_TRUE(p.h2d[1].byHost);
+  EXPECT_TRUE(p.h2d[1].eachRepeat);
+  ASSERT_EQ(p.d2h.size(), 1u);
+  EXPECT_EQ(p.d2h[0].array, "b");
+}
+
+TEST(Program, AHostUpdateOfAnArrayTheGpuWroteFetchesItFirst) {
+  // `host writes b` between two kernels, b written by the first: the host
+  // needs the device's b first (the update changes some elements), and the
+  // second kernel, which reads b, needs the host's b after it.
+  const char *text = R"(#define N 1024
+in float a[N]
+out float c[N]
+float b[N]
+parallel_for k0(N) : i {
+  ld a[i]
+  st b[i]
+}
+host writes b
+parallel_for k1(N) : i {
+  ld b[i]
+  st c[i]
+}
+)";
+  auto p = program(text);
+  ASSERT_EQ(p.h2d.size(), 2u);
+  EXPECT_EQ(p.h2d[1].array, "b");
+  EXPECT_TRUE(p.h2d[1].byHost);
+  ASSERT_EQ(p.d2h.size(), 2u);
+  EXPECT_EQ(p.d2h[0].array, "b");
+  EXPECT_TRUE(p.d2h[0].byHost);
+  EXPECT_EQ(p.d2h[1].array, "c");
+  // The host step stands between the kernels: they are not fused.
+  EXPECT_TRUE(p.fusion.empty());
+  ASSERT_EQ(p.notFused.size(), 1u);
+  EXPECT_NE(p.notFused[0].find("the host writes 'b' between them"), std::string::npos) << p.notFused[0];
+}
+
+TEST(Program, AHostReadAfterTheLastWriteSavesTheCopyAtTheEnd) {
+  // Without marks o is an output; the host step already brought it back after
+  // its last write, so the end copies nothing more.
+  std::string text = kChain;
+  text += "host reads o\n";
+  auto p = program(text);
+  // In the order of the copies: o for the host step, then c at the end.
+  ASSERT_EQ(p.d2h.size(), 2u);
+  EXPECT_EQ(p.d2h[0].array, "o");
+  EXPECT_TRUE(p.d2h[0].byHost);
+  EXPECT_EQ(p.d2h[0].count, 1);
+  EXPECT_EQ(p.d2h[1].array, "c");
+  EXPECT_FALSE(p.d2h[1].byHost);
+}

@@ -243,7 +243,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown directive '#include', expected '#define'"},
         BadCase{"BadCharacter", "float A[8] @\n", 1, 12, "unexpected character '@'"},
         BadCase{"UnknownType", "quad A[8]\n", 1, 1,
-                "expected '#define', an array declaration, 'parallel_for' or 'repeat', found 'quad'"},
+                "expected '#define', an array declaration, 'parallel_for', 'repeat' or 'host', found 'quad'"},
         BadCase{"MissingSampleFile", "int M[4] : hints<sample=\"nope.txt\">\n", 1, 1,
                 "cannot open sample file 'nope.txt'"},
         BadCase{"UnterminatedComment", "/* never closed\nfloat A[8]\n", 1, 1,
@@ -344,6 +344,74 @@ TEST(Parser, RepeatErrors) {
   expectError("repeat 0 {\n  parallel_for(4) : i {\n    comp 1\n  }\n}\n", 1, 8,
               "repeat count must be at least 1, is 0");
   expectError("repeat 2 {\n}\n", 1, 1, "'repeat' needs at least one kernel");
-  expectError("repeat 2 {\n  float A[4]\n}\n", 2, 3, "expected 'parallel_for' inside 'repeat'");
+  expectError("repeat 2 {\n  float A[4]\n}\n", 2, 3, "expected 'parallel_for' or 'host' inside 'repeat'");
   expectError("inout A[4]\n", 1, 1, "expected '#define', an array declaration");
+}
+
+TEST(Parser, HostSteps) {
+  // Host steps between kernels and inside a repeat, in program order: each
+  // knows the kernels before it and its repeat; the canonical form keeps them.
+  const char *text = R"(#define N 64
+
+inout float u[N]
+float err[1]
+float host[N]
+
+parallel_for init(N) : i {
+  st u[i]
+}
+
+host writes u, host
+
+repeat 5 {
+  host reads u
+
+  parallel_for step(N) : i {
+    ld u[i]
+    st err[0]
+  }
+
+  // the convergence test
+  host reads err // each step
+}
+
+host reads u
+)";
+  SkeletonFile f = parse(text);
+  ASSERT_EQ(f.hostSteps.size(), 4u);
+  EXPECT_TRUE(f.hostSteps[0].writes);
+  EXPECT_EQ(f.hostSteps[0].arrays, (std::vector<std::string>{"u", "host"}));
+  EXPECT_EQ(f.hostSteps[0].beforeKernel, 1u);
+  EXPECT_EQ(f.hostSteps[0].repeat, -1);
+  EXPECT_EQ(f.hostSteps[0].arrayLocs[1].col, 16);
+  EXPECT_FALSE(f.hostSteps[1].writes);
+  EXPECT_EQ(f.hostSteps[1].beforeKernel, 1u);
+  EXPECT_EQ(f.hostSteps[1].repeat, 0);
+  EXPECT_EQ(f.hostSteps[2].beforeKernel, 2u);
+  EXPECT_EQ(f.hostSteps[2].repeat, 0);
+  EXPECT_EQ(f.hostSteps[2].comments.leading, std::vector<std::string>{"// the convergence test"});
+  EXPECT_EQ(f.hostSteps[2].comments.trailing, "// each step");
+  EXPECT_EQ(f.hostSteps[3].beforeKernel, 2u);
+  EXPECT_EQ(f.hostSteps[3].repeat, -1);
+  EXPECT_EQ(f.repeats[0].hostSteps, (std::vector<size_t>{1, 2}));
+  std::string printed = printSkeleton(f);
+  EXPECT_EQ(printed, text);
+  EXPECT_EQ(parse(printed), f);
+}
+
+TEST(Parser, HostStepErrors) {
+  auto expectError = [](const std::string &t, int line, int col, const std::string &msg) {
+    try {
+      parse(t);
+      FAIL() << t;
+    } catch (const InputError &e) {
+      EXPECT_EQ(e.loc().line, line) << e.what();
+      EXPECT_EQ(e.loc().col, col) << e.what();
+      EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
+    }
+  };
+  expectError("float a[4]\nhost reads a, b\n", 2, 15, "'host reads' names 'b', which is not a declared array");
+  expectError("float a[4]\nhost writes\n", 3, 1, "expected an array name after 'host writes', found end of file");
+  expectError("float a[4]\nhost reads a,\nfloat b[4]\n", 3, 1, "expected an array name after 'host reads', found keyword 'float'");
+  expectError("float a[4]\nhost copies a\n", 2, 1, "expected '#define', an array declaration");
 }
