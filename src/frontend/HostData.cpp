@@ -27,6 +27,24 @@ bool isBuffer(const clang::VarDecl *v) {
   return t->isPointerType() || t->isArrayType();
 }
 
+/// `q + k`, `k + q`, `q - k`, `&q[k]`: the buffer q the pointer points into.
+const clang::VarDecl *pointedInto(const clang::Expr *s) {
+  s = s->IgnoreParenCasts();
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAdditiveOp()) {
+    const clang::Expr *p = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+    if (const clang::VarDecl *v = varOf(p))
+      return v;
+    return pointedInto(p);
+  }
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
+    const clang::Expr *e = u->getSubExpr()->IgnoreParenImpCasts();
+    while (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      e = as->getBase()->IgnoreParenImpCasts();
+    return varOf(e);
+  }
+  return nullptr;
+}
+
 class Collector : public clang::RecursiveASTVisitor<Collector> {
 public:
   bool VisitVarDecl(clang::VarDecl *v) {
@@ -52,7 +70,7 @@ public:
   }
 
   std::set<const clang::VarDecl *> vars, freed, allocated, untraced;
-  std::vector<std::pair<const clang::VarDecl *, const clang::VarDecl *>> links;
+  std::vector<std::pair<const clang::VarDecl *, const clang::VarDecl *>> links, derived;
 
 private:
   void source(const clang::VarDecl *to, const clang::Expr *e) {
@@ -71,20 +89,17 @@ private:
           return;
         }
       }
+    if (const clang::VarDecl *base = pointedInto(s))
+      derived.push_back({to, base}); // for host code's aliases only (hostAliases)
     untraced.insert(to); // `p = &a[k]`, `p = f()`: whose memory is unknown
   }
+
 };
 
-} // namespace
-
-std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn) {
-  Collector c;
-  for (const clang::ParmVarDecl *p : fn->parameters())
-    if (isBuffer(p))
-      c.vars.insert(p);
-  c.TraverseStmt(fn->getBody());
-
-  // union-find over the variables linked by assignments (globals join too)
+/// Union-find over `links`: the classes of `vars` (linked variables join them).
+std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>>
+classesOf(std::set<const clang::VarDecl *> &vars,
+          const std::vector<std::pair<const clang::VarDecl *, const clang::VarDecl *>> &links) {
   std::map<const clang::VarDecl *, const clang::VarDecl *> parent;
   std::function<const clang::VarDecl *(const clang::VarDecl *)> find =
       [&](const clang::VarDecl *v) -> const clang::VarDecl * {
@@ -93,16 +108,46 @@ std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDe
       return v;
     return it->second = find(it->second);
   };
-  for (auto [a, b] : c.links) {
-    c.vars.insert(a);
-    c.vars.insert(b);
+  for (auto [a, b] : links) {
+    vars.insert(a);
+    vars.insert(b);
     const clang::VarDecl *ra = find(a), *rb = find(b);
     if (ra != rb)
       parent[ra] = rb;
   }
   std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>> classes;
-  for (const clang::VarDecl *v : c.vars)
+  for (const clang::VarDecl *v : vars)
     classes[find(v)].push_back(v);
+  return classes;
+}
+
+} // namespace
+
+std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>>
+hostAliases(const clang::FunctionDecl *fn) {
+  Collector c;
+  for (const clang::ParmVarDecl *p : fn->parameters())
+    if (isBuffer(p))
+      c.vars.insert(p);
+  c.TraverseStmt(fn->getBody());
+  auto links = c.links;
+  links.insert(links.end(), c.derived.begin(), c.derived.end());
+  std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>> out;
+  for (const auto &[root, members] : classesOf(c.vars, links))
+    for (const clang::VarDecl *v : members)
+      out[v] = members;
+  return out;
+}
+
+std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn) {
+  Collector c;
+  for (const clang::ParmVarDecl *p : fn->parameters())
+    if (isBuffer(p))
+      c.vars.insert(p);
+  c.TraverseStmt(fn->getBody());
+
+  // classes of the variables linked by assignments (globals join too)
+  auto classes = classesOf(c.vars, c.links);
 
   std::map<const clang::VarDecl *, BufferRole> roles;
   for (const auto &[root, members] : classes) {
@@ -152,11 +197,15 @@ std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDe
 
 namespace {
 
-/// The buffer an element access goes through: `a[i]`, `*p`, `*(p + k)`.
+/// The buffer an element access goes through: `a[i]`, `b[i][j]`, `*p`, `*(p + k)`.
 const clang::VarDecl *accessedBuffer(const clang::Expr *e) {
   e = e->IgnoreParenImpCasts();
-  if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
-    return varOf(as->getBase());
+  if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+    const clang::Expr *base = as->getBase()->IgnoreParenImpCasts();
+    while (auto *inner = llvm::dyn_cast<clang::ArraySubscriptExpr>(base))
+      base = inner->getBase()->IgnoreParenImpCasts();
+    return varOf(base);
+  }
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_Deref) {
     const clang::Expr *p = u->getSubExpr()->IgnoreParenImpCasts();
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isAdditiveOp())
@@ -173,7 +222,21 @@ void touchesIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out
     if (v && isBuffer(v))
       out[v] = out[v] || write;
   };
+  if (llvm::isa<clang::UnaryExprOrTypeTraitExpr>(s))
+    return; // sizeof, alignof: not evaluated
   if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e->IgnoreParenImpCasts());
+        u && u->getOpcode() == clang::UO_AddrOf) {
+      // `&a[k]` takes an address and touches no element; its indices are read
+      const clang::Expr *x = u->getSubExpr()->IgnoreParenImpCasts();
+      while (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(x)) {
+        touchesIn(as->getIdx(), out);
+        x = as->getBase()->IgnoreParenImpCasts();
+      }
+      if (!varOf(x))
+        touchesIn(x, out);
+      return;
+    }
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
         b && b->isAssignmentOp()) {
       note(accessedBuffer(b->getLHS()), true); // a write: the host updates some elements
@@ -193,10 +256,11 @@ void touchesIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out
         return;
       for (const clang::Expr *a : c->arguments()) {
         const clang::VarDecl *v = varOf(a);
+        if (!v || !isBuffer(v))
+          v = pointedInto(a); // `p + k`, `&p[k]`
         if (v && isBuffer(v))
           note(v, true); // the callee may read or write it
-        else
-          touchesIn(a, out);
+        touchesIn(a, out); // indices (and nothing more for the buffer itself)
       }
       return;
     }

@@ -26,6 +26,13 @@ struct BufferRole {
 /// locals; globals are the host's and not listed).
 std::map<const clang::VarDecl *, BufferRole> bufferRoles(const clang::FunctionDecl *fn);
 
+/// For each pointer and array variable of `fn`, the variables that may share its
+/// memory: its buffer class (bufferRoles) joined with pointers set into it
+/// (`p = a + k`, `p = &a[k]`). Host code that touches one touches them all as
+/// far as skelcast can tell (a wrong guess costs a transfer, never drops one).
+std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>>
+hostAliases(const clang::FunctionDecl *fn);
+
 /// The arrays that host code `s` touches (docs/skeletonizer.md, "Host code
 /// between kernels"), each with whether it writes it: elements read or written
 /// through a subscript or `*p`, and arrays passed to a function, which may do

@@ -1796,11 +1796,13 @@ private:
       return;
     }
     if (auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+      noteHost(w->getCond()); // host code, evaluated before the body
       notALoopNest(s, w->getBody(), "a 'while' loop (only 'for' loops are ported)");
       return;
     }
     if (auto *d = llvm::dyn_cast<clang::DoStmt>(s)) {
       notALoopNest(s, d->getBody(), "a 'do' loop (only 'for' loops are ported)");
+      noteHost(d->getCond());
       return;
     }
     if (!containsLoop(s)) {
@@ -1861,15 +1863,22 @@ private:
     std::set<std::string> names;
     for (size_t k = first; k < out_.kernels.size(); ++k)
       touched(out_.kernels[k].body, names);
+    auto aliases = hostAliases(fn_);
     for (const RawHostStep &raw : steps_) {
       bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
+      std::map<std::string, bool> arrays; // skeleton name -> written
+      for (const auto &[v, w] : raw.touches) {
+        std::vector<const clang::VarDecl *> may{v};
+        if (auto it = aliases.find(v); it != aliases.end())
+          may = it->second; // v's class: swapped pointers, pointers into it
+        for (const clang::VarDecl *m : may)
+          for (const std::string &n : out_.namesOf(m))
+            if (names.count(n) && !(edge && !out_.roles[n].deviceOwned))
+              arrays[n] = arrays[n] || w;
+      }
       std::vector<std::string> reads, writes;
-      for (const auto &[v, w] : raw.touches)
-        for (const std::string &n : out_.namesOf(v)) {
-          if (!names.count(n) || (edge && !out_.roles[n].deviceOwned))
-            continue;
-          (w ? writes : reads).push_back(n);
-        }
+      for (const auto &[n, w] : arrays)
+        (w ? writes : reads).push_back(n);
       for (int w = 0; w < 2; ++w) {
         std::vector<std::string> &list = w ? writes : reads;
         if (list.empty())
@@ -2043,7 +2052,16 @@ private:
       if (!inside)
         continue;
       if (r.kernels == ks) {
-        // nested time loops over the same kernels: the counts multiply
+        // nested time loops over the same kernels: the counts multiply, unless
+        // this loop has host code of its own (a repeat holds no repeat)
+        for (size_t i = firstStep; i < steps_.size(); ++i)
+          if (steps_[i].repeat < 0) {
+            out_.warnings.push_back(tu_.warning(
+                f->getBeginLoc(),
+                "this loop around a time-step loop is counted once: it holds host code outside "
+                "the inner loop, and a 'repeat' cannot hold a 'repeat'"));
+            return;
+          }
         r.count = skeleton::Expr::binary('*', count->first, r.count);
         r.comments.leading.insert(r.comments.leading.begin(), from);
         inRepeat(firstStep, static_cast<int>(&r - out_.repeats.data()));

@@ -238,7 +238,7 @@ TEST(SkeletonizerProgram, SingleNestsKeepUnmarkedArrays) {
 
 TEST(SkeletonizerProgram, HostCodeBetweenKernelsBecomesHostSteps) {
   // Inside the time loop the host reads the residual and updates one cell of
-  // the grid: `host reads res`, `host writes a`, in that repeat, after the
+  // the grid: `host reads res`, `host writes a, b`, in that repeat, after the
   // kernel. The pointer swap and free() touch no elements: no steps.
   Out o = skel(R"(#include <stdlib.h>
 #define N 256
@@ -266,7 +266,8 @@ void relax(float *a, float *res) {
   EXPECT_FALSE(o.f.hostSteps[0].writes);
   EXPECT_EQ(o.f.hostSteps[0].arrays, std::vector<std::string>{"res"});
   EXPECT_TRUE(o.f.hostSteps[1].writes);
-  EXPECT_EQ(o.f.hostSteps[1].arrays, std::vector<std::string>{"a"});
+  // a and b are swapped (one buffer pair): a touch of either names both
+  EXPECT_EQ(o.f.hostSteps[1].arrays, (std::vector<std::string>{"a", "b"}));
   for (const auto &h : o.f.hostSteps) {
     EXPECT_EQ(h.repeat, 0);
     EXPECT_EQ(h.beforeKernel, 1u); // after the one kernel, in its pass
@@ -306,4 +307,89 @@ void scale(float *a) {
   EXPECT_EQ(markOf(o.f, "w"), skeleton::HostMark::None);
   EXPECT_EQ(markOf(o.f, "a"), skeleton::HostMark::InOut);
   EXPECT_EQ(skeleton::parseSkeleton(o.text, "p.skel"), o.f);
+}
+
+TEST(SkeletonizerProgram, HostTouchesThroughSubscriptsCallsAndAliases) {
+  // What host code touches, each in the time loop after the kernel:
+  //   b[0][0] = 1   a write of a 2-D array
+  //   g(c + 1)      a buffer passed to a function (from an offset): a write
+  //   *p = 2        p = &d[3]: a write of d (a pointer into it)
+  //   sizeof e[0]   not evaluated: no touch
+  //   while (r[k] > 0.5f) ...   the condition of a host loop: a read of r
+  Out o = skel(R"(#define N 64
+#define STEPS 8
+void g(float *p);
+void f(float a[N][N], float b[N][N], float *c, float *d, float *e, float *r) {
+  for (int t = 0; t < STEPS; t++) {
+#pragma omp parallel for
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        b[i][j] = a[i][j] + c[j] + d[j] + e[j];
+        r[j] = b[i][j];
+      }
+    b[0][0] = 1.0f;
+    g(c + 1);
+    float *p = &d[3];
+    *p = 2.0f;
+    int n = sizeof e[0];
+    int k = n;
+    while (r[k] > 0.5f && k < N - 1)
+      k++;
+  }
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u) << o.text << o.warnings;
+  ASSERT_EQ(o.f.hostSteps.size(), 2u) << o.text;
+  EXPECT_FALSE(o.f.hostSteps[0].writes);
+  EXPECT_EQ(o.f.hostSteps[0].arrays, std::vector<std::string>{"r"});
+  EXPECT_TRUE(o.f.hostSteps[1].writes);
+  EXPECT_EQ(o.f.hostSteps[1].arrays, (std::vector<std::string>{"b", "c", "d"}));
+}
+
+TEST(SkeletonizerProgram, HostTouchesAfterASwapNameThePair) {
+  // After `tmp = a; a = b; b = tmp;` the name a holds what the kernel wrote
+  // as b: skelcast does not follow which buffer a name holds, so a touch of
+  // either names both (a wrong guess costs a transfer, never drops one).
+  Out o = skel(R"(#define N 128
+void heat(float *a, float *b) {
+  for (int t = 0; t < 50; ++t) {
+#pragma omp parallel for
+    for (int i = 1; i < N - 1; i++)
+      b[i] = 0.5f * (a[i - 1] + a[i + 1]);
+    float *tmp = a;
+    a = b;
+    b = tmp;
+    a[0] = 1.0f;
+  }
+}
+)");
+  ASSERT_EQ(o.f.hostSteps.size(), 1u) << o.text;
+  EXPECT_TRUE(o.f.hostSteps[0].writes);
+  EXPECT_EQ(o.f.hostSteps[0].arrays, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(SkeletonizerProgram, HostCodeInAnOuterTimeLoopKeepsItCountedOnce) {
+  // Two time loops around the same kernel would multiply (repeat 4*10), but
+  // the outer one has host code of its own, which would then run 40 times:
+  // the outer loop is counted once, with a warning, and its host code stays
+  // outside the inner repeat.
+  Out o = skel(R"(#define N 1024
+void f(float *a, float *b) {
+  float w[N];
+  for (int s = 0; s < 4; s++) {
+    w[0] = 1;
+    for (int t = 0; t < 10; t++) {
+#pragma omp parallel for
+      for (int i = 1; i < N - 1; i++)
+        b[i] = 0.5f * (a[i - 1] + a[i + 1]) + w[i];
+    }
+  }
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u);
+  EXPECT_EQ(skeleton::printExpr(o.f.repeats[0].count), "10");
+  ASSERT_EQ(o.f.hostSteps.size(), 1u) << o.text;
+  EXPECT_EQ(o.f.hostSteps[0].repeat, -1);
+  EXPECT_TRUE(has(o.warnings, "p.c:4:3: warning: this loop around a time-step loop is counted once"))
+      << o.warnings;
 }
