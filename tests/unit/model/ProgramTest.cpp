@@ -48,6 +48,26 @@ parallel_for second(N) : k {
 }
 )";
 
+/// repeat 4 { k0: a -> b; k1: b -> c } with b a temporary: a pair that fuses
+/// inside its repeat.
+const char *kFusablePair = R"(#define N 262144
+in float a[N]
+float b[N]
+out float c[N]
+repeat 4 {
+  parallel_for k0(N) : i {
+    ld a[i]
+    comp 8
+    st b[i]
+  }
+  parallel_for k1(N) : i {
+    ld b[i]
+    comp 8
+    st c[i]
+  }
+}
+)";
+
 } // namespace
 
 TEST(Program, TransferIsLatencyPlusBytesOverBandwidth) {
@@ -312,23 +332,7 @@ TEST(Program, TheFusedKernelKeepsItsRepeat) {
   // repeat 4 { k0: a -> b; k1: b -> c } with b a temporary: the fused kernel
   // replaces both inside the repeat, so in its steady state it reads a (1 MB)
   // from L2, and its projection is faster with the residency term than without.
-  const char *text = R"(#define N 262144
-in float a[N]
-float b[N]
-out float c[N]
-repeat 4 {
-  parallel_for k0(N) : i {
-    ld a[i]
-    comp 8
-    st b[i]
-  }
-  parallel_for k1(N) : i {
-    ld b[i]
-    comp 8
-    st c[i]
-  }
-}
-)";
+  const char *text = kFusablePair;
   model::ModelOptions off;
   off.disabledTerms = {"residency"};
   auto with = program(text), without = program(text, {}, off);
@@ -342,23 +346,7 @@ TEST(Program, TheFusedKernelsReuseDistancesAreThoseOfTheFusedProgram) {
   // it: repeat 4 { fused: a -> c }. Built here by hand from fuseKernels, its
   // steady state re-reads a after touching a and c (1 MB each): 2 MB, and its
   // projection is the fused time projectProgram reports.
-  const char *text = R"(#define N 262144
-in float a[N]
-float b[N]
-out float c[N]
-repeat 4 {
-  parallel_for k0(N) : i {
-    ld a[i]
-    comp 8
-    st b[i]
-  }
-  parallel_for k1(N) : i {
-    ld b[i]
-    comp 8
-    st c[i]
-  }
-}
-)";
+  const char *text = kFusablePair;
   auto f = skeleton::parseSkeleton(text, "p.skel");
   auto r = skeleton::fuseKernels(f, f.kernels[0], f.kernels[1], {"b"});
   ASSERT_TRUE(r.fused) << r.whyNot;

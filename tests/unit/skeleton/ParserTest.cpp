@@ -330,17 +330,21 @@ repeat STEPS {
   EXPECT_EQ(parse(printed), f);
 }
 
+namespace {
+/// `t` is refused at line:col with a message holding `msg`.
+void expectError(const std::string &t, int line, int col, const std::string &msg) {
+  try {
+    parse(t);
+    FAIL() << t;
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.loc().line, line) << e.what();
+    EXPECT_EQ(e.loc().col, col) << e.what();
+    EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
+  }
+}
+} // namespace
+
 TEST(Parser, RepeatErrors) {
-  auto expectError = [](const std::string &t, int line, int col, const std::string &msg) {
-    try {
-      parse(t);
-      FAIL() << t;
-    } catch (const InputError &e) {
-      EXPECT_EQ(e.loc().line, line) << e.what();
-      EXPECT_EQ(e.loc().col, col) << e.what();
-      EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
-    }
-  };
   expectError("repeat 0 {\n  parallel_for(4) : i {\n    comp 1\n  }\n}\n", 1, 8,
               "repeat count must be at least 1, is 0");
   expectError("repeat 2 {\n}\n", 1, 1, "'repeat' needs at least one kernel");
@@ -400,16 +404,6 @@ host reads u
 }
 
 TEST(Parser, HostStepErrors) {
-  auto expectError = [](const std::string &t, int line, int col, const std::string &msg) {
-    try {
-      parse(t);
-      FAIL() << t;
-    } catch (const InputError &e) {
-      EXPECT_EQ(e.loc().line, line) << e.what();
-      EXPECT_EQ(e.loc().col, col) << e.what();
-      EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
-    }
-  };
   expectError("float a[4]\nhost reads a, b\n", 2, 15, "'host reads' names 'b', which is not a declared array");
   expectError("float a[4]\nhost writes\n", 3, 1, "expected an array name after 'host writes', found end of file");
   expectError("float a[4]\nhost reads a,\nfloat b[4]\n", 3, 1, "expected an array name after 'host reads', found keyword 'float'");
