@@ -657,6 +657,27 @@ private:
   const clang::VarDecl *v_;
 };
 
+/// Is `e` inside a branch (an `if`'s arms, a `?:`'s arms) below loop `loop`?
+/// Such an access may be kept in bounds by its condition (HotSpot's edges).
+bool underBranch(clang::ASTContext &ast, const clang::Stmt *e, const clang::Stmt *loop) {
+  clang::DynTypedNode node = clang::DynTypedNode::create(*e);
+  for (int guard = 0; guard < 200; ++guard) {
+    auto parents = ast.getParents(node);
+    if (parents.empty())
+      return false;
+    const clang::DynTypedNode &p = parents[0];
+    const clang::Stmt *cur = node.get<clang::Stmt>();
+    if (p.get<clang::Stmt>() == loop || p.get<clang::FunctionDecl>())
+      return false;
+    if (auto *i = p.get<clang::IfStmt>(); i && cur != i->getCond())
+      return true;
+    if (auto *c = p.get<clang::ConditionalOperator>(); c && cur != c->getCond())
+      return true;
+    node = p;
+  }
+  return false;
+}
+
 /// Is the value `v` holds after statement `s` used later in the function
 /// (after `s`, or by a following iteration of an enclosing loop)?
 bool liveAfter(clang::ASTContext &ast, const clang::Stmt *s, const clang::VarDecl *v) {
@@ -981,11 +1002,21 @@ std::string FileAssembler::declareArray(const ArrayShape &s) {
   std::string base = s.decl->getName().str();
   if (skeleton::isKeyword(base))
     base += "_";
-  // the same declaration with the same shape: reuse it
+  // the same declaration with the same shape: reuse it; one that differs only
+  // in its first extent (a nest reaching further rows) is the same memory: the
+  // declaration takes the larger extent, which changes no address
   for (size_t idx : byDecl_[s.decl]) {
-    const skeleton::Array &old = arrays[idx];
+    skeleton::Array &old = arrays[idx];
     if (old.type == a.type && old.extents == a.extents)
       return old.name;
+    if (old.type == a.type && old.extents.size() == a.extents.size() && !s.values.empty() &&
+        std::equal(old.extents.begin() + 1, old.extents.end(), a.extents.begin() + 1)) {
+      if (s.values[0] > firstExtent_[idx]) {
+        old.extents[0] = a.extents[0];
+        firstExtent_[idx] = s.values[0];
+      }
+      return old.name;
+    }
   }
   std::string name = base;
   for (int k = 2; byName_.count(name) || tu_.macros.count(name); ++k)
@@ -1001,6 +1032,7 @@ std::string FileAssembler::declareArray(const ArrayShape &s) {
   byName_[name] = arrays.size();
   byDecl_[s.decl].push_back(arrays.size());
   decls_.push_back(s.decl);
+  firstExtent_.push_back(s.values.empty() ? 0 : s.values[0]);
   arrays.push_back(std::move(a));
   return name;
 }
@@ -1042,6 +1074,7 @@ void FileAssembler::rollback(size_t mark) {
     v.erase(std::remove(v.begin(), v.end(), idx), v.end());
     arrays.pop_back();
     decls_.pop_back();
+    firstExtent_.pop_back();
   }
 }
 
@@ -1684,7 +1717,7 @@ private:
     // the first extent, if unknown: from the loop bound of a plain subscript,
     // else from the range of the subscripts
     if (values[0] == 0) {
-      std::optional<int64_t> plain, maxHi;
+      std::optional<int64_t> plain, maxHi, maxHiUnguarded;
       std::optional<Expr> plainExpr;
       bool unknown = false;
       for (const AccessRec &a : scan.accesses) {
@@ -1706,6 +1739,8 @@ private:
           continue;
         }
         maxHi = maxHi ? std::max(*maxHi, r->hi) : r->hi;
+        if (!underBranch(tu_.ast, a.expr, na.plan.root))
+          maxHiUnguarded = maxHiUnguarded ? std::max(*maxHiUnguarded, r->hi) : r->hi;
         if (f0.constant == 0 && f0.coef.size() == 1 && f0.coef.begin()->second == 1) {
           const clang::ValueDecl *lv = f0.coef.begin()->first.decl;
           auto lit = na.plan.loops.find(llvm::dyn_cast<clang::VarDecl>(lv));
@@ -1728,7 +1763,12 @@ private:
           }
         }
       }
-      if (plain) {
+      if (plain && maxHiUnguarded && *maxHiUnguarded + 1 > *plain) {
+        // another subscript reaches further (`u[i + 1][j]` beside `u[i][j]`);
+        // one under a branch may be kept in bounds by its condition
+        values[0] = *maxHiUnguarded + 1;
+        exprs[0] = namedValue(na, scan, values[0]);
+      } else if (plain) {
         values[0] = *plain;
         exprs[0] = plainExpr;
       } else if (maxHi && !unknown) {

@@ -140,6 +140,7 @@ private:
   std::map<std::string, size_t> byName_;
   std::map<const clang::VarDecl *, std::vector<size_t>> byDecl_;
   std::vector<const clang::VarDecl *> decls_;
+  std::vector<int64_t> firstExtent_; ///< each array's first extent, by index
 };
 
 /// Finds and ports the nests of one function.

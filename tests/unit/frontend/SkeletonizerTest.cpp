@@ -424,6 +424,30 @@ TEST(Data, PointerSubscriptsAreDelinearised) {
   EXPECT_TRUE(has(o.text, "st o[i][j]")) << o.text;
 }
 
+TEST(Data, TheFirstExtentCoversTheFurthestUnguardedRow) {
+  // in[i][j] alone would give R rows (its loop's bound); in[i + 1][j] reaches
+  // row R: R + 1 rows. Under a branch that keeps it in bounds (HotSpot's
+  // edges) the further row does not count. A second nest reaching further
+  // rows of the same pointer widens the one declaration.
+  Out o = skel("#define R 30\n#define C 40\n"
+               "void f(float *restrict o, const float *restrict in) {\n"
+               "for (int i = 0; i < R; i++) for (int j = 0; j < C; j++)\n"
+               "o[i * C + j] = in[i * C + j] + in[(i + 1) * C + j];\n}\n");
+  EXPECT_TRUE(has(o.text, "float in[R + 1][C]")) << o.text;
+  Out g = skel("#define R 30\n#define C 40\n"
+               "void f(float *restrict o, const float *restrict in) {\n"
+               "for (int i = 0; i < R; i++) for (int j = 0; j < C; j++)\n"
+               "o[i * C + j] = i < R - 1 ? in[(i + 1) * C + j] : in[i * C + j];\n}\n");
+  EXPECT_TRUE(has(g.text, "float in[R][C]")) << g.text;
+  Out two = skel("#define R 30\n#define C 40\n"
+                 "void f(float *restrict o, float *restrict u) {\n"
+                 "for (int i = 0; i < R - 1; i++) for (int j = 0; j < C; j++) u[i * C + j] = 1;\n"
+                 "for (int i = 0; i < R - 1; i++) for (int j = 0; j < C; j++)\n"
+                 "  o[i * C + j] = u[(i + 1) * C + j];\n}\n");
+  EXPECT_TRUE(has(two.text, "float u[R][C]")) << two.text;
+  EXPECT_FALSE(has(two.text, "u_2")) << two.text;
+}
+
 TEST(Data, UnknownExtentNeedsTheOption) {
   std::string code = "void f(float *restrict o, const float *restrict x, const int *restrict k) "
                      "{ for (int i = 0; i < 50; i++) o[i] = x[k[i]]; }";
