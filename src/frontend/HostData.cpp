@@ -36,6 +36,14 @@ const clang::VarDecl *pointedInto(const clang::Expr *s) {
       return v;
     return pointedInto(p);
   }
+  if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(s);
+      as && (as->getType()->isArrayType() || as->getType()->isPointerType())) {
+    // a row `a[i]` of a 2-D array (or an array of pointers' element): into a
+    const clang::Expr *e = as->getBase()->IgnoreParenImpCasts();
+    while (auto *inner = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      e = inner->getBase()->IgnoreParenImpCasts();
+    return varOf(e);
+  }
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
     const clang::Expr *e = u->getSubExpr()->IgnoreParenImpCasts();
     while (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
@@ -265,7 +273,9 @@ void touchesIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out
       return;
     }
     if (const clang::VarDecl *v = accessedBuffer(e)) {
-      note(v, false);
+      // an element, not a row `a[i]` of a 2-D array (an address)
+      if (!e->IgnoreParenImpCasts()->getType()->isArrayType())
+        note(v, false);
       for (const clang::Stmt *c : e->IgnoreParenImpCasts()->children())
         touchesIn(c, out);
       return;

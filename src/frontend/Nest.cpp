@@ -673,6 +673,10 @@ bool underBranch(clang::ASTContext &ast, const clang::Stmt *e, const clang::Stmt
       return true;
     if (auto *c = p.get<clang::ConditionalOperator>(); c && cur != c->getCond())
       return true;
+    if (auto *b = p.get<clang::BinaryOperator>(); b && b->isLogicalOp() && cur == b->getRHS())
+      return true; // `i + 1 < N && x[i + 1] > 0`
+    if (p.get<clang::SwitchCase>())
+      return true;
     node = p;
   }
   return false;
@@ -1012,6 +1016,7 @@ std::string FileAssembler::declareArray(const ArrayShape &s) {
     if (old.type == a.type && old.extents.size() == a.extents.size() && !s.values.empty() &&
         std::equal(old.extents.begin() + 1, old.extents.end(), a.extents.begin() + 1)) {
       if (s.values[0] > firstExtent_[idx]) {
+        widenings_.push_back({idx, old.extents[0], firstExtent_[idx]});
         old.extents[0] = a.extents[0];
         firstExtent_[idx] = s.values[0];
       }
@@ -1066,8 +1071,14 @@ std::vector<std::string> FileAssembler::namesOf(const clang::VarDecl *d) const {
   return out;
 }
 
-void FileAssembler::rollback(size_t mark) {
-  while (arrays.size() > mark) {
+void FileAssembler::rollback(Mark mark) {
+  while (widenings_.size() > mark.widenings) {
+    const Widening &w = widenings_.back();
+    arrays[w.index].extents[0] = w.extent;
+    firstExtent_[w.index] = w.value;
+    widenings_.pop_back();
+  }
+  while (arrays.size() > mark.arrays) {
     size_t idx = arrays.size() - 1;
     byName_.erase(arrays[idx].name);
     auto &v = byDecl_[decls_[idx]];
@@ -1836,8 +1847,9 @@ private:
       return;
     }
     if (auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
-      noteHost(w->getCond()); // host code, evaluated before the body
+      noteHost(w->getCond()); // host code, evaluated before the body and after each pass
       notALoopNest(s, w->getBody(), "a 'while' loop (only 'for' loops are ported)");
+      noteHost(w->getCond());
       return;
     }
     if (auto *d = llvm::dyn_cast<clang::DoStmt>(s)) {
@@ -1903,7 +1915,9 @@ private:
     std::set<std::string> names;
     for (size_t k = first; k < out_.kernels.size(); ++k)
       touched(out_.kernels[k].body, names);
-    auto aliases = hostAliases(fn_);
+    if (!aliases_)
+      aliases_ = hostAliases(fn_);
+    const auto &aliases = *aliases_;
     for (const RawHostStep &raw : steps_) {
       bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
       std::map<std::string, bool> arrays; // skeleton name -> written
@@ -2095,7 +2109,7 @@ private:
         // nested time loops over the same kernels: the counts multiply, unless
         // this loop has host code of its own (a repeat holds no repeat)
         for (size_t i = firstStep; i < steps_.size(); ++i)
-          if (steps_[i].repeat < 0) {
+          if (steps_[i].repeat < 0 && touchesAnArray(steps_[i])) {
             out_.warnings.push_back(tu_.warning(
                 f->getBeginLoc(),
                 "this loop around a time-step loop is counted once: it holds host code outside "
@@ -2119,6 +2133,22 @@ private:
     r.comments.leading.push_back(from);
     out_.repeats.push_back(std::move(r));
     inRepeat(firstStep, static_cast<int>(out_.repeats.size() - 1));
+  }
+
+  /// Does host code `raw` touch an array the kernels so far use (itself or
+  /// through an alias)? Host code on other memory causes no copy.
+  bool touchesAnArray(const RawHostStep &raw) {
+    if (!aliases_)
+      aliases_ = hostAliases(fn_);
+    for (const auto &[v, w] : raw.touches) {
+      std::vector<const clang::VarDecl *> may{v};
+      if (auto it = aliases_->find(v); it != aliases_->end())
+        may = it->second;
+      for (const clang::VarDecl *m : may)
+        if (!out_.namesOf(m).empty())
+          return true;
+    }
+    return false;
   }
 
   /// The host steps gathered since `firstStep` run in each pass of repeat r.
@@ -2207,7 +2237,7 @@ private:
     NestScan scan;
     NestPlan plan;
     std::vector<Warning> nestWarnings;
-    size_t mark = out_.mark();
+    FileAssembler::Mark mark = out_.mark();
     auto macros = tu_.macros;
     auto usedTrips = tu_.usedTrips;
     try {
@@ -2283,6 +2313,7 @@ private:
   std::map<const clang::VarDecl *, bool> pending_; ///< host code since the last kernel
   clang::SourceLocation pendingLoc_;
   std::vector<RawHostStep> steps_;
+  std::optional<std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>>> aliases_;
 };
 
 } // namespace

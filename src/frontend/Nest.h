@@ -109,9 +109,13 @@ public:
   explicit FileAssembler(TUContext &tu) : tu_(tu) {}
   /// The skeleton name of this array with this shape, declared if new.
   std::string declareArray(const ArrayShape &s);
-  /// Undo the declarations made since `mark` (a nest that failed).
-  size_t mark() const { return arrays.size(); }
-  void rollback(size_t mark);
+  /// Undo the declarations (and widened extents) made since `mark` (a nest
+  /// that failed).
+  struct Mark {
+    size_t arrays = 0, widenings = 0;
+  };
+  Mark mark() const { return {arrays.size(), widenings_.size()}; }
+  void rollback(Mark mark);
   /// The arrays in the order of their declarations in the source.
   std::vector<skeleton::Array> arraysInSourceOrder() const;
   void addKernel(skeleton::Kernel k) { kernels.push_back(std::move(k)); }
@@ -141,6 +145,12 @@ private:
   std::map<const clang::VarDecl *, std::vector<size_t>> byDecl_;
   std::vector<const clang::VarDecl *> decls_;
   std::vector<int64_t> firstExtent_; ///< each array's first extent, by index
+  struct Widening {
+    size_t index;
+    skeleton::Expr extent;
+    int64_t value;
+  };
+  std::vector<Widening> widenings_; ///< first extents widened, with what they were
 };
 
 /// Finds and ports the nests of one function.

@@ -393,3 +393,47 @@ void f(float *a, float *b) {
   EXPECT_TRUE(has(o.warnings, "p.c:4:3: warning: this loop around a time-step loop is counted once"))
       << o.warnings;
 }
+
+TEST(SkeletonizerProgram, HostCodeOnOtherMemoryKeepsTheCountsMultiplied) {
+  // The outer loop's host code writes a global no kernel uses: no copy, so
+  // the time loops still multiply.
+  Out o = skel(R"(#define N 1024
+float hist[4];
+void f(float *a, float *b) {
+  for (int s = 0; s < 4; s++) {
+    for (int t = 0; t < 10; t++) {
+#pragma omp parallel for
+      for (int i = 1; i < N - 1; i++)
+        b[i] = 0.5f * (a[i - 1] + a[i + 1]);
+    }
+    hist[s] = 1.0f;
+  }
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u) << o.text;
+  EXPECT_EQ(skeleton::printExpr(o.f.repeats[0].count), "4*10");
+  EXPECT_TRUE(o.f.hostSteps.empty()) << o.text;
+  EXPECT_TRUE(o.warnings.empty()) << o.warnings;
+}
+
+TEST(SkeletonizerProgram, RowsOfTwoDimensionalArraysInHostCode) {
+  // init_row(b[0]) may write row 0 of b; row = a[N - 1] points into a, and a
+  // write through it writes a; neither row expression reads anything.
+  Out o = skel(R"(#define N 64
+void init_row(float *r, int n);
+void f(float a[N][N], float b[N][N]) {
+  for (int t = 0; t < 8; t++) {
+#pragma omp parallel for
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        b[i][j] = a[i][j] * 0.5f;
+    init_row(b[0], N);
+    float *row = a[N - 1];
+    row[0] = 1.0f;
+  }
+}
+)");
+  ASSERT_EQ(o.f.hostSteps.size(), 1u) << o.text;
+  EXPECT_TRUE(o.f.hostSteps[0].writes);
+  EXPECT_EQ(o.f.hostSteps[0].arrays, (std::vector<std::string>{"a", "b"}));
+}

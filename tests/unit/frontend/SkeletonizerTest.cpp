@@ -446,6 +446,19 @@ TEST(Data, TheFirstExtentCoversTheFurthestUnguardedRow) {
                  "  o[i * C + j] = u[(i + 1) * C + j];\n}\n");
   EXPECT_TRUE(has(two.text, "float u[R][C]")) << two.text;
   EXPECT_FALSE(has(two.text, "u_2")) << two.text;
+  // A nest that widens x and then fails leaves x as the ported nest needs it.
+  Out failed = skel("#define N 64\n#define M 32\n#define K 100\n"
+                    "void f(float *restrict x, float *restrict y, float *restrict z, int s) {\n"
+                    "for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) y[i*M + j] = x[i*M + j];\n"
+                    "for (int i = 0; i < K; i++) for (int j = 0; j < M; j += s)\n"
+                    "  z[i*M + j] = x[i*M + j] + x[(i + 1)*M + j];\n}\n");
+  EXPECT_TRUE(has(failed.text, "float x[N][M]")) << failed.text;
+  EXPECT_TRUE(has(failed.warnings, "cannot port this loop")) << failed.warnings;
+  // `&&` guards its right operand: x[i + 1] is kept in bounds by `i + 1 < N`.
+  Out guarded = skel("#define N 64\n"
+                     "void f(float *restrict o, const float *restrict x) {\n"
+                     "for (int i = 0; i < N; i++) o[i] = (i + 1 < N && x[i + 1] > 0) ? x[i] : 0;\n}\n");
+  EXPECT_TRUE(has(guarded.text, "float x[N]")) << guarded.text;
 }
 
 TEST(Data, UnknownExtentNeedsTheOption) {
