@@ -27,6 +27,14 @@ bool isBuffer(const clang::VarDecl *v) {
   return t->isPointerType() || t->isArrayType();
 }
 
+/// The array under any number of subscripts: `a` of `a[i][j]` (of `a[i][j]` itself too).
+const clang::Expr *subscriptRoot(const clang::Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  while (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+    e = as->getBase()->IgnoreParenImpCasts();
+  return e;
+}
+
 /// `q + k`, `k + q`, `q - k`, `&q[k]`: the buffer q the pointer points into.
 const clang::VarDecl *pointedInto(const clang::Expr *s) {
   s = s->IgnoreParenCasts();
@@ -38,18 +46,10 @@ const clang::VarDecl *pointedInto(const clang::Expr *s) {
   }
   if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(s);
       as && (as->getType()->isArrayType() || as->getType()->isPointerType())) {
-    // a row `a[i]` of a 2-D array (or an array of pointers' element): into a
-    const clang::Expr *e = as->getBase()->IgnoreParenImpCasts();
-    while (auto *inner = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
-      e = inner->getBase()->IgnoreParenImpCasts();
-    return varOf(e);
+    return varOf(subscriptRoot(as)); // a row `a[i]` of a 2-D array: into a
   }
-  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) {
-    const clang::Expr *e = u->getSubExpr()->IgnoreParenImpCasts();
-    while (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
-      e = as->getBase()->IgnoreParenImpCasts();
-    return varOf(e);
-  }
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf)
+    return varOf(subscriptRoot(u->getSubExpr()));
   return nullptr;
 }
 
@@ -208,12 +208,8 @@ namespace {
 /// The buffer an element access goes through: `a[i]`, `b[i][j]`, `*p`, `*(p + k)`.
 const clang::VarDecl *accessedBuffer(const clang::Expr *e) {
   e = e->IgnoreParenImpCasts();
-  if (auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
-    const clang::Expr *base = as->getBase()->IgnoreParenImpCasts();
-    while (auto *inner = llvm::dyn_cast<clang::ArraySubscriptExpr>(base))
-      base = inner->getBase()->IgnoreParenImpCasts();
-    return varOf(base);
-  }
+  if (llvm::isa<clang::ArraySubscriptExpr>(e))
+    return varOf(subscriptRoot(e));
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_Deref) {
     const clang::Expr *p = u->getSubExpr()->IgnoreParenImpCasts();
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isAdditiveOp())

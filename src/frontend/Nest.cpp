@@ -1915,17 +1915,11 @@ private:
     std::set<std::string> names;
     for (size_t k = first; k < out_.kernels.size(); ++k)
       touched(out_.kernels[k].body, names);
-    if (!aliases_)
-      aliases_ = hostAliases(fn_);
-    const auto &aliases = *aliases_;
     for (const RawHostStep &raw : steps_) {
       bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
       std::map<std::string, bool> arrays; // skeleton name -> written
       for (const auto &[v, w] : raw.touches) {
-        std::vector<const clang::VarDecl *> may{v};
-        if (auto it = aliases.find(v); it != aliases.end())
-          may = it->second; // v's class: swapped pointers, pointers into it
-        for (const clang::VarDecl *m : may)
+        for (const clang::VarDecl *m : mayHold(v))
           for (const std::string &n : out_.namesOf(m))
             if (names.count(n) && !(edge && !out_.roles[n].deviceOwned))
               arrays[n] = arrays[n] || w;
@@ -2138,17 +2132,20 @@ private:
   /// Does host code `raw` touch an array the kernels so far use (itself or
   /// through an alias)? Host code on other memory causes no copy.
   bool touchesAnArray(const RawHostStep &raw) {
-    if (!aliases_)
-      aliases_ = hostAliases(fn_);
-    for (const auto &[v, w] : raw.touches) {
-      std::vector<const clang::VarDecl *> may{v};
-      if (auto it = aliases_->find(v); it != aliases_->end())
-        may = it->second;
-      for (const clang::VarDecl *m : may)
+    for (const auto &[v, w] : raw.touches)
+      for (const clang::VarDecl *m : mayHold(v))
         if (!out_.namesOf(m).empty())
           return true;
-    }
     return false;
+  }
+
+  /// The variables whose memory host code touching `v` may touch: v's class
+  /// (swapped pointers, pointers set into it; hostAliases), or v alone.
+  std::vector<const clang::VarDecl *> mayHold(const clang::VarDecl *v) {
+    if (!aliases_)
+      aliases_ = hostAliases(fn_);
+    auto it = aliases_->find(v);
+    return it != aliases_->end() ? it->second : std::vector<const clang::VarDecl *>{v};
   }
 
   /// The host steps gathered since `firstStep` run in each pass of repeat r.

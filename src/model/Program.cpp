@@ -121,10 +121,6 @@ struct PlannedCopy {
   double repeatCount = 1;   ///< that repeat's count
 };
 
-struct TransferPlan {
-  std::vector<PlannedCopy> copies; ///< in the order of their first copy
-};
-
 /// What crosses the host link and when (docs/model.md, section 9, "Transfers"):
 /// the program's kernels and host steps run in order, each array with two
 /// flags: the device's copy is stale (the host provided it, or changed it in a
@@ -136,10 +132,13 @@ struct TransferPlan {
 /// marks, each `out`/`inout` array not copied back before (the mark asks for
 /// it even when no kernel wrote it). A repeat's passes
 /// after the first find the flags its first pass left, so they all make the
-/// same copies: the first pass, then the second one count - 1 times.
-TransferPlan planTransfers(const skeleton::SkeletonFile &file, const std::set<std::string> &inputs,
-                           const std::set<std::string> &outputs, bool marked,
-                           const std::vector<double> &count, const std::vector<int> &scope) {
+/// same copies: the first pass, then the second one count - 1 times. The copies
+/// come in the order of their first copy.
+std::vector<PlannedCopy> planTransfers(const skeleton::SkeletonFile &file,
+                                       const std::set<std::string> &inputs,
+                                       const std::set<std::string> &outputs, bool marked,
+                                       const std::vector<double> &count,
+                                       const std::vector<int> &scope) {
   // Events in program order: host steps before the kernel they precede, in
   // the order written (a top-level step before a repeat precedes the steps of
   // its body, those at the end of the body precede a top-level step after it).
@@ -164,16 +163,16 @@ TransferPlan planTransfers(const skeleton::SkeletonFile &file, const std::set<st
   std::map<std::string, Flags> flags;
   for (const auto &a : inputs)
     flags[a].deviceStale = true;
-  TransferPlan plan;
+  std::vector<PlannedCopy> plan;
   // weight: the copies this pass stands for; steady: a pass after the first
   auto record = [&](const std::string &array, bool toDevice, bool byHost, int repeat,
                     double weight, bool steady, double repeatCount) {
-    auto it = std::find_if(plan.copies.begin(), plan.copies.end(), [&](const PlannedCopy &c) {
+    auto it = std::find_if(plan.begin(), plan.end(), [&](const PlannedCopy &c) {
       return c.array == array && c.toDevice == toDevice && c.byHost == byHost && c.repeat == repeat;
     });
-    if (it == plan.copies.end()) {
-      plan.copies.push_back({array, toDevice, byHost, repeat, 0, 0, repeatCount});
-      it = plan.copies.end() - 1;
+    if (it == plan.end()) {
+      plan.push_back({array, toDevice, byHost, repeat, 0, 0, repeatCount});
+      it = plan.end() - 1;
     }
     it->count += weight;
     if (steady)
@@ -315,9 +314,9 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                 : written)
       outputs.insert(arr.name);
   }
-  TransferPlan tp = planTransfers(file, inputs, outputs, anyMark, count, scope);
+  std::vector<PlannedCopy> copies = planTransfers(file, inputs, outputs, anyMark, count, scope);
   double onceTransferMs = 0, eachRepeatTransferMs = 0; // for the break-even
-  for (const auto &c : tp.copies) {
+  for (const auto &c : copies) {
     Transfer t;
     t.array = c.array;
     t.bytes = bytesOf[c.array];
@@ -330,9 +329,10 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     onceTransferMs += (t.count - c.perPass * c.repeatCount) * t.ms;
     (c.toDevice ? pp.h2d : pp.d2h).push_back(t);
   }
-  // Arrays a host step names are the host's between kernels: never dead.
+  // What the host reads, at the end or in a host step, is never a dead intermediate.
+  std::set<std::string> hostNeeds = outputs;
   for (const auto &h : file.hostSteps)
-    outputs.insert(h.arrays.begin(), h.arrays.end());
+    hostNeeds.insert(h.arrays.begin(), h.arrays.end());
 
   // Launches: the kernels are queued one behind the other, so every launch but
   // the first costs the back-to-back launch time (docs/model.md, section 9).
@@ -385,7 +385,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
       std::set<std::string> dead;
       for (size_t g = i; g <= j + 1; ++g)
         for (const auto &[a, st] : touchesOf(file.kernels[g]))
-          if (st && !outputs.count(a)) {
+          if (st && !hostNeeds.count(a)) {
             bool readElsewhere = false;
             for (size_t o = 0; o < n; ++o)
               if ((o < i || o > j + 1) && reads(file.kernels[o], a))
