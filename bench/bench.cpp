@@ -21,6 +21,7 @@
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/TextFile.h"
 
 #include <benchmark/benchmark.h>
 
@@ -142,7 +143,7 @@ void LayoutCold(benchmark::State &state, const Case &c) {
 }
 
 void Parse(benchmark::State &state, const char *path) {
-  std::string text = skeleton::readTextFile(kSrc + "/" + path);
+  std::string text = readTextFile(kSrc + "/" + path);
   std::string name = kSrc + "/" + path; // sample files resolve against it
   for (auto _ : state) {
     skeleton::SkeletonFile f = skeleton::parseSkeleton(text, name);
@@ -152,7 +153,7 @@ void Parse(benchmark::State &state, const char *path) {
 }
 
 void Analyze(benchmark::State &state, const char *path) {
-  std::string text = skeleton::readTextFile(kSrc + "/" + path);
+  std::string text = readTextFile(kSrc + "/" + path);
   std::string name = kSrc + "/" + path;
   for (auto _ : state) {
     skeleton::SkeletonFile f = skeleton::parseSkeleton(text, name);

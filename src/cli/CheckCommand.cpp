@@ -6,6 +6,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
 
@@ -53,9 +54,9 @@ void registerCheck(CLI::App &app, Context &ctx) {
           if (!exists)
             throw InputError({o->baseline, 0, 0},
                              "no such baseline: create it with --update-baseline");
-          base = report::parseBaseline(skeleton::readTextFile(o->baseline), o->baseline);
+          base = report::parseBaseline(readTextFile(o->baseline), o->baseline);
         } else if (o->hw.empty() && exists) {
-          base = report::parseBaseline(skeleton::readTextFile(o->baseline), o->baseline);
+          base = report::parseBaseline(readTextFile(o->baseline), o->baseline);
         }
         if (o->hw.empty()) {
           if (!base)

@@ -5,6 +5,7 @@
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/support/TextFile.h"
 
 #include <ostream>
 
@@ -24,7 +25,7 @@ void registerFmt(CLI::App &app, Context &ctx) {
       return guarded(ctx, [&] {
         int rc = Success;
         for (const auto &path : o->files) {
-          std::string text = skeleton::readTextFile(path);
+          std::string text = readTextFile(path);
           std::string canon = skeleton::printSkeleton(skeleton::parseSkeleton(text, path));
           if (!o->check) {
             ctx.out << canon;

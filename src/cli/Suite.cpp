@@ -4,6 +4,7 @@
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
+#include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -219,7 +220,7 @@ Suite loadSuite(const std::string &path) {
     return directorySuite(path);
   if (!fs::exists(path))
     throw InputError({path, 0, 0}, "no such suite: give a directory of .c/.skel files or a JSON manifest");
-  return parseManifest(skeleton::readTextFile(path), path);
+  return parseManifest(readTextFile(path), path);
 }
 
 } // namespace skelcast::cli

@@ -9,6 +9,7 @@
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/support/TextFile.h"
 
 #include <cstdint>
 #include <clang/AST/ASTConsumer.h>
@@ -673,9 +674,10 @@ void selfCheck(const SkeletonizeResult &r) {
 
 SkeletonizeResult skeletonizeFile(const std::string &path, const SkeletonizeOptions &opts,
                                   std::ostream &diagnostics) {
+  checkInputFile(path);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError({path, 0, 0}, "cannot open file");
+  if (!std::filesystem::is_regular_file(path, ec)) // a pipe: Clang reads only files
+    throw InputError({path, 0, 0}, "is not a regular file");
   SkeletonizeResult r = run(path, nullptr, opts, diagnostics);
   selfCheck(r);
   return r;

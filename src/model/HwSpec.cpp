@@ -3,6 +3,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
+#include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -269,7 +270,7 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
 }
 
 HwSpec loadHwSpec(const std::string &path) {
-  return parseHwSpec(skeleton::readTextFile(path), path);
+  return parseHwSpec(readTextFile(path), path);
 }
 
 std::vector<std::string> listHwSpecs(const std::string &specDir) {

@@ -5,6 +5,7 @@
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
+#include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -57,7 +58,7 @@ void requireFile(const std::string &file, const std::string &path, const std::st
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
-  nlohmann::json j = parseJsonText(skeleton::readTextFile(path), path);
+  nlohmann::json j = parseJsonText(readTextFile(path), path);
   auto fail = [&](const std::string &field, const std::string &msg) -> InputError {
     return InputError({path, 0, 0}, fmt::format("field '{}': {}", field, msg));
   };
@@ -206,7 +207,7 @@ namespace skelcast::model {
 namespace {
 
 nlohmann::json readJson(const std::string &path) {
-  return parseJsonText(skeleton::readTextFile(path), path);
+  return parseJsonText(readTextFile(path), path);
 }
 
 /// `j[key]["cases"]`, which must be an array of objects.

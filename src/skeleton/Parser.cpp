@@ -2,6 +2,7 @@
 // docs/skeleton-language.md). The lexer keeps comments beside the tokens they
 // precede so that the printer can put them back.
 #include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/TextFile.h"
 
 #include "Check.h"
 
@@ -11,10 +12,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace skelcast::skeleton {
 namespace {
@@ -697,21 +695,6 @@ SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
   SkeletonFile f = Parser(std::move(toks), path).run();
   checkSkeleton(f);
   return f;
-}
-
-std::string readTextFile(const std::string &path) {
-  // A directory opens as a stream on Linux and reads as nothing: refuse it by name.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError({path, 0, 0}, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError({path, 0, 0}, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    throw InputError({path, 0, 0}, "cannot read file");
-  return ss.str();
 }
 
 SkeletonFile parseSkeletonFile(const std::string &path) {

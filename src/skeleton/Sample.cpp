@@ -1,4 +1,5 @@
 #include "skelcast/skeleton/Sample.h"
+#include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace skelcast::skeleton {
@@ -21,11 +21,16 @@ std::string resolveRelative(const std::string &anchorFile, const std::string &re
 }
 
 SampleData loadSample(const std::string &path, const SourceLoc &namedAt) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path))
-    throw InputError(namedAt, fmt::format("cannot open sample file '{}'", path));
+  std::string text;
+  try {
+    text = readTextFile(path);
+  } catch (const InputError &e) {
+    // Named where the skeleton names the file: that is the line to change.
+    throw InputError(namedAt, fmt::format("cannot open sample file '{}': {}", path, e.message()));
+  }
   SampleData d;
   d.path = path;
+  std::istringstream in(text);
   std::string line;
   int ln = 0;
   while (std::getline(in, line)) {

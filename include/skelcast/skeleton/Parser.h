@@ -22,7 +22,4 @@ SkeletonFile parseSkeletonFile(const std::string &path);
 /// may use it as a name, so the skeletonizer renames such names.
 bool isKeyword(const std::string &word);
 
-/// Read a whole file; an unreadable file is an InputError naming it.
-std::string readTextFile(const std::string &path);
-
 } // namespace skelcast::skeleton

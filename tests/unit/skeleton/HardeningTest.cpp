@@ -108,6 +108,14 @@ TEST(ParserHardening, DirectoryIsAnError) {
   }
 }
 
+// fuzz_skeleton: a sample file that is a device (/dev/full, /dev/zero) was read
+// line by line for ever, a hang.
+TEST(ParserHardening, ASampleFileThatIsADeviceIsAnError) {
+  expectError("int M[8] : hints<sample=\"/dev/full\">\nfloat A[8]\n"
+              "parallel_for(8) : i {\n  ld A[M[i]]\n}\n",
+              "cannot open sample file '/dev/full': is a device, not a file");
+}
+
 // Signed overflow (undefined behaviour) in the analysis before: dimension sizes,
 // trip counts and array sizes beyond 64 bits.
 TEST(CheckHardening, SizesBeyond64BitsAreRefused) {

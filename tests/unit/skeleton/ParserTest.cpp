@@ -1,6 +1,7 @@
 #include "skelcast/skeleton/Eval.h"
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/support/TextFile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,42 @@
+#include "skelcast/support/TextFile.h"
+
+#include "skelcast/support/Diagnostic.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace skelcast {
+
+void checkInputFile(const std::string &path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  // A directory opens as a stream on Linux and reads as nothing; a character or
+  // block device (/dev/zero, /dev/full) reads forever: refuse both by name.
+  if (st.type() == fs::file_type::directory)
+    throw InputError({path, 0, 0}, "is a directory, not a file");
+  if (st.type() == fs::file_type::character || st.type() == fs::file_type::block)
+    throw InputError({path, 0, 0}, "is a device, not a file");
+  if (!fs::exists(st))
+    throw InputError({path, 0, 0}, "cannot open file");
+}
+
+std::string readTextFile(const std::string &path) {
+  checkInputFile(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError({path, 0, 0}, "cannot open file");
+  // Read in chunks up to the cap, so that a pipe that never ends is refused too.
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes)
+      throw InputError({path, 0, 0}, "larger than 64 MiB, not an input skelcast reads");
+  }
+  if (in.bad())
+    throw InputError({path, 0, 0}, "cannot read file");
+  return text;
+}
+
+} // namespace skelcast
