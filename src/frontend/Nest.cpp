@@ -1914,7 +1914,8 @@ private:
   void addHostSteps(size_t first) {
     std::set<std::string> names;
     for (size_t k = first; k < out_.kernels.size(); ++k)
-      touched(out_.kernels[k].body, names);
+      for (const auto &t : skeleton::memTouches(out_.kernels[k].body))
+        names.insert(t.array);
     for (const RawHostStep &raw : steps_) {
       bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
       std::map<std::string, bool> arrays; // skeleton name -> written
@@ -2009,20 +2010,6 @@ private:
       if (containsOpenMP(c))
         return true;
     return false;
-  }
-
-  /// The array names of the kernels' loads and stores.
-  static void touched(const std::vector<skeleton::Stmt> &body, std::set<std::string> &out) {
-    for (const auto &st : body) {
-      if (st.kind == skeleton::Stmt::Kind::Mem)
-        out.insert(st.mem.array);
-      if (st.kind == skeleton::Stmt::Kind::Loop)
-        touched(st.loop.body, out);
-      if (st.kind == skeleton::Stmt::Kind::Branch) {
-        touched(st.branch.thenBody, out);
-        touched(st.branch.elseBody, out);
-      }
-    }
   }
 
   /// The trip count of a sequential loop around kernels, as the repeat count,
@@ -2160,7 +2147,8 @@ private:
   void decideRoles(size_t first) {
     std::set<std::string> names;
     for (size_t k = first; k < out_.kernels.size(); ++k)
-      touched(out_.kernels[k].body, names);
+      for (const auto &t : skeleton::memTouches(out_.kernels[k].body))
+        names.insert(t.array);
     auto roles = bufferRoles(fn_);
     std::optional<std::set<std::string>> outs; // C names the pragma keeps
     clang::SourceRange body = fn_->getBody()->getSourceRange();

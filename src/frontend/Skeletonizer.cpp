@@ -243,25 +243,6 @@ std::string relativeToFile(const std::string &sample, const std::string &cfile) 
   return rel.empty() ? sample : rel.generic_string();
 }
 
-/// Loads (false) and stores (true) of a statement list, in order.
-std::vector<std::pair<std::string, bool>> memTouches(const std::vector<skeleton::Stmt> &body) {
-  std::vector<std::pair<std::string, bool>> out;
-  for (const auto &s : body) {
-    std::vector<std::pair<std::string, bool>> inner;
-    if (s.kind == skeleton::Stmt::Kind::Mem)
-      out.push_back({s.mem.array, s.mem.isStore});
-    if (s.kind == skeleton::Stmt::Kind::Loop)
-      inner = memTouches(s.loop.body);
-    if (s.kind == skeleton::Stmt::Kind::Branch) {
-      inner = memTouches(s.branch.thenBody);
-      auto e = memTouches(s.branch.elseBody);
-      inner.insert(inner.end(), e.begin(), e.end());
-    }
-    out.insert(out.end(), inner.begin(), inner.end());
-  }
-  return out;
-}
-
 Warning fileWarning(const std::string &path, std::string message) {
   Warning w;
   w.loc.file = path;
@@ -304,7 +285,7 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
       std::optional<bool> firstIsStore;
       bool written = false;
       for (const auto &k : fa.kernels)
-        for (const auto &[name, st] : memTouches(k.body))
+        for (const auto &[name, st] : skeleton::memTouches(k.body))
           if (name == a.name) {
             if (!firstIsStore)
               firstIsStore = st;

@@ -15,28 +15,6 @@
 namespace skelcast::model {
 namespace {
 
-/// Loads and stores of each array in a statement list, in statement order.
-void touches(const std::vector<skeleton::Stmt> &body,
-             std::vector<std::pair<std::string, bool>> &out) {
-  for (const auto &s : body) {
-    switch (s.kind) {
-    case skeleton::Stmt::Kind::Mem: out.push_back({s.mem.array, s.mem.isStore}); break;
-    case skeleton::Stmt::Kind::Loop: touches(s.loop.body, out); break;
-    case skeleton::Stmt::Kind::Branch:
-      touches(s.branch.thenBody, out);
-      touches(s.branch.elseBody, out);
-      break;
-    default: break;
-    }
-  }
-}
-
-std::vector<std::pair<std::string, bool>> touchesOf(const skeleton::Kernel &k) {
-  std::vector<std::pair<std::string, bool>> t;
-  touches(k.body, t);
-  return t;
-}
-
 /// Bytes of each array of the file, by name.
 std::map<std::string, double> arrayBytes(const skeleton::SkeletonFile &file,
                                          const skeleton::MacroTable &macros) {
@@ -51,7 +29,7 @@ std::map<std::string, double> arrayBytes(const skeleton::SkeletonFile &file,
 }
 
 bool reads(const skeleton::Kernel &k, const std::string &array) {
-  for (const auto &[a, st] : touchesOf(k))
+  for (const auto &[a, st] : skeleton::memTouches(k.body))
     if (a == array && !st)
       return true;
   return false;
@@ -65,7 +43,7 @@ std::vector<std::map<std::string, double>> reuseDistances(const skeleton::Skelet
   std::map<std::string, double> bytes = arrayBytes(file, macros);
   std::vector<std::set<std::string>> used(n);
   for (size_t k = 0; k < n; ++k)
-    for (const auto &[a, st] : touchesOf(file.kernels[k]))
+    for (const auto &[a, st] : skeleton::memTouches(file.kernels[k].body))
       used[k].insert(a);
   // The repeats that run at least twice: their kernels follow their last one.
   std::vector<int> loop(n, -1);
@@ -181,7 +159,7 @@ std::vector<PlannedCopy> planTransfers(const skeleton::SkeletonFile &file,
   auto run = [&](const Event &e, double weight, bool steady, double repeatCount) {
     if (e.kind == 1) {
       std::map<std::string, bool> stored; // the arrays it touches: stored or only loaded
-      for (const auto &[a, st] : touchesOf(file.kernels[e.index]))
+      for (const auto &[a, st] : skeleton::memTouches(file.kernels[e.index].body))
         stored[a] = stored[a] || st;
       for (const auto &arr : file.arrays) { // declaration order
         auto it = stored.find(arr.name);
@@ -299,7 +277,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     std::optional<bool> firstIsStore;
     bool written = false;
     for (const auto &k : file.kernels)
-      for (const auto &[a, st] : touchesOf(k))
+      for (const auto &[a, st] : skeleton::memTouches(k.body))
         if (a == arr.name) {
           if (!firstIsStore)
             firstIsStore = st;
@@ -384,7 +362,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
       // kernels before the group run again after it) and the host does not.
       std::set<std::string> dead;
       for (size_t g = i; g <= j + 1; ++g)
-        for (const auto &[a, st] : touchesOf(file.kernels[g]))
+        for (const auto &[a, st] : skeleton::memTouches(file.kernels[g].body))
           if (st && !hostNeeds.count(a)) {
             bool readElsewhere = false;
             for (size_t o = 0; o < n; ++o)

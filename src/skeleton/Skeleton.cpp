@@ -26,6 +26,28 @@ const char *hostMarkName(HostMark m) {
   return "";
 }
 
+namespace {
+void collectTouches(const std::vector<Stmt> &body, std::vector<MemTouch> &out) {
+  for (const auto &s : body) {
+    switch (s.kind) {
+    case Stmt::Kind::Mem: out.push_back({s.mem.array, s.mem.isStore}); break;
+    case Stmt::Kind::Loop: collectTouches(s.loop.body, out); break;
+    case Stmt::Kind::Branch:
+      collectTouches(s.branch.thenBody, out);
+      collectTouches(s.branch.elseBody, out);
+      break;
+    default: break;
+    }
+  }
+}
+} // namespace
+
+std::vector<MemTouch> memTouches(const std::vector<Stmt> &body) {
+  std::vector<MemTouch> out;
+  collectTouches(body, out);
+  return out;
+}
+
 const char *elemTypeName(ElemType t) {
   switch (t) {
   case ElemType::Char: return "char";

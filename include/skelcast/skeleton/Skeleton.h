@@ -156,6 +156,17 @@ struct Kernel {
   bool operator==(const Kernel &o) const;
 };
 
+/// One `ld` or `st` of a statement list.
+struct MemTouch {
+  std::string array;
+  bool isStore = false;
+};
+
+/// The loads and stores of a statement list, in statement order (a loop's body
+/// once, a branch's then-arm before its else-arm): what the program's dataflow
+/// and the skeletonizer's host mapping read of a kernel.
+std::vector<MemTouch> memTouches(const std::vector<Stmt> &body);
+
 /// `host reads a, b` or `host writes c` between kernels: host code that reads
 /// the arrays (it needs the device's values) or updates some of their elements
 /// (it needs the device's values, and the device needs the host's afterwards).

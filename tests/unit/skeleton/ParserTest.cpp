@@ -410,3 +410,22 @@ TEST(Parser, HostStepErrors) {
   expectError("float a[4]\nhost reads a,\nfloat b[4]\n", 3, 1, "expected an array name after 'host reads', found keyword 'float'");
   expectError("float a[4]\nhost copies a\n", 2, 1, "expected '#define', an array declaration");
 }
+
+// The dataflow of programs (docs/model.md, section 9) reads a kernel's loads and
+// stores in this order: inside loops once, a branch's then-arm before its else-arm.
+TEST(Skeleton, MemTouchesListLoadsAndStoresInStatementOrder) {
+  SkeletonFile f = parse("float a[8]\nfloat b[8]\nfloat c[8]\n"
+                         "parallel_for(8) : i {\n"
+                         "  ld a[i]\n"
+                         "  for k = 0:2 {\n    ld b[k]\n    st c[i]\n  }\n"
+                         "  if (p=0.5) {\n    st a[i]\n  } else {\n    ld c[i]\n  }\n"
+                         "  comp 2\n"
+                         "  st b[i]\n"
+                         "}\n");
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto &t : memTouches(f.kernels[0].body))
+    got.push_back({t.array, t.isStore});
+  std::vector<std::pair<std::string, bool>> want = {
+      {"a", false}, {"b", false}, {"c", true}, {"a", true}, {"c", false}, {"b", true}};
+  EXPECT_EQ(got, want);
+}
