@@ -12,38 +12,23 @@ namespace {
 
 using nlohmann::json;
 
-json layoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
-                double clockGHz) {
-  const auto &w = l.characterization.workload;
+/// The shared layout fields plus what batch adds: the cycle split, the memory
+/// share, occupancy, the cache effects and the roofline.
+json batchLayoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
+                     double clockGHz) {
   const auto &r = l.result;
-  return {
-      {"rank", rank},
-      {"layout", l.layoutString},
-      {"time_ms", finiteJson(r.timeMs)},
-      {"cycles", finiteJson(r.totalCycles)},
-      {"bound", r.bound},
-      {"mwp", finiteJson(r.mwp)},
-      {"cwp", finiteJson(r.cwp)},
-      {"active_warps", finiteJson(r.n)},
-      {"exec_case", r.execCase},
-      {"mem_cycles", finiteJson(r.memCycles)},
-      {"comp_cycles", finiteJson(r.compCycles)},
-      {"memory_share", finiteJson(memoryShare(l, modelLabel, clockGHz))},
-      {"active_sms", finiteJson(r.activeSMs)},
-      {"active_blocks_per_sm", finiteJson(r.activeBlocksPerSM)},
-      {"threads_per_block", finiteJson(w.threadsPerBlock)},
-      {"blocks", finiteJson(w.blocks)},
-      {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
-      {"comp_insts", finiteJson(w.compInsts)},
-      {"coal_mem_insts", finiteJson(w.coalMemInsts)},
-      {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
-      {"synch_insts", finiteJson(w.synchInsts)},
-      {"compulsory_bytes", finiteJson(l.characterization.compulsoryBytes)},
-      {"launch_ms", finiteJson(l.effects.launchMs)},
-      {"l1_hit_fraction", finiteJson(l.effects.l1HitFraction)},
-      {"l2_hit_fraction", finiteJson(l.effects.l2HitFraction)},
-      {"roofline_ms", finiteJson(l.roofline.timeMs)},
-  };
+  json j = layoutJson(rank, l);
+  j["mem_cycles"] = finiteJson(r.memCycles);
+  j["comp_cycles"] = finiteJson(r.compCycles);
+  j["memory_share"] = finiteJson(memoryShare(l, modelLabel, clockGHz));
+  j["active_sms"] = finiteJson(r.activeSMs);
+  j["active_blocks_per_sm"] = finiteJson(r.activeBlocksPerSM);
+  j["compulsory_bytes"] = finiteJson(l.characterization.compulsoryBytes);
+  j["launch_ms"] = finiteJson(l.effects.launchMs);
+  j["l1_hit_fraction"] = finiteJson(l.effects.l1HitFraction);
+  j["l2_hit_fraction"] = finiteJson(l.effects.l2HitFraction);
+  j["roofline_ms"] = finiteJson(l.roofline.timeMs);
+  return j;
 }
 
 } // namespace
@@ -91,7 +76,7 @@ std::string renderBatchJson(const BatchReport &r) {
         const auto &kg = k.gpus[g];
         json layouts = json::array();
         for (size_t i = 0; i < kg.layouts.size(); ++i)
-          layouts.push_back(layoutJson(i + 1, kg.layouts[i], r.model, r.gpus[g].clockGHz));
+          layouts.push_back(batchLayoutJson(i + 1, kg.layouts[i], r.model, r.gpus[g].clockGHz));
         projections.push_back({{"gpu", r.gpus[g].name},
                                {"layouts_explored", kg.layoutsExplored},
                                {"layouts_pruned", kg.layoutsPruned},

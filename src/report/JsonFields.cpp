@@ -12,6 +12,29 @@ nlohmann::json finiteJson(double v) {
 
 nlohmann::json optionalJson(const std::optional<double> &v) { return v ? finiteJson(*v) : nlohmann::json(nullptr); }
 
+nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
+  const auto &w = l.characterization.workload;
+  const auto &r = l.result;
+  return {
+      {"rank", rank},
+      {"layout", l.layoutString},
+      {"time_ms", finiteJson(r.timeMs)},
+      {"cycles", finiteJson(r.totalCycles)},
+      {"bound", r.bound},
+      {"mwp", finiteJson(r.mwp)},
+      {"cwp", finiteJson(r.cwp)},
+      {"active_warps", finiteJson(r.n)},
+      {"exec_case", r.execCase},
+      {"threads_per_block", finiteJson(w.threadsPerBlock)},
+      {"blocks", finiteJson(w.blocks)},
+      {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
+      {"comp_insts", finiteJson(w.compInsts)},
+      {"coal_mem_insts", finiteJson(w.coalMemInsts)},
+      {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
+      {"synch_insts", finiteJson(w.synchInsts)},
+  };
+}
+
 nlohmann::json programJson(const model::ProgramProjection &p) {
   using nlohmann::json;
   json pj;

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "skelcast/model/Program.h"
+#include "skelcast/model/Project.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <optional>
 
 namespace skelcast::report {
@@ -13,6 +15,10 @@ namespace skelcast::report {
 /// JSON has no NaN or infinity: such a value becomes null (never expected).
 nlohmann::json finiteJson(double v);
 nlohmann::json optionalJson(const std::optional<double> &v);
+
+/// One ranked layout of a kernel: its string, time, the MWP/CWP result and the
+/// workload (docs/model.md). Batch's report.json adds its own fields to it.
+nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l);
 
 /// A program's projection: transfers, kernels, fusion, CPU time, speedup, verdict
 /// (the `program` object of docs/model.md section 9).

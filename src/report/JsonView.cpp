@@ -25,26 +25,7 @@ std::string renderJson(const Report &r) {
     json layouts = json::array();
     size_t n = std::min(r.top, p.layouts.size());
     for (size_t i = 0; i < n; ++i) {
-      const auto &l = p.layouts[i];
-      const auto &w = l.characterization.workload;
-      layouts.push_back({
-          {"rank", i + 1},
-          {"layout", l.layoutString},
-          {"time_ms", finiteJson(l.result.timeMs)},
-          {"cycles", finiteJson(l.result.totalCycles)},
-          {"bound", l.result.bound},
-          {"mwp", finiteJson(l.result.mwp)},
-          {"cwp", finiteJson(l.result.cwp)},
-          {"active_warps", finiteJson(l.result.n)},
-          {"exec_case", l.result.execCase},
-          {"threads_per_block", finiteJson(w.threadsPerBlock)},
-          {"blocks", finiteJson(w.blocks)},
-          {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
-          {"comp_insts", finiteJson(w.compInsts)},
-          {"coal_mem_insts", finiteJson(w.coalMemInsts)},
-          {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
-          {"synch_insts", finiteJson(w.synchInsts)},
-      });
+      layouts.push_back(layoutJson(i + 1, p.layouts[i]));
     }
     kj["layouts"] = std::move(layouts);
     kernels.push_back(std::move(kj));
