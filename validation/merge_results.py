@@ -34,7 +34,8 @@ if cal.get("clock_ghz"):
 
 cases = []
 for p in ["matmul", "hotspot", "ispinex", "spinflap", "stream", "transpose"]:
-    cases += load(os.path.join(build, f"cases_{p}.json"), [])
+    if os.path.exists(os.path.join(build, f"cases_{p}.json")):  # ONLY= runs a subset
+        cases += load(os.path.join(build, f"cases_{p}.json"), [])
 # Skeleton paths in the files are relative to the repository root; skeleton_root
 # is that root relative to OUT (validation/results/ -> "../..").
 root = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.abspath(out))
@@ -55,8 +56,9 @@ kern = {
     "buffers": "same buffers every repeat (no rotation)",
     "cases": cases,
 }
-with open(os.path.join(out, f"{tag}_kernels.json"), "w") as f:
-    json.dump(kern, f, indent=1)
+if cases:
+    with open(os.path.join(out, f"{tag}_kernels.json"), "w") as f:
+        json.dump(kern, f, indent=1)
 
 fusion = load(os.path.join(build, "prog_fusion.json"), {})
 steps = load(os.path.join(build, "prog_hotspot_steps.json"), {})
@@ -66,8 +68,9 @@ for c in fusion.get("cases", []):
 for c in steps.get("cases", []):
     c.setdefault("program_skeleton", f"validation/skeletons/hotspot_program_{c['n']}_{c['steps']}.skel")
 progs = {"schema_version": 1, "skeleton_root": root, "gpu": gpu, "fusion": fusion, "hotspot_steps": steps}
-with open(os.path.join(out, f"{tag}_programs.json"), "w") as f:
-    json.dump(progs, f, indent=1)
+if fusion or steps:
+    with open(os.path.join(out, f"{tag}_programs.json"), "w") as f:
+        json.dump(progs, f, indent=1)
 
 # ---------------------------------------------------------------- summary
 print()

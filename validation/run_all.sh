@@ -4,7 +4,9 @@
 # Environment: OUT (results folder, default validation/out), ARCH (default sm_90;
 # use e.g. sm_80 or native on other GPUs), TAG (file prefix, default h100),
 # QUICK=1 (smoke test: few repeats, small transfer/fusion sizes), SASS=1 (also
-# dump the SASS of the kernel programs into OUT/sass.txt), BUILD (build folder).
+# dump the SASS of the kernel programs into OUT/sass.txt), BUILD (build folder),
+# ONLY (a subset of the programs below, e.g. ONLY="calibrate stream": a re-run of
+# some kernels; the result files then hold only what ran).
 # Writes OUT/${TAG}_{kernels,calibration,transfers,programs}.json, OUT/env.txt,
 # OUT/log.txt and prints a summary table.  Never changes GPU settings.
 set -u -o pipefail
@@ -31,7 +33,12 @@ say() { echo "$@" | tee -a "$LOG"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-PROGS="calibrate matmul hotspot ispinex spinflap stream transpose transfers pageable_probe copy_context fusion hotspot_steps"
+ALL="calibrate matmul hotspot ispinex spinflap stream transpose transfers pageable_probe copy_context fusion hotspot_steps"
+PROGS=${ONLY:-$ALL}
+for p in $PROGS; do
+  case " $ALL " in *" $p "*) ;; *) echo "ONLY: unknown program '$p' (known: $ALL)"; exit 1;; esac
+done
+wanted() { case " $PROGS " in *" $1 "*) return 0;; *) return 1;; esac; }
 FLAGS="-arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp -Xptxas -v"
 t0=$(date +%s)
 pids=()
@@ -53,6 +60,7 @@ grep -h -E "Function properties|registers|spill" "$BUILD"/*.build.log > "$OUT/pt
 if [ "${SASS:-0}" = 1 ]; then
   : > "$OUT/sass.txt"
   for p in matmul hotspot ispinex spinflap stream transpose calibrate; do
+    wanted $p || continue
     echo "#### $p" >> "$OUT/sass.txt"
     cuobjdump -sass "$BUILD/$p" 2>&1 | sed -E 's@/\* 0x[0-9a-f]+ \*/@@; s/ +$//' | grep -v -E '^\s*$' >> "$OUT/sass.txt"
   done
@@ -66,15 +74,16 @@ run() {  # name, command...
   local rc=${PIPESTATUS[0]}
   say "=== $name rc=$rc ($(( $(date +%s) - s )) s)"
 }
-run calibrate "$BUILD/calibrate" "$OUT/${TAG}_calibration.json"
+rm -f "$BUILD"/cases_*.json "$BUILD"/prog_*.json # nothing of an earlier run is merged
+wanted calibrate && run calibrate "$BUILD/calibrate" "$OUT/${TAG}_calibration.json"
 for p in matmul hotspot ispinex spinflap stream transpose; do
-  run $p "$BUILD/$p" "$BUILD/cases_$p.json"
+  wanted $p && run $p "$BUILD/$p" "$BUILD/cases_$p.json"
 done
-run transfers "$BUILD/transfers" "$OUT/${TAG}_transfers.json"
-run pageable_probe "$BUILD/pageable_probe" "$OUT/${TAG}_pageable_probe.json"
-run copy_context "$BUILD/copy_context" "$OUT/${TAG}_copy_context.json"
-run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
-run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
+wanted transfers && run transfers "$BUILD/transfers" "$OUT/${TAG}_transfers.json"
+wanted pageable_probe && run pageable_probe "$BUILD/pageable_probe" "$OUT/${TAG}_pageable_probe.json"
+wanted copy_context && run copy_context "$BUILD/copy_context" "$OUT/${TAG}_copy_context.json"
+wanted fusion && run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
+wanted hotspot_steps && run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
 {
   echo "## nvidia-smi (after)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv

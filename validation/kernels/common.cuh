@@ -145,7 +145,8 @@ Timing time_launches(F&& launch) {
 
 // ||out - ref|| / ||ref||; any NaN/Inf in out (e.g. an element never written
 // after NaN poisoning) makes the result NaN, which fails every check.
-static inline double rel_error(const float* out, const double* ref, size_t n, size_t* bad = nullptr) {
+template <class T>
+static inline double rel_error(const T* out, const double* ref, size_t n, size_t* bad = nullptr) {
   double num = 0, den = 0;
   size_t nb = 0;
   for (size_t k = 0; k < n; ++k) {
