@@ -153,6 +153,7 @@ private:
   struct Block {
     std::vector<skeleton::Stmt> *out;
     int64_t comp;
+    int64_t fp64 = 0; ///< of comp, the FP64 arithmetic: `comp N (fp64:M)`
     std::vector<skeleton::Stmt> stores = {}; ///< written at the end of the stretch
   };
   struct Val {
@@ -180,9 +181,14 @@ private:
   // -------------------------------------------------------------------------
   // output
 
-  void cost(int64_t n) {
-    if (countOps_)
-      blk_->comp += n;
+  /// n instructions of an operation of type t; those of a double operation issue
+  /// at the FP64 rate (docs/model.md section 7, `fp64`), so they are counted apart too.
+  void cost(int64_t n, clang::QualType t = {}) {
+    if (!countOps_)
+      return;
+    blk_->comp += n;
+    if (!t.isNull() && t->isRealFloatingType() && tu_.ast.getTypeSize(t) > 32)
+      blk_->fp64 += n;
   }
   /// End of a straight-line stretch: its instruction count, then its stores.
   void flush() {
@@ -190,9 +196,11 @@ private:
       skeleton::Stmt s;
       s.kind = skeleton::Stmt::Kind::Comp;
       s.comp = blk_->comp;
+      s.fp64 = blk_->fp64;
       blk_->out->push_back(std::move(s));
     }
     blk_->comp = 0;
+    blk_->fp64 = 0;
     for (auto &st : blk_->stores)
       blk_->out->push_back(std::move(st));
     blk_->stores.clear();
@@ -294,7 +302,11 @@ private:
       return {};
     if (auto *c = llvm::dyn_cast<clang::CastExpr>(e)) {
       Val v = eval(c->getSubExpr());
-      cost(castCost(c->getCastKind()));
+      cost(castCost(c->getCastKind()),
+           c->getSubExpr()->getType()->isRealFloatingType() &&
+                   tu_.ast.getTypeSize(c->getSubExpr()->getType()) > 32
+               ? c->getSubExpr()->getType()
+               : e->getType());
       if (e->getType()->isIntegralOrEnumerationType() &&
           c->getSubExpr()->getType()->isIntegralOrEnumerationType())
         return v;
@@ -330,7 +342,7 @@ private:
     if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
       for (const clang::Expr *a : call->arguments())
         eval(a);
-      cost(callCost(call->getDirectCallee()));
+      cost(callCost(call->getDirectCallee()), call->getType()); // a double routine: FP64
       return {};
     }
     if (auto *il = llvm::dyn_cast<clang::InitListExpr>(e)) {
@@ -348,7 +360,7 @@ private:
       int64_t delta = u->isIncrementOp() ? 1 : -1;
       const clang::Expr *s = sub->IgnoreParens();
       if (auto *v = refVar(s)) {
-        cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt));
+        cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt), sub->getType());
         auto it = env_.find(v);
         if (it != env_.end() && v->getType()->isIntegralOrEnumerationType()) {
           it->second = plusConst(it->second, delta);
@@ -363,7 +375,7 @@ private:
       if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s)) {
         Addr ad = address(a);
         readAddr(ad);
-        cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt));
+        cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt), sub->getType());
         writeAddr(ad);
         return {};
       }
@@ -426,7 +438,7 @@ private:
       clang::QualType t = ca->getComputationResultType();
       if (auto *v = refVar(lhs)) {
         Val r = eval(b->getRHS());
-        cost(arithCost(nullptr, b->getRHS(), op, t));
+        cost(arithCost(nullptr, b->getRHS(), op, t), t);
         auto it = env_.find(v);
         char sop = 0;
         if (op == clang::BO_AddAssign) sop = '+';
@@ -444,7 +456,7 @@ private:
         Addr ad = address(a);
         readAddr(ad);
         eval(b->getRHS());
-        cost(arithCost(nullptr, b->getRHS(), op, t));
+        cost(arithCost(nullptr, b->getRHS(), op, t), t);
         writeAddr(ad);
         return {};
       }
@@ -462,9 +474,9 @@ private:
     }
     clang::QualType t = b->getLHS()->getType();
     if (b->isComparisonOp())
-      cost(binaryOpCost(op, t, tu_.ast, std::nullopt));
+      cost(binaryOpCost(op, t, tu_.ast, std::nullopt), t); // DSETP for doubles
     else
-      cost(arithCost(b->getLHS(), b->getRHS(), op, b->getType()));
+      cost(arithCost(b->getLHS(), b->getRHS(), op, b->getType()), b->getType());
     if (l.sym && r.sym && b->getType()->isIntegralOrEnumerationType()) {
       char c = 0;
       switch (op) {

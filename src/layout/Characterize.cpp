@@ -212,7 +212,7 @@ struct Characterizer::Impl {
   // Shape level.
   std::vector<int64_t> fold;
   int64_t tpbInt = 0;
-  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0;
+  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0, fp64Insts = 0;
   IterSet th, bl, tmp;
   std::vector<int64_t> tileKey;
   std::unordered_map<std::vector<int64_t>, Tile, VecHash> tiles;
@@ -391,9 +391,13 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
                                       : std::min(loadRequests[d], tile->loadsBlock[d]);
   }
   // Equation 17: Func_insts = F x sum_i Ins_i x LP_i.
+  // The FP64 ones among them, counted alike (the fp64 term, docs/model.md section 7).
   funcInsts = 0;
-  for (const auto &cb : ki.comps)
+  fp64Insts = 0;
+  for (const auto &cb : ki.comps) {
     funcInsts += foldProduct * static_cast<double>(cb.count) * cb.execs;
+    fp64Insts += foldProduct * static_cast<double>(cb.fp64) * cb.execs;
+  }
 }
 
 const Characterizer::Impl::Tile::Stage &Characterizer::Impl::stageOf(int loop, int array) {
@@ -587,6 +591,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   }
 
   c.funcInsts = funcInsts; // equation 17
+  c.fp64Insts = fp64Insts;
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];
@@ -615,16 +620,9 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
   c.compulsoryBytes = compulsoryBytes;
   c.blockFootprintBytes = tile->blockFootprintBytes;
-  double doubles = 0, elems = 0;
-  for (size_t d = 0; d < nArrays; ++d) {
-    if (all[d].empty())
-      continue;
-    c.arrays[d].kernelUnique = kernelUnique[d];
-    elems += c.arrays[d].dataReqs;
-    if (ki.arrays[d].isDouble)
-      doubles += c.arrays[d].dataReqs;
-  }
-  c.fp64Fraction = elems > 0 ? doubles / elems : 0.0;
+  for (size_t d = 0; d < nArrays; ++d)
+    if (!all[d].empty())
+      c.arrays[d].kernelUnique = kernelUnique[d];
   for (auto &u : c.accesses) {
     if (u.viaShared)
       continue;

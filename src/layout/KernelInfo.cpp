@@ -185,7 +185,7 @@ private:
     std::map<std::string, int> loadLevel; // array or binding -> level of its latest load here
     for (const auto &s : body) {
       switch (s.kind) {
-      case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, execs, loops}); break;
+      case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, s.fp64, execs, loops}); break;
       case Stmt::Kind::Mem: {
         AccessInfo a;
         a.array = ki_.arrayIndex(s.mem.array);
@@ -352,7 +352,6 @@ KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k) {
     ArrayInfo ai;
     ai.name = a.name;
     ai.elemBytes = skeleton::elemBytes(a.type);
-    ai.isDouble = a.type == skeleton::ElemType::Double;
     for (const auto &e : a.extents)
       ai.extents.push_back(skeleton::evalConstExpr(e, ki.macros, file.path));
     ai.strides.assign(ai.extents.size(), 1);

@@ -78,11 +78,12 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
   if (on & kSchedulers)
     a.hw.issueCycles = hw.issueCycles / std::max(1, hw.schedulersPerSM);
 
-  // fp64: arithmetic on double data issues at the FP64 rate.
-  if ((on & kFp64) && hw.peakDpGflops > 0 && c.fp64Fraction > 0) {
+  // fp64: an FP64 arithmetic instruction takes peak_sp / peak_dp issue slots of
+  // the FP32 rate; the rest of Comp_insts (integer, moves, FP32) issue as before.
+  if ((on & kFp64) && hw.peakDpGflops > 0 && c.fp64Insts > 0) {
     double ratio = std::max(1.0, hw.peakSpGflops / hw.peakDpGflops);
-    a.effects.fp64Factor = 1.0 + c.fp64Fraction * (ratio - 1.0);
-    w.compInsts *= a.effects.fp64Factor;
+    a.effects.fp64ExtraInsts = c.fp64Insts * (ratio - 1.0);
+    w.compInsts += a.effects.fp64ExtraInsts;
   }
 
   // registers: blocks per SM limited by the register file (allocated per warp

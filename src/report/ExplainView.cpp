@@ -85,7 +85,7 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   const auto &e = p.effects;
   if (modelLabel.rfind("skelcast", 0) == 0) {
     out += "\nmodern terms (docs/model.md section 7; inputs of the Hong-Kim core below)\n";
-    row(out, "fp64 issue factor", num(e.fp64Factor, 6), "1 + fp64 share x (peak SP / peak DP - 1)");
+    row(out, "fp64 extra issue", num(e.fp64ExtraInsts, 6), "fp64 insts x (peak SP / peak DP - 1)");
     row(out, "registers per thread (estimate)", num(e.registersPerThread, 6), "0 when switched off");
     row(out, "blocks per SM by registers", num(e.blocksByRegisters, 6), "registers_per_sm / per block");
     row(out, "L1 hit fraction", num(e.l1HitFraction, 4), "reuse within a block");

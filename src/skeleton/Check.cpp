@@ -130,6 +130,10 @@ private:
         if (s.comp < 0)
           throw InputError(at(s.loc),
                            fmt::format("instruction count must not be negative, is {}", s.comp));
+        if (s.fp64 < 0 || s.fp64 > s.comp)
+          throw InputError(at(s.loc), fmt::format("FP64 count must be within [0, {}] (the "
+                                                  "instructions of the 'comp'), is {}",
+                                                  s.comp, s.fp64));
         break;
       case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
       case Stmt::Kind::Bind:

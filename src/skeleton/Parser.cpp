@@ -580,6 +580,13 @@ private:
       s.comments.leading = drainPending();
       s.kind = Stmt::Kind::Comp;
       s.comp = expectInt("an instruction count after 'comp'");
+      if (isPunct(peek(), '(')) { // `comp N (fp64:M)`: M of the N are FP64 arithmetic
+        take();
+        expectWord("fp64", "in 'comp N (fp64:M)'");
+        expectPunct(':', "after 'fp64'");
+        s.fp64 = expectInt("an FP64 instruction count in 'comp N (fp64:M)'");
+        expectPunct(')', "to close '(fp64:M)'");
+      }
       s.comments.trailing = takeTrailing();
     } else if (w == "ld" || w == "st") {
       take();

@@ -102,7 +102,10 @@ public:
   void stmt(const Stmt &s, int d) {
     comments(s.comments.leading, d);
     switch (s.kind) {
-    case Stmt::Kind::Comp: line(d, fmt::format("comp {}", s.comp), s.comments.trailing); break;
+    case Stmt::Kind::Comp:
+      line(d, s.fp64 ? fmt::format("comp {} (fp64:{})", s.comp, s.fp64) : fmt::format("comp {}", s.comp),
+           s.comments.trailing);
+      break;
     case Stmt::Kind::Mem: {
       std::string t = s.mem.isStore ? "st " : "ld ";
       t += s.mem.array;

@@ -71,7 +71,7 @@ struct Characterization {
   double compulsoryBytes = 0;   ///< every element the kernel touches, once: sum_D ElemBytes x H(D, all)
   double blockFootprintBytes = 0; ///< sum_D ElemBytes x H(D, B-hat) of the global accesses
   double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
-  double fp64Fraction = 0;      ///< share of the data elements that are double
+  double fp64Insts = 0;         ///< of funcInsts, the FP64 arithmetic ones: F x sum_i Fp64_i x LP_i
   double loadGroups = 0;        ///< per thread: groups of global loads in flight together
   double windowFootprintBytes = 0; ///< a block's footprint over a few iterations of its loops
 };

@@ -70,6 +70,7 @@ struct BlockInfo {
 
 struct CompInfo {
   int64_t count = 0;
+  int64_t fp64 = 0; ///< of count, the FP64 arithmetic instructions (`comp N (fp64:M)`)
   double execs = 1;
   std::vector<int> loops;
 };
@@ -77,7 +78,6 @@ struct CompInfo {
 struct ArrayInfo {
   std::string name;
   int elemBytes = 4;
-  bool isDouble = false; ///< double precision floating point
   std::vector<int64_t> extents;
   std::vector<int64_t> strides; ///< row-major, in elements
   double elements = 0;

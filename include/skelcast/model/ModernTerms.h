@@ -41,7 +41,7 @@ struct TermEffects {
   double dramBytesPerThread = 0;
   double registersPerThread = 0;
   double blocksByRegisters = 0;
-  double fp64Factor = 1;                       ///< issue cost multiplier of Comp_insts
+  double fp64ExtraInsts = 0;                   ///< issue slots the FP64 instructions add to Comp_insts
   double launchMs = 0;
   double dramFloorMs = 0;       ///< DRAM bytes / bandwidth
   double departureFloorMs = 0;  ///< an SM's requests x departure delay

@@ -96,6 +96,7 @@ struct Stmt {
   enum class Kind { Comp, Mem, Bind, Loop, Branch };
   Kind kind = Kind::Comp;
   int64_t comp = 0;          ///< Comp: the instruction count
+  int64_t fp64 = 0;          ///< Comp: how many of them are FP64 arithmetic, `(fp64:M)`
   MemAccess mem;             ///< Mem
   std::string bindName;      ///< Bind: `name = value`
   Expr bindValue;            ///< Bind

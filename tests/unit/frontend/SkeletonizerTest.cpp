@@ -75,6 +75,7 @@ std::vector<Stmt> shape(std::vector<Stmt> body) {
     s.comments = {};
     if (s.kind == Stmt::Kind::Comp) {
       s.comp = 0;
+      s.fp64 = 0;
     } else if (s.kind == Stmt::Kind::Loop) {
       s.loop.body = shape(s.loop.body);
       s.loop.closingComments.clear();
@@ -615,4 +616,28 @@ TEST(Compile, SampleFilesAreRelativeToTheCFile) {
   ASSERT_NE(m, nullptr);
   ASSERT_TRUE(m->sampleFile.has_value());
   EXPECT_EQ(*m->sampleFile, "spinflap_M.txt");
+}
+
+// The fp64 term (docs/model.md section 7) charges only double arithmetic: the
+// skeletonizer counts it apart from the addresses and the float work beside it.
+TEST(Skeletonizer, DoubleArithmeticIsCountedAsFp64) {
+  Out o = skel("#define N 64\ndouble x[N], y[N];\nfloat f[N];\n"
+               "void g(double s) {\n#pragma omp parallel for\n"
+               "  for (int i = 0; i < N; i++) {\n"
+               "    y[i] = s * x[i] + y[i] / 3.0;\n" // DFMA + the double division (16)
+               "    f[i] = f[i] * 2.0f + 1.0f;\n"    // FFMA: not FP64
+               "  }\n}\n");
+  const auto &body = o.r.file.kernels.at(0).body;
+  int64_t comp = 0, fp64 = 0;
+  for (const auto &s : body)
+    if (s.kind == Stmt::Kind::Comp) {
+      comp += s.comp;
+      fp64 += s.fp64;
+    }
+  EXPECT_EQ(fp64, 1 + 16) << o.text;
+  EXPECT_GT(comp, fp64) << "the addresses and the FFMA are not FP64:\n" << o.text;
+  EXPECT_TRUE(has(o.text, "(fp64:")) << o.text;
+  // A float kernel has none.
+  Out p = skel(fn("#pragma omp parallel for\n  for (int i = 0; i < N; i++)\n    a[i] = b[i] * s + 1.0f;"));
+  EXPECT_FALSE(has(p.text, "fp64")) << p.text;
 }

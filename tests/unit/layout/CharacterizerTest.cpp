@@ -116,7 +116,7 @@ void expectSame(const Characterization &a, const Characterization &b) {
   EXPECT_SAME(a.compulsoryBytes, b.compulsoryBytes);
   EXPECT_SAME(a.blockFootprintBytes, b.blockFootprintBytes);
   EXPECT_SAME(a.requestedBytesPerThread, b.requestedBytesPerThread);
-  EXPECT_SAME(a.fp64Fraction, b.fp64Fraction);
+  EXPECT_SAME(a.fp64Insts, b.fp64Insts);
   EXPECT_SAME(a.loadGroups, b.loadGroups);
   EXPECT_SAME(a.windowFootprintBytes, b.windowFootprintBytes);
 }

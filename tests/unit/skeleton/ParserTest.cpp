@@ -429,3 +429,21 @@ TEST(Skeleton, MemTouchesListLoadsAndStoresInStatementOrder) {
       {"a", false}, {"b", false}, {"c", true}, {"a", true}, {"c", false}, {"b", true}};
   EXPECT_EQ(got, want);
 }
+
+// `comp N (fp64:M)`: M of the N instructions issue at the FP64 rate.
+TEST(Parser, CompWithAnFp64Count) {
+  std::string text = "double a[8]\n\nparallel_for(8) : i {\n  comp 5 (fp64:2) // two DADD\n"
+                     "  comp 3\n  st a[i]\n}\n";
+  SkeletonFile f = parse(text);
+  ASSERT_EQ(f.kernels[0].body.size(), 3u);
+  EXPECT_EQ(f.kernels[0].body[0].comp, 5);
+  EXPECT_EQ(f.kernels[0].body[0].fp64, 2);
+  EXPECT_EQ(f.kernels[0].body[1].fp64, 0);
+  EXPECT_EQ(printSkeleton(f), text);
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp64:-1)\n}\n", 3, 3,
+              "FP64 count must be within [0, 5] (the instructions of the 'comp'), is -1");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp32:1)\n}\n", 3, 11,
+              "expected 'fp64' in 'comp N (fp64:M)', found 'fp32'");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp64:1\n}\n", 4, 1,
+              "expected ')' to close '(fp64:M)', found '}'");
+}
