@@ -181,13 +181,17 @@ private:
   // -------------------------------------------------------------------------
   // output
 
+  /// double or long double: its arithmetic issues at the FP64 rate.
+  bool isFp64(clang::QualType t) const {
+    return !t.isNull() && t->isRealFloatingType() && tu_.ast.getTypeSize(t) > 32;
+  }
   /// n instructions of an operation of type t; those of a double operation issue
   /// at the FP64 rate (docs/model.md section 7, `fp64`), so they are counted apart too.
   void cost(int64_t n, clang::QualType t = {}) {
     if (!countOps_)
       return;
     blk_->comp += n;
-    if (!t.isNull() && t->isRealFloatingType() && tu_.ast.getTypeSize(t) > 32)
+    if (isFp64(t))
       blk_->fp64 += n;
   }
   /// End of a straight-line stretch: its instruction count, then its stores.
@@ -302,11 +306,9 @@ private:
       return {};
     if (auto *c = llvm::dyn_cast<clang::CastExpr>(e)) {
       Val v = eval(c->getSubExpr());
-      cost(castCost(c->getCastKind()),
-           c->getSubExpr()->getType()->isRealFloatingType() &&
-                   tu_.ast.getTypeSize(c->getSubExpr()->getType()) > 32
-               ? c->getSubExpr()->getType()
-               : e->getType());
+      // A conversion to or from double runs on the FP64 pipe.
+      clang::QualType from = c->getSubExpr()->getType();
+      cost(castCost(c->getCastKind()), isFp64(from) ? from : e->getType());
       if (e->getType()->isIntegralOrEnumerationType() &&
           c->getSubExpr()->getType()->isIntegralOrEnumerationType())
         return v;
