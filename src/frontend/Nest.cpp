@@ -756,11 +756,19 @@ std::optional<std::pair<int64_t, Expr>> NestAnalysis::knownScalar(const clang::V
   std::string name = v->getName().str();
   if (auto o = tu.scalarOption(name))
     return std::make_pair(*o, tu.useScalarOption(name));
+  auto fa = facts.assignments.find(v);
+  bool neverAssigned = fa == facts.assignments.end() || fa->second == 0;
+  if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(v)) {
+    // a size passed by the file's callers (PolyBench's `kernel_gemm(ni, ...)`)
+    if (!neverAssigned || facts.addressTaken.count(v))
+      return std::nullopt;
+    if (auto a = tu.callValues.valueOf(pv))
+      return std::make_pair(a->value, a->form);
+    return std::nullopt;
+  }
   const clang::Expr *init = v->getInit();
   if (!init)
     return std::nullopt;
-  auto fa = facts.assignments.find(v);
-  bool neverAssigned = fa == facts.assignments.end() || fa->second == 0;
   bool isConst = v->getType().isConstQualified();
   if (v->hasGlobalStorage() && !isConst && !(v->getStorageClass() == clang::SC_Static))
     return std::nullopt; // another file may change it
@@ -792,8 +800,14 @@ std::string NestAnalysis::noValueReason(const clang::VarDecl *v) const {
   for (const clang::VarDecl *e : enclosing)
     if (e == v)
       return fmt::format("it uses '{}', the index of an enclosing loop that is not ported", name);
-  return fmt::format("'{}' has no value known at compile time (give it with --extent {}=VALUE)",
-                     name, name);
+  std::string why;
+  if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(v))
+    why = tu.callValues.whyUnknown(pv);
+  if (why.empty())
+    return fmt::format("'{}' has no value known at compile time (give it with --extent {}=VALUE)",
+                       name, name);
+  return fmt::format("'{}' has no value known at compile time: {} (give it with --extent {}=VALUE)",
+                     name, why, name);
 }
 
 Affine NestAnalysis::affine(const clang::Expr *e) {
@@ -1991,6 +2005,9 @@ private:
       } else if (t->isIntegralOrEnumerationType()) {
         cp.kind = CParam::Kind::Integer;
         cp.value = tu_.scalarOption(cp.name);
+        if (!cp.value && !facts_.assignments.count(p) && !facts_.addressTaken.count(p))
+          if (auto a = tu_.callValues.valueOf(p))
+            cp.value = a->value;
       } else if (t->isRealFloatingType()) {
         cp.kind = CParam::Kind::Floating;
       } else {
@@ -2025,9 +2042,14 @@ private:
       if (auto v = tu_.constantValue(e))
         if (auto x = tu_.constantExpr(e))
           return std::make_pair(*v, *x);
-      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
         if (auto v = tu_.scalarOption(dr->getDecl()->getName().str()))
           return std::make_pair(*v, tu_.useScalarOption(dr->getDecl()->getName().str()));
+        if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(dr->getDecl()))
+          if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
+            if (auto a = tu_.callValues.valueOf(pv))
+              return std::make_pair(a->value, a->form);
+      }
       return std::nullopt;
     };
     auto a = h.stepExpr ? std::nullopt : form(h.init);

@@ -27,6 +27,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -452,6 +453,33 @@ private:
   std::map<const PragmaRecord *, std::set<std::string>> seen_;
 };
 
+/// The sizes the refused loops lack, asked for once: every name whose
+/// refusal says "give it with --extent NAME=VALUE", with the loops it stopped.
+/// nullopt when no loop was refused for a size.
+std::optional<std::string> missingSizes(const std::vector<Warning> &warnings) {
+  static const std::string kAsk = "(give it with --extent ";
+  std::map<std::string, std::vector<std::string>> uses; // name -> loops refused
+  for (const Warning &w : warnings) {
+    size_t at = w.message.find(kAsk);
+    if (at == std::string::npos)
+      continue;
+    size_t b = at + kAsk.size(), e = w.message.find("=VALUE)", b);
+    if (e == std::string::npos)
+      continue;
+    uses[w.message.substr(b, e - b)].push_back(
+        fmt::format("{}:{}", w.loc.line, w.loc.col));
+  }
+  if (uses.empty())
+    return std::nullopt;
+  std::string names, flags;
+  for (const auto &[name, at] : uses) {
+    names += fmt::format("{}'{}' (the loop{} at {})", names.empty() ? "" : ", ", name,
+                         at.size() > 1 ? "s" : "", fmt::join(at, ", "));
+    flags += fmt::format(" --extent {}=VALUE", name);
+  }
+  return fmt::format("sizes not known at compile time: {}; give them with{}", names, flags);
+}
+
 SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp, RunState &st) {
   TUContext tu(ctx, pp, st.opts, st.userPath);
   tu.pragmas = st.pragmas;
@@ -482,17 +510,20 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
                      fmt::format("no function '{}' with a body in this file", st.opts.function));
   for (auto &w : fa.warnings)
     warnings.push_back(std::move(w));
+  std::optional<std::string> sizes = missingSizes(warnings);
+  if (sizes && !fa.kernels.empty())
+    warnings.push_back(Warning{{st.userPath, 0, 0}, *sizes});
   if (fa.kernels.empty()) {
     std::stable_sort(warnings.begin(), warnings.end(), [](const Warning &a, const Warning &b) {
       return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
     });
     for (const auto &w : warnings)
       st.diag << w.str() << '\n';
-    throw InputError({st.userPath, 0, 0},
-                     st.opts.function.empty()
-                         ? "no loop nest that can be ported to a GPU"
-                         : fmt::format("no loop nest of '{}' can be ported to a GPU",
-                                       st.opts.function));
+    std::string none = st.opts.function.empty()
+                           ? "no loop nest that can be ported to a GPU"
+                           : fmt::format("no loop nest of '{}' can be ported to a GPU",
+                                         st.opts.function);
+    throw InputError({st.userPath, 0, 0}, sizes ? none + "; " + *sizes : none);
   }
   return assemble(tu, fa, std::move(warnings));
 }

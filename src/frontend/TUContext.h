@@ -5,6 +5,7 @@
 /// the conversion of Clang positions to `file:line:col`.
 #pragma once
 
+#include "CallValues.h"
 #include "skelcast/frontend/Skeletonizer.h"
 #include "skelcast/skeleton/Skeleton.h"
 
@@ -74,6 +75,7 @@ public:
   std::set<std::string> usedTrips;      ///< --trip entries that matched a loop
   std::set<std::string> usedExtents;    ///< --extent entries that were used
   std::set<std::string> usedSamples;    ///< --sample entries that were used
+  CallValues callValues{*this};         ///< parameters' values from the file's calls
 
   /// `file:line:col` of a location (its expansion, for macros); the main file
   /// is named as the user named it.

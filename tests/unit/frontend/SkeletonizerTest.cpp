@@ -476,7 +476,8 @@ TEST(Data, UnknownExtentNeedsTheOption) {
 TEST(Data, ScalarValuesFromTheExtentOption) {
   std::string code = "void f(float *restrict o, int n) { for (int i = 0; i < n; i++) o[i] = 1; }";
   std::string w = refused(code);
-  EXPECT_TRUE(has(w, "'n' has no value known at compile time (give it with --extent n=VALUE)"))
+  EXPECT_TRUE(has(w, "'n' has no value known at compile time: no call of 'f' in this file passes "
+                     "it (give it with --extent n=VALUE)"))
       << w;
   SkeletonizeOptions opts;
   opts.extents = {{"n", {300}}};
