@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <clang/AST/ASTConsumer.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/DeclTemplate.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -453,6 +455,58 @@ private:
   std::map<const PragmaRecord *, std::set<std::string>> seen_;
 };
 
+bool hasLoop(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+      llvm::isa<clang::DoStmt>(s))
+    return true;
+  for (const clang::Stmt *c : s->children())
+    if (hasLoop(c))
+      return true;
+  return false;
+}
+
+/// The functions with a body in the main file, in source order: at the top
+/// level, in `extern "C"` blocks, namespaces and classes (C-style C++).
+/// Templates are skipped with a warning when they hold loops: their bodies
+/// have no types until instantiated.
+std::vector<const clang::FunctionDecl *> functionsOf(TUContext &tu, const clang::DeclContext *dc,
+                                                     std::vector<Warning> &warnings) {
+  std::vector<const clang::FunctionDecl *> out;
+  for (const clang::Decl *d : dc->decls()) {
+    if (!tu.sm.isInMainFile(tu.sm.getExpansionLoc(d->getLocation())))
+      continue;
+    if (auto *ft = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) {
+      const clang::FunctionDecl *fd = ft->getTemplatedDecl();
+      if (fd->doesThisDeclarationHaveABody() && hasLoop(fd->getBody()))
+        warnings.push_back(tu.warning(
+            fd->getLocation(),
+            fmt::format("function template '{}' skipped: templates are not analysed (write the "
+                        "loop in a plain function to project it)",
+                        fd->getNameAsString())));
+      continue;
+    }
+    if (auto *ct = llvm::dyn_cast<clang::ClassTemplateDecl>(d)) {
+      warnings.push_back(tu.warning(
+          ct->getLocation(), fmt::format("class template '{}' skipped: templates are not analysed",
+                                         ct->getNameAsString())));
+      continue;
+    }
+    if (auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d)) {
+      if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext())
+        out.push_back(fd);
+      continue;
+    }
+    if (llvm::isa<clang::LinkageSpecDecl>(d) || llvm::isa<clang::NamespaceDecl>(d) ||
+        llvm::isa<clang::CXXRecordDecl>(d)) {
+      auto inner = functionsOf(tu, llvm::cast<clang::DeclContext>(d), warnings);
+      out.insert(out.end(), inner.begin(), inner.end());
+    }
+  }
+  return out;
+}
+
 /// The sizes the refused loops lack, asked for once: every name whose
 /// refusal says "give it with --extent NAME=VALUE", with the loops it stopped.
 /// nullopt when no loop was refused for a size.
@@ -494,12 +548,7 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
   }
   FileAssembler fa(tu);
   bool found = false;
-  for (const clang::Decl *d : ctx.getTranslationUnitDecl()->decls()) {
-    auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d);
-    if (!fd || !fd->doesThisDeclarationHaveABody())
-      continue;
-    if (!tu.sm.isInMainFile(tu.sm.getExpansionLoc(fd->getLocation())))
-      continue;
+  for (const clang::FunctionDecl *fd : functionsOf(tu, ctx.getTranslationUnitDecl(), warnings)) {
     if (!st.opts.function.empty() && fd->getNameAsString() != st.opts.function)
       continue;
     found = true;
@@ -584,6 +633,20 @@ private:
   llvm::raw_ostream &os_;
 };
 
+/// C-style C++ (`.cpp`, `.cc`, `.cxx`, `.C`) is compiled as C++.
+bool isCxxFile(const std::string &path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C" || ext == ".c++";
+}
+
+/// Pre-C99 code as GCC 12 takes it: implicit `int` and implicit function
+/// declarations (and the conversions they bring) are warnings, not errors as
+/// in Clang 16 and later. Rodinia's backprop and nn need it.
+const std::vector<std::string> kGccLeniency = {
+    "-Wno-error=implicit-function-declaration", "-Wno-error=implicit-int",
+    "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
+    "-Wno-error=incompatible-function-pointer-types", "-Wno-error=return-type"};
+
 SkeletonizeResult run(const std::string &path, const std::string *code,
                       const SkeletonizeOptions &opts, std::ostream &diagnostics) {
   namespace fs = std::filesystem;
@@ -616,8 +679,10 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
     extra.insert(extra.end(), opts.clangArgs.begin(), opts.clangArgs.end());
     cmd.insert(cmd.begin() + 1, extra.begin(), extra.end());
   } else {
-    cmd = {"clang", "-fsyntax-only", "-x", "c"};
+    cmd = {"clang", "-fsyntax-only", "-x", isCxxFile(path) ? "c++" : "c"};
     cmd.insert(cmd.end(), ours.begin(), ours.end());
+    if (!isCxxFile(path))
+      cmd.insert(cmd.end(), kGccLeniency.begin(), kGccLeniency.end());
     cmd.insert(cmd.end(), opts.clangArgs.begin(), opts.clangArgs.end());
     cmd.push_back(path);
   }
