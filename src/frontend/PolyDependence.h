@@ -186,7 +186,11 @@ struct PolyLoopResult {
   /// before output), at most one per ordered pair of accesses.
   std::vector<PolyDependence> carried;
   std::vector<std::string> reductions; ///< arrays reduced across iterations
-  std::vector<std::string> privatized; ///< arrays each iteration must own a copy of
+  /// Arrays each iteration must own a copy of: written and read in the loop,
+  /// every read preceded by a write of the element in the same iteration, and
+  /// no value of the loop read after it inside the nest. Whether one is read
+  /// after the nest is the caller's question (its liveness scan).
+  std::vector<std::string> privatized;
   /// Sequential: "the iterations are not independent: 'a[i+1]' (read) and
   /// 'a[i]' (written)"; Unknown: why; Reduction / after privatization: what.
   std::string reason;
