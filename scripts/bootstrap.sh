@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config
           llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev
           libomp-19-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev
+          libisl-dev  # the dependence test of src/frontend/PolyDependence.cpp
           chromium fonts-dejavu-core)  # chromium: the HTML report test (ctest batch.html_in_chromium)
 missing=()
 for p in "${packages[@]}"; do
