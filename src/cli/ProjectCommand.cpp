@@ -91,12 +91,12 @@ int runProject(Context &ctx, const ProjectOpts &o) {
     skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
     for (size_t k : selectKernels(f, o.kernel)) {
-      // The kernel as part of its program: reuse in L2 across kernels counts.
-      layout::KernelInfo ki = model::analyzeProgramKernel(f, k);
+      // The kernel as part of its program: reuse in L2 across kernels counts;
+      // in an indexed repeat, every launch.
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
-        only = layout::parseLayout(ki, o.layout, hw);
-      all.push_back(model::projectKernel(ki, hw, {}, mo, only));
+        only = layout::parseLayout(model::analyzeProgramKernel(f, k), o.layout, hw);
+      all.push_back(model::projectProgramKernel(f, k, hw, {}, mo, only));
       rep.kernels.push_back({path, all.back()});
     }
     // The whole program, when every kernel of the file was ranked.
@@ -145,8 +145,14 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
   layout::Layout l = layout::parseLayout(ki, o.layout, hw);
-  model::KernelProjection kp = model::projectKernel(ki, hw, {}, o.modelOptions(), l);
+  model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, o.modelOptions(), l);
+  if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
+    throw InputError({"--layout", 0, 0},
+                     fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
+                                 f.kernelName(ks.front())));
   ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, o.modelLabel());
+  if (kp.launches)
+    ctx.out << report::renderLaunches(*kp.launches);
   return Success;
 }
 

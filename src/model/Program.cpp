@@ -48,7 +48,7 @@ std::vector<std::map<std::string, double>> reuseDistances(const skeleton::Skelet
   // The repeats that run at least twice: their kernels follow their last one.
   std::vector<int> loop(n, -1);
   for (size_t r = 0; r < file.repeats.size(); ++r)
-    if (skeleton::evalConstExpr(file.repeats[r].count, macros, file.path) >= 2)
+    if (skeleton::repeatRange(file.repeats[r], macros, file.path).trips >= 2)
       for (size_t k : file.repeats[r].kernels)
         loop[k] = static_cast<int>(r);
   std::vector<std::map<std::string, double>> distances(n);
@@ -79,6 +79,19 @@ std::vector<std::map<std::string, double>> reuseDistances(const skeleton::Skelet
     }
   }
   return distances;
+}
+
+/// layout::analyzeKernel, of the launch at `indexValue` (by default the
+/// representative one) for a kernel of an indexed repeat.
+layout::KernelInfo analyzeLaunch(const skeleton::SkeletonFile &file, size_t k,
+                                 std::optional<int64_t> indexValue) {
+  const skeleton::Repeat *r = file.repeatOf(k);
+  if (!r || !r->indexed())
+    return layout::analyzeKernel(file, k);
+  skeleton::SkeletonFile launch = file;
+  launch.kernels[k] = skeleton::bindIndex(
+      file.kernels[k], r->index, indexValue ? *indexValue : representativeIndexValue(file, k));
+  return layout::analyzeKernel(launch, k);
 }
 
 void applyReuse(layout::KernelInfo &ki, const std::map<std::string, double> &distances) {
@@ -216,14 +229,15 @@ std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &fil
   std::vector<layout::KernelInfo> infos;
   infos.reserve(file.kernels.size());
   for (size_t k = 0; k < file.kernels.size(); ++k) {
-    infos.push_back(layout::analyzeKernel(file, k));
+    infos.push_back(analyzeLaunch(file, k, std::nullopt));
     applyReuse(infos.back(), distances[k]);
   }
   return infos;
 }
 
-layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k) {
-  layout::KernelInfo ki = layout::analyzeKernel(file, k);
+layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k,
+                                        std::optional<int64_t> indexValue) {
+  layout::KernelInfo ki = analyzeLaunch(file, k, indexValue);
   applyReuse(ki, reuseDistances(file)[k]);
   return ki;
 }
@@ -258,8 +272,9 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   std::vector<double> count(n, 1);
   std::vector<int> scope(n, -1);
   for (size_t r = 0; r < file.repeats.size(); ++r) {
-    double c = static_cast<double>(skeleton::evalConstExpr(file.repeats[r].count, macros, file.path));
-    pp.repeats = std::max(pp.repeats, static_cast<int>(c));
+    double c = static_cast<double>(skeleton::repeatRange(file.repeats[r], macros, file.path).trips);
+    if (!file.repeats[r].indexed()) // an indexed repeat's passes are not time steps
+      pp.repeats = std::max(pp.repeats, static_cast<int>(c));
     for (size_t k : file.repeats[r].kernels) {
       count[k] = c;
       scope[k] = static_cast<int>(r);
@@ -330,6 +345,11 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     if (!kps[k].layouts.empty()) {
       pk.layout = kps[k].layouts.front().layoutString;
       pk.timeMs = kps[k].layouts.front().result.timeMs - firstLaunchExtraMs;
+      if (kps[k].launches && kps[k].launches->launches > 0) { // an indexed repeat's launches
+        pk.launches = kps[k].launches;
+        pk.count = static_cast<double>(pk.launches->launches);
+        pk.timeMs = pk.launches->totalMs / pk.count - firstLaunchExtraMs;
+      }
       pk.launchMs = launchPart(kps[k].layouts.front()) - firstLaunchExtraMs;
     }
     pp.kernelsUnfusedMs += pk.count * pk.timeMs;
@@ -346,6 +366,11 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     skeleton::Kernel current = file.kernels[i];
     int recomputed = 0;
     while (j + 1 < n && scope[j + 1] == scope[i]) {
+      if (scope[i] >= 0 && file.repeats[static_cast<size_t>(scope[i])].indexed()) {
+        pp.notFused.push_back(fmt::format("{} and {}: kernels of an indexed repeat are not fused",
+                                          file.kernelName(j), file.kernelName(j + 1)));
+        break;
+      }
       // Host code between the two needs the first one's results on the host.
       auto between = std::find_if(file.hostSteps.begin(), file.hostSteps.end(),
                                   [&](const skeleton::HostStep &h) {
@@ -463,7 +488,10 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   if (pp.repeats > 1) {
     double perRepeatGpu = eachRepeatTransferMs, once = onceTransferMs + firstLaunchExtraMs;
     for (size_t k = 0; k < n; ++k)
-      (scope[k] >= 0 ? perRepeatGpu : once) += pp.kernels[k].timeMs;
+      if (pp.kernels[k].launches) // an indexed repeat's launches: no time step
+        once += pp.kernels[k].count * pp.kernels[k].timeMs;
+      else
+        (scope[k] >= 0 ? perRepeatGpu : once) += pp.kernels[k].timeMs;
     double perRepeatCpu = *po.cpuMs / pp.repeats;
     if (*pp.speedup < 1 && perRepeatCpu > perRepeatGpu)
       pp.breakEvenRepeats = std::ceil(once / (perRepeatCpu - perRepeatGpu));

@@ -105,7 +105,9 @@ double rankTime(double ms) {
 }
 
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
-  double ta = rankTime(a.result.timeMs), tb = rankTime(b.result.timeMs);
+  bool summed = a.launchesMs && b.launchesMs;
+  double ta = rankTime(summed ? *a.launchesMs : a.result.timeMs),
+         tb = rankTime(summed ? *b.launchesMs : b.result.timeMs);
   if (ta != tb)
     return ta < tb;
   if (a.effects.coreMs != b.effects.coreMs)

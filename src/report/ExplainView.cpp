@@ -134,4 +134,30 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   return out;
 }
 
+std::string renderLaunches(const model::RepeatedLaunches &l) {
+  std::string out = fmt::format(
+      "\nlaunches of the indexed repeat (docs/model.md, section 9)\n");
+  row(out, fmt::format("values of '{}'", l.index),
+      fmt::format("{}..{}", l.first, l.first + (l.iterations - 1) * l.step),
+      fmt::format("step {}, {} iterations", l.step, l.iterations));
+  row(out, "launches", std::to_string(l.launches),
+      fmt::format("{} with an empty loop space skipped", l.iterations - l.launches));
+  row(out, "quantities above at", fmt::format("{} = {}", l.index, l.characterizedAt),
+      "the largest launch (first, middle, last)");
+  out += "  representative iterations (the layouts are ranked on their weighted sum)\n";
+  out += fmt::format("  {:>14} {:>10} {:>14} {:>14}\n", l.index, "weight", "threads", "time (ms)");
+  for (const auto &s : l.ranking)
+    out += fmt::format("  {:>14} {:>10} {:>14} {:>14}\n", s.value, num(s.weight, 6), s.threads,
+                       num(s.timeMs, 6));
+  if (l.exact)
+    row(out, "sum over the launches (ms)", num(l.totalMs, 6), "every launch projected");
+  else {
+    row(out, "sum over the launches (ms)", num(l.totalMs, 6),
+        fmt::format("piecewise linear between {} evenly spaced launches", l.summed.size()));
+    row(out, "error bound (ms)", num(l.errorBoundMs, 4),
+        "sum of (launches between samples) x |time difference|: time monotone between samples");
+  }
+  return out;
+}
+
 } // namespace skelcast::report

@@ -15,7 +15,7 @@ nlohmann::json optionalJson(const std::optional<double> &v) { return v ? finiteJ
 nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
   const auto &w = l.characterization.workload;
   const auto &r = l.result;
-  return {
+  nlohmann::json j = {
       {"rank", rank},
       {"layout", l.layoutString},
       {"time_ms", finiteJson(r.timeMs)},
@@ -33,6 +33,32 @@ nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
       {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
       {"synch_insts", finiteJson(w.synchInsts)},
   };
+  if (l.launchesMs) // an indexed repeat's kernel: the ranking's summed time
+    j["launches_ms"] = finiteJson(*l.launchesMs);
+  return j;
+}
+
+nlohmann::json launchesJson(const model::RepeatedLaunches &l) {
+  using nlohmann::json;
+  auto samples = [](const std::vector<model::LaunchSample> &v) {
+    json a = json::array();
+    for (const auto &s : v)
+      a.push_back({{"value", s.value}, {"weight", finiteJson(s.weight)}, {"threads", s.threads},
+                   {"time_ms", finiteJson(s.timeMs)}});
+    return a;
+  };
+  return {{"index", l.index},
+          {"first", l.first},
+          {"step", l.step},
+          {"iterations", l.iterations},
+          {"launches", l.launches},
+          {"skipped", l.iterations - l.launches},
+          {"characterized_at", l.characterizedAt},
+          {"ranked_on", samples(l.ranking)},
+          {"exact", l.exact},
+          {"summed_points", l.exact ? l.launches : static_cast<int64_t>(l.summed.size())},
+          {"total_ms", finiteJson(l.totalMs)},
+          {"error_bound_ms", finiteJson(l.errorBoundMs)}};
 }
 
 nlohmann::json programJson(const model::ProgramProjection &p) {
@@ -68,9 +94,13 @@ nlohmann::json programJson(const model::ProgramProjection &p) {
     tr.push_back(transfer(t, "d2h"));
   pj["transfers"] = tr;
   json ks = json::array();
-  for (const auto &k : p.kernels)
-    ks.push_back({{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finiteJson(k.timeMs)},
-                  {"layout", k.layout}});
+  for (const auto &k : p.kernels) {
+    json kj{{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finiteJson(k.timeMs)},
+            {"layout", k.layout}};
+    if (k.launches) // an indexed repeat: time_ms is the mean launch
+      kj["repeat"] = launchesJson(*k.launches);
+    ks.push_back(std::move(kj));
+  }
   pj["kernels"] = ks;
   json fu = json::array();
   for (const auto &g : p.fusion)

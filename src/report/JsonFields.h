@@ -17,8 +17,11 @@ nlohmann::json finiteJson(double v);
 nlohmann::json optionalJson(const std::optional<double> &v);
 
 /// One ranked layout of a kernel: its string, time, the MWP/CWP result and the
-/// workload (docs/model.md). Batch's report.json adds its own fields to it.
+/// workload (docs/model.md); `launches_ms` for a kernel of an indexed repeat. Batch's report.json adds its own fields to it.
 nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l);
+
+/// An indexed repeat's launches of a kernel (model::RepeatedLaunches).
+nlohmann::json launchesJson(const model::RepeatedLaunches &l);
 
 /// A program's projection: transfers, kernels, fusion, CPU time, speedup, verdict
 /// (the `program` object of docs/model.md section 9).

@@ -28,6 +28,8 @@ std::string renderJson(const Report &r) {
       layouts.push_back(layoutJson(i + 1, p.layouts[i]));
     }
     kj["layouts"] = std::move(layouts);
+    if (p.launches)
+      kj["repeat"] = launchesJson(*p.launches);
     kernels.push_back(std::move(kj));
   }
   root["kernels"] = std::move(kernels);

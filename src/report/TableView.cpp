@@ -6,6 +6,20 @@
 namespace skelcast::report {
 
 std::string renderProgramText(const ProgramReport &pr, const std::string &hw);
+std::string launchesText(const model::RepeatedLaunches &l);
+
+std::string launchesText(const model::RepeatedLaunches &l) {
+  std::string out = fmt::format(
+      "  launched once per {} = {}..{} step {}: {} launches ({} with an empty loop space "
+      "skipped); rows describe the launch at {} = {}, time_ms is the sum over {} representative "
+      "launches\n",
+      l.index, l.first, l.first + (l.iterations - 1) * l.step, l.step, l.launches,
+      l.iterations - l.launches, l.index, l.characterizedAt, l.ranking.size());
+  out += fmt::format("  best layout over every launch: {} ms ({}{})\n", num(l.totalMs, 5),
+                     l.exact ? "each launch projected" : fmt::format("integrated over {} launches", l.summed.size()),
+                     l.exact ? "" : fmt::format(", error at most {} ms", num(l.errorBoundMs, 3)));
+  return out;
+}
 
 std::string renderTable(const Report &r) {
   std::string out;
@@ -22,11 +36,13 @@ std::string renderTable(const Report &r) {
     for (size_t i = 0; i < n; ++i) {
       const auto &l = p.layouts[i];
       out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>7}  {:>7}  {:>6}  {}\n", i + 1, l.layoutString,
-                         width, num(l.result.timeMs, 5), fixed(l.result.mwp, 2),
+                         width, num(l.launchesMs ? *l.launchesMs : l.result.timeMs, 5), fixed(l.result.mwp, 2),
                          fixed(l.result.cwp, 2), fixed(l.result.n, 1), l.result.bound);
     }
     if (p.layouts.empty())
       out += "  no layout fits this GPU\n";
+    if (p.launches)
+      out += launchesText(*p.launches);
     out += '\n';
   }
   for (const auto &pr : r.programs)
@@ -49,9 +65,14 @@ std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
   for (const auto &t : p.h2d)
     out += fmt::format("  to GPU    {:<14} {:>10} MB {:>10} ms{}\n", t.array, fixed(t.bytes / 1e6, 3),
                        num(t.ms, 4), copies(t));
-  for (const auto &k : p.kernels)
+  for (const auto &k : p.kernels) {
     out += fmt::format("  kernel    {:<14} x{:<6} {:>10} ms  {}\n", k.kernel, num(k.count, 6), num(k.timeMs, 4),
                        k.layout);
+    if (k.launches) // the mean launch of an indexed repeat
+      out += fmt::format("            one launch per {} with a non-empty loop space: {} ms summed "
+                         "(each with its launch alone), {} ms a launch queued\n",
+                         k.launches->index, num(k.launches->totalMs, 5), num(k.timeMs, 4));
+  }
   for (const auto &t : p.d2h)
     out += fmt::format("  to host   {:<14} {:>10} MB {:>10} ms{}\n", t.array, fixed(t.bytes / 1e6, 3),
                        num(t.ms, 4), copies(t));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 namespace skelcast::skeleton {
@@ -17,7 +18,7 @@ namespace {
 constexpr int64_t kMaxCount = int64_t{1} << 62;
 
 /// What a name in a kernel body refers to.
-enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar };
+enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar, RepeatIndex };
 
 class Checker {
 public:
@@ -61,6 +62,10 @@ public:
       }
     }
     for (const auto &r : f_.repeats) {
+      if (r.indexed()) {
+        checkRange(r, global);
+        continue;
+      }
       int64_t n = evalConstExpr(r.count, macros_, f_.path);
       if (n < 1)
         throw InputError(at(r.count.loc), fmt::format("repeat count must be at least 1, is {}", n));
@@ -78,7 +83,8 @@ public:
         if (global.count(kr.name) || !kernelNames.insert(kr.name).second)
           throw InputError(at(kr.loc), fmt::format("kernel name '{}' is already used", kr.name));
       }
-      checkKernel(kr);
+      const Repeat *r = f_.repeatOf(k);
+      checkKernel(kr, r && r->indexed() ? r : nullptr);
     }
   }
 
@@ -92,7 +98,119 @@ private:
 
   using Scope = std::map<std::string, NameKind>;
 
-  void checkKernel(const Kernel &k) {
+  /// `repeat k = lo:hi[:step]`: constant bounds within +-2^62, a positive
+  /// step, at least one value, and an index that no macro or array names.
+  void checkRange(const Repeat &r, const std::set<std::string> &global) {
+    if (global.count(r.index))
+      throw InputError(at(r.indexLoc),
+                       fmt::format("repeat index '{}' is already declared", r.index));
+    std::vector<const Expr *> parts{&r.lo, &r.hi};
+    if (r.step)
+      parts.push_back(&*r.step);
+    for (const Expr *e : parts) {
+      int64_t v = evalConstExpr(*e, macros_, f_.path);
+      if (v > kMaxCount || v < -kMaxCount)
+        throw InputError(at(e->loc), fmt::format("repeat bound {} is outside +-2^62", v));
+    }
+    if (r.step && evalConstExpr(*r.step, macros_, f_.path) <= 0)
+      throw InputError(at(r.step->loc), fmt::format("repeat step must be positive, is {}",
+                                                    evalConstExpr(*r.step, macros_, f_.path)));
+    int64_t lo = evalConstExpr(r.lo, macros_, f_.path), hi = evalConstExpr(r.hi, macros_, f_.path);
+    if (hi <= lo)
+      throw InputError(at(r.lo.loc), fmt::format("repeat range {}:{} of '{}' is empty", lo, hi,
+                                                 r.index));
+    repeatIndices_.emplace(r.index, r.indexLoc);
+  }
+
+  /// `e` as coef x index + constant, or nullopt when it is not affine in the
+  /// index (a product of two terms with the index, a division or remainder of
+  /// one, an array element, a name other than a macro or the index).
+  struct Affine {
+    int64_t coef = 0, constant = 0;
+  };
+  std::optional<Affine> affineIn(const Expr &e, const std::string &index) const {
+    auto overflow = [&]() -> std::optional<Affine> {
+      throw InputError(at(e.loc), "integer overflow");
+    };
+    switch (e.kind) {
+    case Expr::Kind::IntLit: return Affine{0, e.value};
+    case Expr::Kind::Name:
+      if (e.name == index)
+        return Affine{1, 0};
+      if (macros_.count(e.name))
+        return Affine{0, macros_.at(e.name)};
+      return std::nullopt;
+    case Expr::Kind::Access: return std::nullopt;
+    case Expr::Kind::Neg: {
+      auto a = affineIn(e.args[0], index);
+      if (!a)
+        return a;
+      Affine r;
+      if (__builtin_sub_overflow(int64_t{0}, a->coef, &r.coef) ||
+          __builtin_sub_overflow(int64_t{0}, a->constant, &r.constant))
+        return overflow();
+      return r;
+    }
+    case Expr::Kind::Binary: {
+      auto a = affineIn(e.args[0], index), b = affineIn(e.args[1], index);
+      if (!a || !b)
+        return std::nullopt;
+      Affine r;
+      switch (e.op) {
+      case '+':
+        if (__builtin_add_overflow(a->coef, b->coef, &r.coef) ||
+            __builtin_add_overflow(a->constant, b->constant, &r.constant))
+          return overflow();
+        return r;
+      case '-':
+        if (__builtin_sub_overflow(a->coef, b->coef, &r.coef) ||
+            __builtin_sub_overflow(a->constant, b->constant, &r.constant))
+          return overflow();
+        return r;
+      case '*':
+        if (a->coef != 0 && b->coef != 0)
+          return std::nullopt;
+        if (a->coef == 0)
+          std::swap(a, b); // b is the constant factor
+        if (__builtin_mul_overflow(a->coef, b->constant, &r.coef) ||
+            __builtin_mul_overflow(a->constant, b->constant, &r.constant))
+          return overflow();
+        return r;
+      default: // '/' and '%' only of constants
+        if (a->coef != 0 || b->coef != 0)
+          return std::nullopt;
+        return Affine{0, evalConstExpr(e, macros_, f_.path)};
+      }
+    }
+    }
+    return std::nullopt;
+  }
+
+  /// A kernel of an indexed repeat: bounds affine in the index, a loop space
+  /// that is not empty for at least one of its values, and within 2^62 for all.
+  void checkIndexedSpace(const Kernel &k, const Repeat &r) {
+    for (const auto &d : k.dims)
+      for (const Expr *e : {d.lo ? &*d.lo : nullptr, &d.hi})
+        if (e && !affineIn(*e, r.index))
+          throw InputError(at(e->loc),
+                           fmt::format("loop space bound must be affine in the repeat index "
+                                       "'{}' (constant coefficients, macros)",
+                                       r.index));
+    LaunchInterval li = launchInterval(k, r, macros_, f_.path);
+    if (li.count() == 0)
+      throw InputError(at(k.loc), fmt::format("loop space of kernel '{}' is empty for every value "
+                                              "of '{}'",
+                                              f_.kernelName(static_cast<size_t>(&k - f_.kernels.data())), r.index));
+    RepeatRange rr = repeatRange(r, macros_, f_.path);
+    MacroTable env = macros_;
+    for (int64_t n : {li.first, li.last}) { // the sizes are affine: largest at an end
+      env[r.index] = rr.value(n);
+      if (loopSpaceSize(k, env, f_.path) > kMaxCount)
+        throw InputError(at(k.loc), "loop space has more than 2^62 iterations");
+    }
+  }
+
+  void checkKernel(const Kernel &k, const Repeat *indexed) {
     if (k.dims.empty() || k.dims.size() > 3)
       throw InputError(at(k.loc), fmt::format("parallel_for must have 1 to 3 dimensions, has {}",
                                               k.dims.size()));
@@ -100,8 +218,14 @@ private:
       throw InputError(at(k.loc),
                        fmt::format("parallel_for has {} dimensions but {} index names",
                                    k.dims.size(), k.indices.size()));
+    if (indexed)
+      checkIndexedSpace(k, *indexed);
     int64_t space = 1;
     for (const auto &d : k.dims) {
+      if (indexed && !isConstExpr(d.hi, macros_))
+        continue;
+      if (indexed && d.lo && !isConstExpr(*d.lo, macros_))
+        continue;
       int64_t lo = d.lo ? evalConstExpr(*d.lo, macros_, f_.path) : 0;
       int64_t hi = evalConstExpr(d.hi, macros_, f_.path);
       if (hi <= lo)
@@ -115,7 +239,11 @@ private:
     Scope scope;
     for (const auto &m : f_.macros)
       scope[m.name] = NameKind::Macro;
+    if (indexed)
+      scope[indexed->index] = NameKind::RepeatIndex;
     for (const auto &n : k.indices) {
+      if (indexed && n == indexed->index)
+        throw InputError(at(k.loc), shadows(n));
       if (scope.count(n) || extents_.count(n))
         throw InputError(at(k.loc), fmt::format("index '{}' is already declared", n));
       scope[n] = NameKind::ParallelIndex;
@@ -138,6 +266,8 @@ private:
       case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
       case Stmt::Kind::Bind:
         checkExpr(s.bindValue, scope);
+        if (isRepeatIndex(s.bindName, scope))
+          throw InputError(at(s.loc), shadows(s.bindName));
         if (scope.count(s.bindName) || extents_.count(s.bindName))
           throw InputError(at(s.loc),
                            fmt::format("name '{}' is already declared in this scope", s.bindName));
@@ -164,6 +294,8 @@ private:
                            fmt::format("bounds of loop '{}' depend on data ('{}'): add a trip-count "
                                        "hint '(hint:N)'",
                                        l.index, dataName));
+        if (isRepeatIndex(l.index, scope))
+          throw InputError(at(s.loc), shadows(l.index));
         if (scope.count(l.index) || extents_.count(l.index))
           throw InputError(at(s.loc),
                            fmt::format("loop index '{}' is already declared in this scope", l.index));
@@ -181,6 +313,14 @@ private:
         break;
       }
     }
+  }
+
+  static bool isRepeatIndex(const std::string &n, const Scope &scope) {
+    auto it = scope.find(n);
+    return it != scope.end() && it->second == NameKind::RepeatIndex;
+  }
+  static std::string shadows(const std::string &n) {
+    return fmt::format("index '{}' shadows the index of the enclosing repeat", n);
   }
 
   /// A loop with constant bounds: its trip count (hi - lo + step - 1) / step,
@@ -222,6 +362,11 @@ private:
         if (extents_.count(e.name))
           throw InputError(at(e.loc),
                            fmt::format("array '{}' used without an index", e.name));
+        auto r = repeatIndices_.find(e.name);
+        if (r != repeatIndices_.end())
+          throw InputError(at(e.loc), fmt::format("'{}' is the index of the repeat at {}:{} and is "
+                                                  "not visible here",
+                                                  e.name, r->second.line, r->second.col));
         throw InputError(at(e.loc), fmt::format("undeclared name '{}'", e.name));
       }
       break;
@@ -279,6 +424,7 @@ private:
   std::map<std::string, std::vector<int64_t>> extents_;
   std::map<std::string, SampleData> samples_;
   std::map<std::string, const Expr *> bindings_;
+  std::map<std::string, SourceLoc> repeatIndices_; ///< each indexed repeat's index, first one
 };
 
 } // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace skelcast::skeleton {
 
 int64_t evalConstExpr(const Expr &e, const MacroTable &env, const std::string &file) {
@@ -69,6 +71,65 @@ MacroTable evalMacros(const SkeletonFile &file) {
   for (const auto &m : file.macros)
     t[m.name] = evalConstExpr(m.value, t, file.path);
   return t;
+}
+
+RepeatRange repeatRange(const Repeat &r, const MacroTable &env, const std::string &file) {
+  RepeatRange rr;
+  if (!r.indexed()) {
+    rr.trips = evalConstExpr(r.count, env, file);
+    return rr;
+  }
+  rr.first = evalConstExpr(r.lo, env, file);
+  int64_t hi = evalConstExpr(r.hi, env, file);
+  rr.step = r.step ? evalConstExpr(*r.step, env, file) : 1;
+  if (hi > rr.first && rr.step > 0) // the checker bounds the span by 2^62
+    rr.trips = (hi - rr.first + rr.step - 1) / rr.step;
+  return rr;
+}
+
+int64_t loopSpaceSize(const Kernel &k, const MacroTable &env, const std::string &file) {
+  int64_t space = 1;
+  for (const auto &d : k.dims) {
+    int64_t lo = d.lo ? evalConstExpr(*d.lo, env, file) : 0, hi = evalConstExpr(d.hi, env, file);
+    if (hi <= lo)
+      return 0;
+    int64_t size = 0;
+    if (__builtin_sub_overflow(hi, lo, &size) || __builtin_mul_overflow(space, size, &space))
+      throw InputError({file, k.loc.line, k.loc.col}, "loop space has more than 2^62 iterations");
+  }
+  return space;
+}
+
+LaunchInterval launchInterval(const Kernel &k, const Repeat &r, const MacroTable &env,
+                              const std::string &file) {
+  RepeatRange rr = repeatRange(r, env, file);
+  __int128 lo = 0, hi = static_cast<__int128>(rr.trips) - 1; // the passes that launch
+  MacroTable at = env;
+  for (const auto &d : k.dims) {
+    // size(n) = s0 + slope n, from the sizes at the first two values of the index
+    __int128 s[2];
+    for (int n = 0; n < 2; ++n) {
+      at[r.index] = rr.first + n * rr.step;
+      int64_t l = d.lo ? evalConstExpr(*d.lo, at, file) : 0, h = evalConstExpr(d.hi, at, file);
+      s[n] = static_cast<__int128>(h) - l;
+    }
+    __int128 s0 = s[0], slope = s[1] - s[0];
+    auto floorDiv = [](__int128 a, __int128 b) { // b > 0
+      __int128 q = a / b;
+      return (a % b != 0 && a < 0) ? q - 1 : q;
+    };
+    if (slope == 0) {
+      if (s0 <= 0)
+        return {};
+    } else if (slope > 0) { // s0 + slope n >= 1
+      lo = std::max(lo, -floorDiv(s0 - 1, slope));
+    } else {
+      hi = std::min(hi, floorDiv(s0 - 1, -slope));
+    }
+  }
+  if (lo > hi)
+    return {};
+  return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
 } // namespace skelcast::skeleton

@@ -429,7 +429,21 @@ private:
     const Token &kw = take();
     r.comments.leading = drainPending();
     r.loc = loc(kw);
-    r.count = parseExpr();
+    if (peek().kind == Tok::Ident && !isKeyword(peek().text) && isPunct(peek(1), '=')) {
+      // `repeat k = lo:hi[:step]`: a host loop whose index the kernels see
+      r.indexLoc = loc(peek());
+      r.index = take().text;
+      take(); // '='
+      r.lo = parseExpr();
+      expectPunct(':', "between the repeat's bounds");
+      r.hi = parseExpr();
+      if (isPunct(peek(), ':')) {
+        take();
+        r.step = parseExpr();
+      }
+    } else {
+      r.count = parseExpr();
+    }
     expectPunct('{', "to open the repeated kernels");
     const int self = static_cast<int>(f.repeats.size()); // its index once pushed
     while (!isPunct(peek(), '}')) {
@@ -441,6 +455,8 @@ private:
         r.hostSteps.push_back(f.hostSteps.size() - 1);
         continue;
       }
+      if (t.kind == Tok::Ident && t.text == "repeat")
+        fail(t, "'repeat' inside 'repeat' is not supported: one level of repeats");
       if (t.kind != Tok::Ident || t.text != "parallel_for")
         fail(t, fmt::format("expected 'parallel_for' or 'host' inside 'repeat', found {}",
                             describe(t)));

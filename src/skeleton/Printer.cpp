@@ -202,7 +202,13 @@ std::string printSkeleton(const SkeletonFile &f) {
     case Item::Kind::Host: hostStep(p, f.hostSteps[it.index], 0); break;
     case Item::Kind::Repeat: {
       const Repeat &r = f.repeats[it.index];
-      p.line(0, "repeat " + printExpr(r.count) + " {");
+      std::string head = printExpr(r.count);
+      if (r.indexed()) {
+        head = fmt::format("{} = {}:{}", r.index, printExpr(r.lo), printExpr(r.hi));
+        if (r.step)
+          head += ":" + printExpr(*r.step);
+      }
+      p.line(0, "repeat " + head + " {");
       // Kernels and host steps in program order, a blank line between items.
       size_t h = 0;
       bool first = true;

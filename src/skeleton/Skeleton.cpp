@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace skelcast::skeleton {
 
 int elemBytes(ElemType t) {
@@ -165,6 +167,59 @@ std::string SkeletonFile::kernelName(size_t k) const {
   if (k < kernels.size() && !kernels[k].name.empty())
     return kernels[k].name;
   return fmt::format("kernel{}", k);
+}
+
+const Repeat *SkeletonFile::repeatOf(size_t k) const {
+  for (const auto &r : repeats)
+    if (std::find(r.kernels.begin(), r.kernels.end(), k) != r.kernels.end())
+      return &r;
+  return nullptr;
+}
+
+namespace {
+void bindExpr(Expr &e, const std::string &name, int64_t value) {
+  if (e.kind == Expr::Kind::Name && e.name == name) {
+    e = Expr::lit(value, e.loc);
+    return;
+  }
+  for (auto &a : e.args)
+    bindExpr(a, name, value);
+}
+
+void bindBody(std::vector<Stmt> &body, const std::string &name, int64_t value) {
+  for (auto &s : body) {
+    switch (s.kind) {
+    case Stmt::Kind::Comp: break;
+    case Stmt::Kind::Mem:
+      for (auto &e : s.mem.index)
+        bindExpr(e, name, value);
+      break;
+    case Stmt::Kind::Bind: bindExpr(s.bindValue, name, value); break;
+    case Stmt::Kind::Loop:
+      bindExpr(s.loop.lo, name, value);
+      bindExpr(s.loop.hi, name, value);
+      if (s.loop.step)
+        bindExpr(*s.loop.step, name, value);
+      bindBody(s.loop.body, name, value);
+      break;
+    case Stmt::Kind::Branch:
+      bindBody(s.branch.thenBody, name, value);
+      bindBody(s.branch.elseBody, name, value);
+      break;
+    }
+  }
+}
+} // namespace
+
+Kernel bindIndex(const Kernel &k, const std::string &name, int64_t value) {
+  Kernel out = k;
+  for (auto &d : out.dims) {
+    if (d.lo)
+      bindExpr(*d.lo, name, value);
+    bindExpr(d.hi, name, value);
+  }
+  bindBody(out.body, name, value);
+  return out;
 }
 
 bool SkeletonFile::operator==(const SkeletonFile &o) const {

@@ -36,6 +36,7 @@ struct ProgramKernel {
   double count = 1;    ///< launches (the enclosing repeat's count)
   double timeMs = 0;   ///< one launch, launch overhead included
   double launchMs = 0; ///< of which launch overhead
+  std::optional<RepeatedLaunches> launches; ///< in an indexed repeat: timeMs is their mean
 };
 
 struct FusionGroup {
@@ -70,10 +71,29 @@ struct ProgramProjection {
 /// repeat's last kernel (its steady state). The `residency` term reads it.
 std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file);
 
-/// Kernel `k` of `file` alone, analyzed as analyzeProgram does it.
-layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k);
+/// Kernel `k` of `file` alone, analyzed as analyzeProgram does it. In an
+/// indexed repeat: its launch at index value `indexValue`, by default the
+/// representative one (representativeIndexValue).
+layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k,
+                                        std::optional<int64_t> indexValue = std::nullopt);
 
-/// `kernels` holds the projection of every kernel of `file`, in file order.
+/// Kernel `k` of an indexed repeat: the index value of its largest launch (the
+/// largest loop space of the first, middle and last launches), the one that
+/// reports characterize and layouts are enumerated on.
+int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k);
+
+/// Kernel `k` projected as part of its program: projectKernel of
+/// analyzeProgramKernel, or, in an indexed repeat, the layouts of its largest
+/// launch ranked by their time summed over kRankingPoints representative
+/// launches, with the best one's launches summed (KernelProjection::launches;
+/// docs/model.md, section 9). `only`: one layout, as projectKernel.
+KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t k,
+                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const ModelOptions &mo,
+                                      const std::optional<layout::Layout> &only = std::nullopt);
+
+/// `kernels` holds the projection of every kernel of `file`, in file order
+/// (projectProgramKernel: a kernel of an indexed repeat with its launches).
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                                  const std::vector<KernelProjection> &kernels, const HwSpec &hw,
                                  const layout::EnumerateOptions &eo, const ModelOptions &mo,

@@ -6,6 +6,7 @@
 #include "skelcast/layout/Characterize.h"
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/HongKim.h"
+#include "skelcast/model/Launches.h"
 #include "skelcast/model/ModernTerms.h"
 #include "skelcast/model/Roofline.h"
 
@@ -39,6 +40,10 @@ struct LayoutProjection {
   HongKimResult result;  ///< timeMs includes every enabled term (launch too)
   TermEffects effects;
   RooflineResult roofline;
+  /// A kernel of an indexed repeat: its time summed over the representative
+  /// launches (RepeatedLaunches::ranking, weighted), the ranking's key; the
+  /// other fields describe the launch at RepeatedLaunches::characterizedAt.
+  std::optional<double> launchesMs;
 };
 
 struct KernelProjection {
@@ -46,6 +51,7 @@ struct KernelProjection {
   int64_t layoutsExplored = 0;
   int64_t layoutsPruned = 0;
   std::vector<LayoutProjection> layouts; ///< best first
+  std::optional<RepeatedLaunches> launches; ///< in an indexed repeat: the best layout's launches
 };
 
 /// Project one layout.
@@ -56,7 +62,7 @@ LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layou
 /// that layouts held at one floor, which differ only by rounding, tie.
 double rankTime(double ms);
 
-/// The ranking: the faster first (rankTime); on equal times (layouts held at
+/// The ranking: the faster first (rankTime; launchesMs when both have it); on equal times (layouts held at
 /// the same floor) the one whose Hong-Kim core time lies further below it,
 /// then the layout string (docs/model.md, section 2).
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);

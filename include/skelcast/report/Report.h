@@ -47,6 +47,10 @@ std::string renderMarkdown(const Report &r);
 std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
                           const model::HwSpec &hw, const std::string &modelLabel);
 
+/// A kernel of an indexed repeat: the representative iterations its layouts
+/// were ranked on, and how its launches were summed (docs/model.md, section 9).
+std::string renderLaunches(const model::RepeatedLaunches &l);
+
 } // namespace skelcast::report
 
 #include "skelcast/model/Validation.h"

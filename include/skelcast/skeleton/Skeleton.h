@@ -157,6 +157,11 @@ struct Kernel {
   bool operator==(const Kernel &o) const;
 };
 
+/// `k` with every use of the name `name` (an indexed repeat's index) in its
+/// loop space, bounds, subscripts and bindings replaced by the literal `value`:
+/// the kernel one launch of an indexed repeat runs.
+Kernel bindIndex(const Kernel &k, const std::string &name, int64_t value);
+
 /// One `ld` or `st` of a statement list.
 struct MemTouch {
   std::string array;
@@ -187,16 +192,40 @@ struct HostStep {
   }
 };
 
-/// `repeat T { kernels and host steps }`: the body runs T times in order (time steps).
+/// `repeat T { ... }` or `repeat k = lo:hi[:step] { ... }`: the body's kernels
+/// and host steps run in order, T times (time steps), or once per value of the
+/// index k (a sequential host loop: k = lo, lo + step, ... while k < hi).
+///
+/// An *indexed* repeat makes `k` visible to the kernels of its body: in their
+/// loop-space bounds (`parallel_for f(k + 1:N) : i`, affine in k), in stream
+/// and for bounds, in subscripts and scalar bindings. Each launch is the
+/// kernel with k replaced by its value (bindIndex); a launch whose loop space
+/// is empty is skipped (docs/model.md, section 9, "Launches of an indexed
+/// repeat"). To build one (the frontend's floyd-warshall `for k` loop):
+///
+///   Repeat r;
+///   r.index = "k";
+///   r.lo = Expr::lit(0);
+///   r.hi = Expr::ref("N");
+///   r.kernels = {2};            // f.kernels[2] uses Expr::ref("k")
+///   f.repeats.push_back(r);     // and f.order gets {Item::Kind::Repeat, ...}
+///
+/// One level: a repeat's body holds no repeat.
 struct Repeat {
-  Expr count;
+  Expr count;                    ///< `repeat T`: T; unused (a literal 0) when indexed
+  std::string index;             ///< indexed: the host loop's index; empty for `repeat T`
+  Expr lo, hi;                   ///< indexed: the index's first value and its bound (excluded)
+  std::optional<Expr> step;      ///< indexed: absent means 1
+  SourceLoc indexLoc;            ///< indexed: where the index is written
   std::vector<size_t> kernels;   ///< indices into SkeletonFile::kernels, in order
   std::vector<size_t> hostSteps; ///< indices into SkeletonFile::hostSteps, in order
   std::vector<std::string> closingComments;
   Comments comments;
   SourceLoc loc;
+  bool indexed() const { return !index.empty(); }
   bool operator==(const Repeat &o) const {
-    return count == o.count && kernels == o.kernels && hostSteps == o.hostSteps &&
+    return count == o.count && index == o.index && lo == o.lo && hi == o.hi && step == o.step &&
+           kernels == o.kernels && hostSteps == o.hostSteps &&
            closingComments == o.closingComments && comments == o.comments;
   }
 };
@@ -224,6 +253,9 @@ struct SkeletonFile {
   const Macro *findMacro(const std::string &name) const;
   /// The kernel's name if written, else "kernel<N>" (N counted from 0).
   std::string kernelName(size_t k) const;
+
+  /// The repeat whose body holds kernel `k`, or nullptr.
+  const Repeat *repeatOf(size_t k) const;
 
   /// Structural equality (paths and positions ignored).
   bool operator==(const SkeletonFile &o) const;

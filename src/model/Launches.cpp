@@ -1,0 +1,172 @@
+// The launches of a kernel in an indexed repeat (docs/model.md, section 9,
+// "Launches of an indexed repeat").
+#include "skelcast/model/Launches.h"
+#include "skelcast/model/Program.h"
+
+#include "skelcast/skeleton/Eval.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace skelcast::model {
+
+std::vector<std::pair<int64_t, double>> samplePositions(int64_t first, int64_t last, int points) {
+  std::vector<int64_t> at;
+  if (last < first)
+    return {};
+  const int64_t n = last - first + 1;
+  if (points < 2 || n <= points) {
+    for (int64_t p = first; p <= last; ++p)
+      at.push_back(p);
+  } else {
+    for (int i = 0; i < points; ++i) {
+      int64_t p = first + static_cast<int64_t>(std::llround(static_cast<double>(i) *
+                                                            static_cast<double>(n - 1) / (points - 1)));
+      if (at.empty() || p > at.back())
+        at.push_back(p);
+    }
+    at.back() = last;
+  }
+  std::vector<std::pair<int64_t, double>> out;
+  for (int64_t p : at)
+    out.push_back({p, 0.0});
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    double len = static_cast<double>(out[i + 1].first - out[i].first);
+    out[i].second += (len + 1) / 2;
+    out[i + 1].second += (len - 1) / 2;
+  }
+  out.back().second += 1;
+  return out;
+}
+
+namespace {
+
+/// The loop space's size at pass n of kernel `k`'s indexed repeat.
+int64_t threadsAt(const skeleton::SkeletonFile &file, size_t k, const skeleton::Repeat &r,
+                  const skeleton::MacroTable &macros, const skeleton::RepeatRange &rr, int64_t n) {
+  skeleton::MacroTable env = macros;
+  env[r.index] = rr.value(n);
+  return skeleton::loopSpaceSize(file.kernels[k], env, file.path);
+}
+
+/// One layout at one launch: its time, or nothing when it does not fit there.
+std::optional<double> launchMs(const layout::KernelInfo &ki, const layout::Layout &l,
+                               const HwSpec &hw, const ModelOptions &mo) {
+  LayoutProjection p = projectLayout(ki, l, hw, mo);
+  if (!p.characterization.fits || !std::isfinite(p.result.timeMs))
+    return std::nullopt;
+  return p.result.timeMs;
+}
+
+} // namespace
+
+int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k) {
+  const skeleton::Repeat &r = *file.repeatOf(k);
+  skeleton::MacroTable macros = skeleton::evalMacros(file);
+  skeleton::RepeatRange rr = skeleton::repeatRange(r, macros, file.path);
+  skeleton::LaunchInterval li = skeleton::launchInterval(file.kernels[k], r, macros, file.path);
+  int64_t best = li.first, bestThreads = -1;
+  for (int64_t n : {li.first, li.first + (li.last - li.first) / 2, li.last}) {
+    int64_t t = threadsAt(file, k, r, macros, rr, n);
+    if (t > bestThreads) {
+      best = n;
+      bestThreads = t;
+    }
+  }
+  return rr.value(best);
+}
+
+KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t k,
+                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const ModelOptions &mo,
+                                      const std::optional<layout::Layout> &only) {
+  const skeleton::Repeat *r = file.repeatOf(k);
+  if (!r || !r->indexed())
+    return projectKernel(analyzeProgramKernel(file, k), hw, eo, mo, only);
+  skeleton::MacroTable macros = skeleton::evalMacros(file);
+  skeleton::RepeatRange rr = skeleton::repeatRange(*r, macros, file.path);
+  skeleton::LaunchInterval li = skeleton::launchInterval(file.kernels[k], *r, macros, file.path);
+  RepeatedLaunches L;
+  L.index = r->index;
+  L.first = rr.first;
+  L.step = rr.step;
+  L.iterations = rr.trips;
+  L.launches = li.count();
+  L.characterizedAt = representativeIndexValue(file, k);
+
+  // The representative launches, analyzed once each.
+  struct Launch {
+    LaunchSample sample;
+    layout::KernelInfo ki;
+  };
+  std::vector<Launch> reps;
+  for (const auto &[n, w] : samplePositions(li.first, li.last, kRankingPoints)) {
+    LaunchSample s;
+    s.value = rr.value(n);
+    s.weight = w;
+    s.threads = threadsAt(file, k, *r, macros, rr, n);
+    reps.push_back({s, analyzeProgramKernel(file, k, s.value)});
+  }
+  // The layouts of the largest launch, each timed at every representative launch.
+  layout::KernelInfo largest = analyzeProgramKernel(file, k, L.characterizedAt);
+  ModelOptions all = mo;
+  all.keepTop = 0;
+  KernelProjection kp = projectKernel(largest, hw, eo, all, only);
+  std::vector<LayoutProjection> kept;
+  for (auto &p : kp.layouts) {
+    double sum = 0;
+    bool fits = true;
+    for (const auto &rep : reps) {
+      std::optional<double> t = launchMs(rep.ki, p.layout, hw, mo);
+      if (!t) {
+        fits = false;
+        break;
+      }
+      sum += rep.sample.weight * *t;
+    }
+    if (!fits)
+      continue;
+    p.launchesMs = sum;
+    kept.push_back(std::move(p));
+  }
+  std::sort(kept.begin(), kept.end(), rankedBefore);
+  if (mo.keepTop > 0 && kept.size() > mo.keepTop)
+    kept.resize(mo.keepTop);
+  kp.layouts = std::move(kept);
+  if (kp.layouts.empty())
+    return kp;
+
+  // The best layout's launches: each one projected, or the piecewise-linear
+  // sum between evenly spaced ones with its bound (docs/model.md, section 9).
+  const layout::Layout &best = kp.layouts.front().layout;
+  for (auto &rep : reps) {
+    rep.sample.timeMs = launchMs(rep.ki, best, hw, mo).value_or(0);
+    L.ranking.push_back(rep.sample);
+  }
+  L.exact = L.launches <= kExactLaunches;
+  std::vector<std::pair<int64_t, double>> at =
+      samplePositions(li.first, li.last, L.exact ? static_cast<int>(L.launches) : kSumPoints);
+  std::vector<LaunchSample> samples;
+  for (const auto &[n, w] : at) {
+    LaunchSample s;
+    s.value = rr.value(n);
+    s.weight = w;
+    s.threads = threadsAt(file, k, *r, macros, rr, n);
+    s.timeMs = launchMs(analyzeProgramKernel(file, k, s.value), best, hw, mo).value_or(0);
+    L.totalMs += s.weight * s.timeMs;
+    samples.push_back(s);
+  }
+  if (!L.exact) {
+    // Between neighbouring samples a and b the L - 1 launches inside lie, like
+    // the interpolation, between t_a and t_b when the time is monotone there.
+    for (size_t i = 0; i + 1 < samples.size(); ++i) {
+      double inside = static_cast<double>((at[i + 1].first - at[i].first) - 1);
+      L.errorBoundMs += inside * std::fabs(samples[i + 1].timeMs - samples[i].timeMs);
+    }
+    L.summed = std::move(samples);
+  }
+  kp.launches = std::move(L);
+  return kp;
+}
+
+} // namespace skelcast::model
