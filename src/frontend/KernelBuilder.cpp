@@ -778,14 +778,11 @@ private:
       loop(f);
       return;
     }
-    if (auto *d = llvm::dyn_cast<clang::OMPLoopDirective>(s)) {
-      auto *f = llvm::dyn_cast_or_null<clang::ForStmt>(
-          d->getInnermostCapturedStmt()->getCapturedStmt());
-      if (f) {
+    if (llvm::isa<clang::OMPLoopDirective>(s))
+      if (auto *f = asFor(s)) {
         loop(f);
         return;
       }
-    }
     if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
       branch(is);
       return;

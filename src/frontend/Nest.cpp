@@ -50,23 +50,6 @@ std::string directiveName(llvm::omp::Directive k) {
   return llvm::omp::getOpenMPDirectiveName(k).str();
 }
 
-/// The statement an OpenMP directive applies to.
-const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d) {
-  if (!d->hasAssociatedStmt())
-    return nullptr;
-  const clang::Stmt *s = d->getInnermostCapturedStmt()->getCapturedStmt();
-  return s;
-}
-
-/// A `for` statement, also when an OpenMP loop directive wraps it.
-const clang::ForStmt *asFor(const clang::Stmt *s) {
-  if (auto *f = llvm::dyn_cast_or_null<clang::ForStmt>(s))
-    return f;
-  if (auto *d = llvm::dyn_cast_or_null<clang::OMPLoopDirective>(s))
-    return llvm::dyn_cast_or_null<clang::ForStmt>(directiveBody(d));
-  return nullptr;
-}
-
 // ---------------------------------------------------------------------------
 // Facts about the whole function
 
@@ -250,14 +233,38 @@ public:
           return;
         }
       }
-      throw Unsupported{s->getBeginLoc(),
-                        fmt::format("OpenMP '{}' inside the loop", directiveName(k))};
+      throw Unsupported{s->getBeginLoc(), directiveReason(k)};
     }
     if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
       expr(e, loop, Use::Read);
       return;
     }
     throw Unsupported{s->getBeginLoc(), statementReason(s)};
+  }
+
+  /// Why an OpenMP construct other than a loop directive cannot be inside a
+  /// nest: the skeleton has no synchronisation, no single thread, no tasks.
+  static std::string directiveReason(llvm::omp::Directive k) {
+    std::string what;
+    switch (k) {
+    case llvm::omp::OMPD_critical:
+    case llvm::omp::OMPD_atomic:
+    case llvm::omp::OMPD_barrier:
+    case llvm::omp::OMPD_flush:
+    case llvm::omp::OMPD_ordered:
+    case llvm::omp::OMPD_taskwait:
+    case llvm::omp::OMPD_taskgroup:
+    case llvm::omp::OMPD_scan: what = "synchronises threads"; break;
+    case llvm::omp::OMPD_master:
+    case llvm::omp::OMPD_masked:
+    case llvm::omp::OMPD_single: what = "runs on one thread only"; break;
+    case llvm::omp::OMPD_task:
+    case llvm::omp::OMPD_taskyield: what = "creates a task"; break;
+    case llvm::omp::OMPD_sections:
+    case llvm::omp::OMPD_section: what = "splits the work into sections"; break;
+    default: what = "inside the loop"; break;
+    }
+    return fmt::format("'#pragma omp {}' {}", directiveName(k), what);
   }
 
   static std::string statementReason(const clang::Stmt *s) {
