@@ -1,5 +1,7 @@
 #include "ClangNodes.h"
 
+#include <llvm/Frontend/OpenMP/OMP.h>
+
 namespace skelcast::frontend {
 
 const clang::VarDecl *refVar(const clang::Expr *e) {
@@ -57,6 +59,10 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   if (auto *d = llvm::dyn_cast_or_null<clang::OMPLoopDirective>(s))
     return llvm::dyn_cast_or_null<clang::ForStmt>(directiveBody(d));
   return nullptr;
+}
+
+std::string directiveName(llvm::omp::Directive k) {
+  return llvm::omp::getOpenMPDirectiveName(k).str();
 }
 
 } // namespace skelcast::frontend

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 
 namespace skelcast::frontend {
 
@@ -34,5 +35,8 @@ const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d);
 
 /// A `for` statement, also when an OpenMP loop directive wraps it.
 const clang::ForStmt *asFor(const clang::Stmt *s);
+
+/// The name of an OpenMP directive as written after `#pragma omp`.
+std::string directiveName(llvm::omp::Directive k);
 
 } // namespace skelcast::frontend
