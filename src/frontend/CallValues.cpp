@@ -178,7 +178,9 @@ CallValues::Resolved CallValues::resolveParam(const clang::ParmVarDecl *p, int d
   index();
   const clang::FunctionDecl *canon = fn->getCanonicalDecl();
   std::string name = fn->getNameAsString();
-  if (escaped_.count(canon)) {
+  if (writtenIn(p, fn)) {
+    r.why = fmt::format("'{}' assigns it", name);
+  } else if (escaped_.count(canon)) {
     r.why = fmt::format("'{}' is called through a pointer, or from another file", name);
   } else if (auto c = calls_.find(canon); c == calls_.end() || c->second.empty()) {
     r.why = fmt::format("no call of '{}' in this file passes it", name);

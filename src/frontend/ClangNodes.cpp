@@ -1,5 +1,7 @@
 #include "ClangNodes.h"
 
+#include <llvm/Frontend/OpenMP/OMP.h>
+
 namespace skelcast::frontend {
 
 const clang::VarDecl *refVar(const clang::Expr *e) {
@@ -40,6 +42,27 @@ std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &c
   if (!e->EvaluateAsInt(r, ctx) || r.HasSideEffects)
     return std::nullopt;
   return r.Val.getInt().getExtValue();
+}
+
+const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d) {
+  if (!d || !d->hasAssociatedStmt())
+    return nullptr;
+  const clang::Stmt *s = d->getAssociatedStmt();
+  while (auto *cs = llvm::dyn_cast_or_null<clang::CapturedStmt>(s))
+    s = cs->getCapturedStmt();
+  return s;
+}
+
+const clang::ForStmt *asFor(const clang::Stmt *s) {
+  if (auto *f = llvm::dyn_cast_or_null<clang::ForStmt>(s))
+    return f;
+  if (auto *d = llvm::dyn_cast_or_null<clang::OMPLoopDirective>(s))
+    return llvm::dyn_cast_or_null<clang::ForStmt>(directiveBody(d));
+  return nullptr;
+}
+
+std::string directiveName(llvm::omp::Directive k) {
+  return llvm::omp::getOpenMPDirectiveName(k).str();
 }
 
 } // namespace skelcast::frontend

@@ -5,10 +5,12 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
+#include <clang/AST/StmtOpenMP.h>
 
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 
 namespace skelcast::frontend {
 
@@ -24,5 +26,17 @@ void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out);
 /// The value of an integer constant expression without side effects; nullopt
 /// for anything else (or null).
 std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx);
+
+/// The statement an OpenMP directive applies to, through the captured regions
+/// Clang wraps around it (several for a combined directive, none for some such
+/// as `atomic` or `critical`); null for a directive without one (`barrier`,
+/// `flush`, `taskwait`).
+const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d);
+
+/// A `for` statement, also when an OpenMP loop directive wraps it.
+const clang::ForStmt *asFor(const clang::Stmt *s);
+
+/// The name of an OpenMP directive as written after `#pragma omp`.
+std::string directiveName(llvm::omp::Directive k);
 
 } // namespace skelcast::frontend

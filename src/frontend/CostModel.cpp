@@ -1,4 +1,7 @@
 #include "CostModel.h"
+#include "NestAnalysis.h"
+
+#include <cmath>
 
 #include <map>
 
@@ -109,6 +112,125 @@ std::optional<int64_t> mathCallCost(const std::string &rawName) {
       return name.back() == 'f' ? it->second.f : it->second.d;
   }
   return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// OpCounter
+
+namespace {
+
+/// The operand of `+`/`-` that can fuse with it into one FMA/IMAD.
+bool isFusableMul(const clang::Expr *e, clang::QualType t) {
+  auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParens());
+  return b && b->getOpcode() == clang::BO_Mul &&
+         b->getType().getCanonicalType() == t.getCanonicalType();
+}
+
+} // namespace
+
+OpCounter::OpCounter(NestAnalysis &na) : na_(na), tu_(na.tu) {}
+
+bool OpCounter::isFp64(clang::QualType t) const {
+  return !t.isNull() && t->isRealFloatingType() && tu_.ast.getTypeSize(t) > 32;
+}
+
+int64_t OpCounter::arithCost(const clang::Expr *lhs, const clang::Expr *rhs,
+                             clang::BinaryOperatorKind op, clang::QualType t) {
+  if ((op == clang::BO_Add || op == clang::BO_Sub || op == clang::BO_AddAssign ||
+       op == clang::BO_SubAssign) &&
+      (isFusableMul(rhs, t) || (lhs && isFusableMul(lhs, t))))
+    return 0; // fused with the multiplication: one FMA (or IMAD)
+  std::optional<int64_t> k;
+  if (op == clang::BO_Div || op == clang::BO_Rem || op == clang::BO_DivAssign ||
+      op == clang::BO_RemAssign) {
+    if (rhs->getType()->isIntegralOrEnumerationType())
+      k = na_.knownValue(rhs);
+    else if (auto *fl = llvm::dyn_cast<clang::FloatingLiteral>(rhs->IgnoreParenImpCasts())) {
+      double d = fl->getValueAsApproximateDouble();
+      if (d > 0 && d == std::floor(d) && d < 1e15)
+        k = static_cast<int64_t>(d);
+    }
+  }
+  return binaryOpCost(op, t, tu_.ast, k);
+}
+
+int64_t OpCounter::callCost(const clang::FunctionDecl *fd) {
+  if (!fd)
+    return 0;
+  if (auto c = mathCallCost(fd->getNameAsString()))
+    return *c;
+  const clang::FunctionDecl *def = nullptr;
+  if (!fd->hasBody(def) || !def)
+    return 0;
+  auto it = calleeCost_.find(def);
+  if (it != calleeCost_.end())
+    return it->second;
+  calleeCost_[def] = 0; // recursion guard (recursion is refused by the scan)
+  int64_t c = pureCost(def->getBody());
+  calleeCost_[def] = c;
+  return c;
+}
+
+int64_t OpCounter::pureCost(const clang::Stmt *s) {
+  if (!s)
+    return 0;
+  if (auto *is = llvm::dyn_cast<clang::IfStmt>(s))
+    return pureCost(is->getCond()) + pureCost(is->getThen()) + pureCost(is->getElse()) + 1;
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    int64_t c = 0;
+    for (const clang::Decl *d : ds->decls())
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(d))
+        if (v->getInit()) {
+          c += pureCost(v->getInit());
+          if (tu_.constantValue(v->getInit()) ||
+              llvm::isa<clang::FloatingLiteral>(v->getInit()->IgnoreParenImpCasts()))
+            c += 1;
+        }
+    return c;
+  }
+  if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
+    e = e->IgnoreParens();
+    if (e->getType()->isIntegralOrEnumerationType() && tu_.constantValue(e))
+      return 0;
+    if (e->getType()->isRealFloatingType() && !e->HasSideEffects(tu_.ast) &&
+        e->isEvaluatable(tu_.ast))
+      return 0;
+    if (auto *c = llvm::dyn_cast<clang::CastExpr>(e))
+      return castCost(c->getCastKind()) + pureCost(c->getSubExpr());
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+      int64_t c = pureCost(b->getLHS()) + pureCost(b->getRHS());
+      auto op = b->getOpcode();
+      if (op == clang::BO_Assign || op == clang::BO_Comma)
+        return c;
+      if (op == clang::BO_LAnd || op == clang::BO_LOr)
+        return c + 1;
+      if (b->isComparisonOp())
+        return c + binaryOpCost(op, b->getLHS()->getType(), tu_.ast, std::nullopt);
+      clang::QualType t = b->getType();
+      if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(b))
+        t = ca->getComputationResultType();
+      return c + arithCost(b->isCompoundAssignmentOp() ? nullptr : b->getLHS(), b->getRHS(),
+                           op, t);
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e))
+      return pureCost(u->getSubExpr()) + (u->getOpcode() == clang::UO_Plus ? 0 : 1);
+    if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(e))
+      return pureCost(co->getCond()) + pureCost(co->getTrueExpr()) +
+             pureCost(co->getFalseExpr()) + 1;
+    if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
+      int64_t c = callCost(call->getDirectCallee());
+      for (const clang::Expr *a : call->arguments())
+        c += pureCost(a);
+      return c;
+    }
+    if (llvm::isa<clang::DeclRefExpr>(e) || llvm::isa<clang::IntegerLiteral>(e) ||
+        llvm::isa<clang::FloatingLiteral>(e))
+      return 0;
+  }
+  int64_t c = 0;
+  for (const clang::Stmt *ch : s->children())
+    c += pureCost(ch);
+  return c;
 }
 
 } // namespace skelcast::frontend

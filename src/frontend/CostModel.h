@@ -5,12 +5,15 @@
 /// gpucc paper (CGO'16: about 20 instructions for 32 bits, about 70 for 64);
 /// floating division and math functions are the SASS instructions measured on
 /// an H100 (docs/math-costs-h100.txt, tools/measure_math_costs.sh).
+/// OpCounter applies the rule to the operations of one nest (fused multiply-adds,
+/// constant divisors, inlined static functions) for the KernelBuilder's `comp N`.
 #pragma once
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -33,5 +36,33 @@ int64_t castCost(clang::CastKind kind);
 /// A call to a C math library function by name (`sqrtf`, `exp`, `fabs`, ...);
 /// nullopt if the name is not in the table.
 std::optional<int64_t> mathCallCost(const std::string &name);
+
+class NestAnalysis;
+class TUContext;
+
+/// The instructions of the C operations of one nest, the rule above applied to
+/// Clang's nodes: fused multiply-adds, divisions by a constant, calls to the
+/// file's static functions inlined (their counts remembered).
+class OpCounter {
+public:
+  explicit OpCounter(NestAnalysis &na);
+
+  /// double or long double: its arithmetic issues at the FP64 rate.
+  bool isFp64(clang::QualType t) const;
+  /// `lhs op rhs` of type t (lhs null for a compound assignment).
+  int64_t arithCost(const clang::Expr *lhs, const clang::Expr *rhs, clang::BinaryOperatorKind op,
+                    clang::QualType t);
+  /// A call: a math function from the table, or a static function of the file, inlined.
+  int64_t callCost(const clang::FunctionDecl *fd);
+
+private:
+  /// The instructions of a function body without memory (inlined calls):
+  /// both sides of an `if` count, as predicated code.
+  int64_t pureCost(const clang::Stmt *s);
+
+  NestAnalysis &na_;
+  TUContext &tu_;
+  std::map<const clang::FunctionDecl *, int64_t> calleeCost_;
+};
 
 } // namespace skelcast::frontend

@@ -4,7 +4,8 @@
 // nests of each function and assemble one SkeletonFile.
 #include "skelcast/frontend/Skeletonizer.h"
 
-#include "Nest.h"
+#include "FileAssembler.h"
+#include "NestFinder.h"
 #include "TUContext.h"
 
 #include "skelcast/skeleton/Parser.h"

@@ -642,3 +642,151 @@ TEST(Skeletonizer, DoubleArithmeticIsCountedAsFp64) {
   Out p = skel(fn("#pragma omp parallel for\n  for (int i = 0; i < N; i++)\n    a[i] = b[i] * s + 1.0f;"));
   EXPECT_FALSE(has(p.text, "fp64")) << p.text;
 }
+
+// ---------------------------------------------------------------------------
+// OpenMP constructs other than loop directives: inside a nest they refuse it
+// with a reason and the line of the construct; around a nest they leave it be.
+// Some have no associated statement (barrier, flush, taskwait) and some have
+// one that is not a captured region (atomic, critical, master): each once
+// crashed the walk over the directive's body.
+
+TEST(OpenMP, ConstructsInsideASequentialLoopRefuseIt) {
+  struct Case {
+    const char *pragma, *stmt, *reason;
+  };
+  std::vector<Case> cases = {
+      {"critical", "a[i] += 1;", "synchronises threads"},
+      {"atomic", "a[i] += 1;", "synchronises threads"},
+      {"barrier", "", "synchronises threads"},
+      {"flush", "", "synchronises threads"},
+      {"taskwait", "", "synchronises threads"},
+      {"master", "a[i] = 1;", "runs on one thread only"},
+      {"masked", "a[i] = 1;", "runs on one thread only"},
+      {"single", "a[i] = 1;", "runs on one thread only"},
+      {"task", "a[i] = 1;", "creates a task"},
+      {"sections", "{\n#pragma omp section\n  a[i] = 1;\n#pragma omp section\n  b[i] = 2;\n}",
+       "splits the work into sections"},
+  };
+  for (const auto &c : cases) {
+    // the pragma is on line 7, the loop on line 5
+    std::string w = refused(fn(std::string("for (int i = 0; i < N; i++) {\n  b[i] = 2;\n") +
+                               "#pragma omp " + c.pragma + "\n  " + c.stmt + "\n}"));
+    EXPECT_TRUE(has(w, std::string("t.c:5:1: warning: cannot port this loop: '#pragma omp ") +
+                           c.pragma + "' " + c.reason + " (line 7)"))
+        << c.pragma << ":\n" << w;
+  }
+}
+
+TEST(OpenMP, ConstructsInsideAParallelForRefuseIt) {
+  struct Case {
+    const char *pragma, *stmt, *reason;
+  };
+  std::vector<Case> cases = {
+      {"critical", "a[i] += 1;", "synchronises threads"},
+      {"atomic", "a[i] += 1;", "synchronises threads"},
+      {"flush", "", "synchronises threads"},
+      {"taskwait", "", "synchronises threads"},
+      {"task", "a[i] = 1;", "creates a task"},
+  };
+  for (const auto &c : cases) {
+    std::string w = refused(fn(std::string("#pragma omp parallel for\nfor (int i = 0; i < N; "
+                                           "i++) {\n  b[i] = 2;\n#pragma omp ") +
+                               c.pragma + "\n  " + c.stmt + "\n}"));
+    EXPECT_TRUE(has(w, std::string("t.c:6:1: warning: cannot port this loop: '#pragma omp ") +
+                           c.pragma + "' " + c.reason + " (line 8)"))
+        << c.pragma << ":\n" << w;
+  }
+  std::string w = refused(fn("#pragma omp parallel for ordered\nfor (int i = 0; i < N; i++) {\n"
+                             "  a[i] = b[i] * 2;\n#pragma omp ordered\n  c[0][i] = a[i];\n}"));
+  EXPECT_TRUE(has(w, "t.c:6:1: warning: cannot port this loop: '#pragma omp ordered' "
+                     "synchronises threads (line 8)"))
+      << w;
+}
+
+// A histogram (Rodinia, Parboil): the update is atomic, so the iterations
+// are not independent; the rest of the file is still ported.
+TEST(OpenMP, AtomicHistogramIsRefused) {
+  Out o = skel("#define N 64\n#define BINS 16\nint data[N], hist[BINS];\n"
+               "void histo(void) {\n"
+               "#pragma omp parallel for\n"
+               "  for (int b = 0; b < BINS; b++) hist[b] = 0;\n"
+               "#pragma omp parallel for\n"
+               "  for (int i = 0; i < N; i++) {\n"
+               "    int bin = data[i] % BINS;\n"
+               "#pragma omp atomic\n"
+               "    hist[bin]++;\n"
+               "  }\n}\n");
+  EXPECT_TRUE(has(o.warnings, "t.c:8:3: warning: cannot port this loop: '#pragma omp atomic' "
+                              "synchronises threads (line 10)"))
+      << o.warnings;
+  ASSERT_EQ(o.r.file.kernels.size(), 1u) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for histo(BINS) : b {")) << o.text;
+}
+
+TEST(OpenMP, CriticalAroundAReductionIsRefused) {
+  std::string w = refused(fn("float sum = 0;\n"
+                             "#pragma omp parallel for\n"
+                             "for (int i = 0; i < N; i++) {\n"
+                             "  float t = a[i] * a[i];\n"
+                             "#pragma omp critical\n"
+                             "  { sum += t; }\n"
+                             "}\n"
+                             "b[0] = sum;"));
+  EXPECT_TRUE(has(w, "t.c:7:1: warning: cannot port this loop: '#pragma omp critical' "
+                     "synchronises threads (line 9)"))
+      << w;
+}
+
+// Rodinia's habit: one parallel region holding a work-sharing loop and a
+// `master` (or `single`) block beside it.
+TEST(OpenMP, LoopsBesideMasterAndSingleInAParallelRegionArePorted) {
+  Out o = skel(fn("#pragma omp parallel\n{\n"
+                  "#pragma omp for\n"
+                  "  for (int i = 0; i < N; i++) a[i] = b[i] * s;\n"
+                  "#pragma omp master\n"
+                  "  { b[0] = a[0]; }\n"
+                  "}"));
+  EXPECT_TRUE(has(o.text, "parallel_for f(N) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "iterations independent: OpenMP 'for'")) << o.text;
+  EXPECT_FALSE(has(o.warnings, "cannot port")) << o.warnings;
+
+  Out p = skel(fn("#pragma omp parallel\n{\n"
+                  "#pragma omp single\n"
+                  "  { b[0] = s; }\n"
+                  "#pragma omp for\n"
+                  "  for (int i = 0; i < N; i++) a[i] = b[i] * 2;\n"
+                  "#pragma omp barrier\n"
+                  "}"));
+  EXPECT_TRUE(has(p.text, "parallel_for f(N) : i {")) << p.text;
+  EXPECT_FALSE(has(p.warnings, "cannot port")) << p.warnings;
+}
+
+TEST(OpenMP, ParallelForInsideAMasterBlockIsPorted) {
+  Out o = skel(fn("#pragma omp master\n{\n"
+                  "#pragma omp parallel for\n"
+                  "  for (int i = 0; i < N; i++) a[i] = b[i] * s;\n"
+                  "}\n"
+                  "#pragma omp masked\n"
+                  "{\n"
+                  "  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) c[i][j] = d[j][i];\n"
+                  "}"));
+  EXPECT_TRUE(has(o.text, "parallel_for f(N) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for f_1(N, N) : i, j {")) << o.text;
+  EXPECT_FALSE(has(o.warnings, "cannot port")) << o.warnings;
+}
+
+// The liveness of a scalar after its loop reads the blocks of the constructs
+// that follow.
+TEST(OpenMP, ConstructsAfterALoopAreReadByTheLivenessScan) {
+  std::string w = refused(fn("float t = 0;\n"
+                             "for (int i = 0; i < N; i++) { t = b[i]; a[i] = t; }\n"
+                             "#pragma omp critical\n"
+                             "{ b[0] = t; }\n"
+                             "#pragma omp barrier\n"));
+  EXPECT_TRUE(has(w, "'t' is assigned in the loop and its last value is used after it")) << w;
+  Out o = skel(fn("for (int i = 0; i < N; i++) { float t = b[i]; a[i] = t; }\n"
+                  "#pragma omp master\n"
+                  "{ b[0] = 1; }\n"
+                  "#pragma omp flush\n"));
+  EXPECT_TRUE(has(o.text, "parallel_for f(N) : i {")) << o.text;
+}

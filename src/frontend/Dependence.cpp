@@ -1,0 +1,443 @@
+// The dependence test (Dependence.h; docs/skeletonizer.md, "Parallel loops:
+// the dependence test", states the rules).
+#include "Dependence.h"
+#include "ClangNodes.h"
+#include "NestAnalysis.h"
+
+#include <clang/AST/ParentMapContext.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace skelcast::frontend {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Upward exposure: is the value a variable has before a statement used by it?
+
+enum class Exposure { None, Exposed, Defined };
+
+class ExposureScan {
+public:
+  explicit ExposureScan(const clang::VarDecl *v) : v_(v) {}
+
+  /// Exposed if `s` may read v before writing it; Defined if every path
+  /// through `s` writes v before any read; None otherwise.
+  Exposure stmt(const clang::Stmt *s) {
+    if (!s)
+      return Exposure::None;
+    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      for (const clang::Stmt *c : cs->body()) {
+        Exposure e = stmt(c);
+        if (e != Exposure::None)
+          return e;
+      }
+      return Exposure::None;
+    }
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl *d : ds->decls())
+        if (auto *vd = llvm::dyn_cast<clang::VarDecl>(d)) {
+          if (vd->getInit()) {
+            Exposure e = expr(vd->getInit());
+            if (e != Exposure::None)
+              return e;
+          }
+          if (vd == v_)
+            return Exposure::Defined;
+        }
+      return Exposure::None;
+    }
+    if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
+      Exposure c = expr(is->getCond());
+      if (c != Exposure::None)
+        return c;
+      Exposure t = stmt(is->getThen()), e = stmt(is->getElse());
+      if (t == Exposure::Exposed || e == Exposure::Exposed)
+        return Exposure::Exposed;
+      if (t == Exposure::Defined && e == Exposure::Defined)
+        return Exposure::Defined;
+      return Exposure::None;
+    }
+    if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+      Exposure i = stmt(f->getInit());
+      if (i != Exposure::None)
+        return i;
+      Exposure c = f->getCond() ? expr(f->getCond()) : Exposure::None;
+      if (c != Exposure::None)
+        return c;
+      // the body may run zero times: it can expose, never define
+      if (stmt(f->getBody()) == Exposure::Exposed)
+        return Exposure::Exposed;
+      if (f->getInc() && expr(f->getInc()) == Exposure::Exposed)
+        return Exposure::Exposed;
+      return Exposure::None;
+    }
+    if (auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+      Exposure c = expr(w->getCond());
+      if (c != Exposure::None)
+        return c;
+      return stmt(w->getBody()) == Exposure::Exposed ? Exposure::Exposed : Exposure::None;
+    }
+    if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s))
+      return stmt(directiveBody(d));
+    if (auto *e = llvm::dyn_cast<clang::Expr>(s))
+      return expr(e);
+    // anything else: be conservative if it mentions v
+    return mentions(s, v_) ? Exposure::Exposed : Exposure::None;
+  }
+
+  Exposure expr(const clang::Expr *e) {
+    if (!e)
+      return Exposure::None;
+    e = e->IgnoreParens();
+    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e))
+      return dr->getDecl() == v_ ? Exposure::Exposed : Exposure::None;
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+      if (b->isAssignmentOp() && refVar(b->getLHS()) == v_) {
+        if (b->isCompoundAssignmentOp())
+          return Exposure::Exposed;
+        Exposure r = expr(b->getRHS());
+        return r != Exposure::None ? r : Exposure::Defined;
+      }
+      if (b->isAssignmentOp()) {
+        Exposure r = expr(b->getRHS());
+        return r != Exposure::None ? r : expr(b->getLHS());
+      }
+      Exposure l = expr(b->getLHS());
+      if (l != Exposure::None)
+        return l;
+      Exposure r = expr(b->getRHS());
+      if (b->isLogicalOp() && r == Exposure::Defined)
+        return Exposure::None; // the right side may not run
+      return r;
+    }
+    if (auto *c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+      Exposure k = expr(c->getCond());
+      if (k != Exposure::None)
+        return k;
+      Exposure t = expr(c->getTrueExpr()), f = expr(c->getFalseExpr());
+      if (t == Exposure::Exposed || f == Exposure::Exposed)
+        return Exposure::Exposed;
+      return (t == Exposure::Defined && f == Exposure::Defined) ? Exposure::Defined
+                                                               : Exposure::None;
+    }
+    for (const clang::Stmt *ch : e->children()) {
+      Exposure x = ch ? stmt(ch) : Exposure::None;
+      if (x != Exposure::None)
+        return x;
+    }
+    return Exposure::None;
+  }
+
+private:
+  const clang::VarDecl *v_;
+};
+
+/// Is the value `v` holds after statement `s` used later in the function
+/// (after `s`, or by a following iteration of an enclosing loop)?
+bool liveAfter(clang::ASTContext &ast, const clang::Stmt *s, const clang::VarDecl *v) {
+  clang::DynTypedNode node = clang::DynTypedNode::create(*s);
+  for (int guard = 0; guard < 200; ++guard) {
+    auto parents = ast.getParents(node);
+    if (parents.empty())
+      return false;
+    const clang::DynTypedNode &p = parents[0];
+    if (p.get<clang::FunctionDecl>())
+      return false;
+    if (auto *cs = p.get<clang::CompoundStmt>()) {
+      const clang::Stmt *cur = node.get<clang::Stmt>();
+      bool after = false;
+      for (const clang::Stmt *c : cs->body()) {
+        if (after) {
+          Exposure e = ExposureScan(v).stmt(c);
+          if (e == Exposure::Exposed)
+            return true;
+          if (e == Exposure::Defined)
+            return false;
+        }
+        if (c == cur)
+          after = true;
+      }
+    } else if (auto *f = p.get<clang::ForStmt>()) {
+      // the next iteration of an enclosing loop
+      ExposureScan sc(v);
+      if ((f->getInc() && sc.expr(f->getInc()) == Exposure::Exposed) ||
+          (f->getCond() && sc.expr(f->getCond()) == Exposure::Exposed) ||
+          sc.stmt(f->getBody()) == Exposure::Exposed)
+        return true;
+    } else if (auto *w = p.get<clang::WhileStmt>()) {
+      ExposureScan sc(v);
+      if (sc.expr(w->getCond()) == Exposure::Exposed || sc.stmt(w->getBody()) == Exposure::Exposed)
+        return true;
+    } else if (auto *d = p.get<clang::DoStmt>()) {
+      ExposureScan sc(v);
+      if (sc.expr(d->getCond()) == Exposure::Exposed || sc.stmt(d->getBody()) == Exposure::Exposed)
+        return true;
+    }
+    node = p;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// The three checks on one loop
+
+class DependenceTest {
+public:
+  explicit DependenceTest(TUContext &tu) : tu_(tu) {}
+
+  /// Empty if the iterations of `L` are independent, else why not.
+  std::string dependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                         const clang::ForStmt *L, bool trusted) {
+    if (trusted)
+      return {};
+    const clang::VarDecl *v = scan.headers.at(L).var;
+    std::string r = scalarDependence(na, scan, L, v);
+    if (!r.empty())
+      return r;
+    r = aliasing(scan, L);
+    if (!r.empty())
+      return r;
+    return arrayDependence(na, scan, plan, L, v);
+  }
+
+private:
+  std::string scalarDependence(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *L,
+                               const clang::VarDecl *v) {
+    std::set<const clang::VarDecl *> checked;
+    for (const ScalarWrite &w : scan.scalarWrites) {
+      if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var))
+        continue;
+      // declared inside L: private to an iteration
+      auto ld = scan.localDecls.find(w.var);
+      if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
+        continue;
+      checked.insert(w.var);
+      std::string name = w.var->getName().str();
+      if (w.var->hasGlobalStorage())
+        return fmt::format("the global variable '{}' is assigned in the loop", name);
+      Exposure e = ExposureScan(w.var).stmt(L->getBody());
+      if (e != Exposure::Exposed) {
+        if (liveAfter(tu_.ast, L, w.var))
+          return fmt::format("'{}' is assigned in the loop and its last value is used after it",
+                             name);
+        continue;
+      }
+      bool reduction = true;
+      for (const ScalarWrite &o : scan.scalarWrites)
+        if (o.var == w.var && scan.inside(o.loop, L) && !o.reductionForm)
+          reduction = false;
+      if (reduction) {
+        // no other read of the variable inside L
+        int sites = 0, reads = 0;
+        countUses(L->getBody(), w.var, sites, reads);
+        if (reads <= sites)
+          return fmt::format("'{}' is a reduction across the iterations (add '#pragma omp "
+                             "parallel for reduction(+:{})' if it may run in parallel)",
+                             name, name);
+      }
+      return fmt::format("'{}' carries a value from one iteration to the next", name);
+    }
+    return {};
+  }
+
+  /// References to v: `sites` counts the reduction updates, `reads` all reads
+  /// (an update reads once).
+  static void countUses(const clang::Stmt *s, const clang::VarDecl *v, int &sites, int &reads) {
+    if (!s)
+      return;
+    if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(s))
+      if (refVar(ca->getLHS()) == v) {
+        ++sites;
+        ++reads;
+        countUses(ca->getRHS(), v, sites, reads);
+        return;
+      }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+      if (u->isIncrementDecrementOp() && refVar(u->getSubExpr()) == v) {
+        ++sites;
+        ++reads;
+        return;
+      }
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
+      if (b->getOpcode() == clang::BO_Assign && refVar(b->getLHS()) == v) {
+        ++sites;
+        countUses(b->getRHS(), v, sites, reads);
+        return;
+      }
+    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+      if (dr->getDecl() == v)
+        ++reads;
+    for (const clang::Stmt *c : s->children())
+      countUses(c, v, sites, reads);
+  }
+
+  static bool mayAlias(const clang::VarDecl *p, const clang::VarDecl *q,
+                       const clang::ASTContext &ctx) {
+    auto isPtr = [](const clang::VarDecl *x) {
+      if (!x->getType()->isPointerType())
+        return false;
+      // array syntax in a parameter (`float a[N][M]`) is taken as an array
+      if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(x))
+        if (pv->getOriginalType()->isArrayType())
+          return false;
+      return true;
+    };
+    if (!isPtr(p) && !isPtr(q))
+      return false;
+    if (p->getType().isRestrictQualified() || q->getType().isRestrictQualified())
+      return false;
+    auto elem = [](clang::QualType t) {
+      t = t.getCanonicalType();
+      while (true) {
+        if (auto *pt = t->getAs<clang::PointerType>())
+          t = pt->getPointeeType().getCanonicalType();
+        else if (auto *at = llvm::dyn_cast<clang::ArrayType>(t.getTypePtr()))
+          t = at->getElementType().getCanonicalType();
+        else
+          return t.getUnqualifiedType();
+      }
+    };
+    clang::QualType a = elem(p->getType()), b = elem(q->getType());
+    if (a->isCharType() || b->isCharType())
+      return true;
+    return ctx.hasSameType(a, b);
+  }
+
+  std::string aliasing(const NestScan &scan, const clang::ForStmt *L) {
+    std::vector<const clang::VarDecl *> written, all;
+    for (const AccessRec &a : scan.accesses) {
+      if (!scan.inside(a.loop, L) || scan.registerArrays.count(a.base))
+        continue;
+      if (std::find(all.begin(), all.end(), a.base) == all.end())
+        all.push_back(a.base);
+      if (a.write && std::find(written.begin(), written.end(), a.base) == written.end())
+        written.push_back(a.base);
+    }
+    for (const clang::VarDecl *w : written)
+      for (const clang::VarDecl *o : all)
+        if (o != w && mayAlias(w, o, tu_.ast))
+          return fmt::format("'{}' and '{}' may point to the same memory (declare the pointers "
+                             "'restrict')",
+                             w->getName().str(), o->getName().str());
+    return {};
+  }
+
+  std::string arrayDependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                              const clang::ForStmt *L, const clang::VarDecl *v) {
+    // the loop variables that differ between two iterations of L
+    std::set<const clang::ValueDecl *> varying;
+    varying.insert(v);
+    for (const auto &[f, h] : scan.headers)
+      if (f != L && scan.inside(f, L))
+        varying.insert(h.var);
+    auto shared = [&](const clang::ValueDecl *d) { return !varying.count(d); };
+    for (const AccessRec &w : scan.accesses) {
+      if (!w.write || !scan.inside(w.loop, L) || scan.registerArrays.count(w.base))
+        continue;
+      auto ld = scan.localDecls.find(w.base);
+      if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
+        continue;
+      auto sh = plan.shapes.find(w.base);
+      for (const AccessRec &x : scan.accesses) {
+        if (x.base != w.base || !scan.inside(x.loop, L))
+          continue;
+        std::optional<std::vector<DimForm>> dw, dx;
+        if (sh != plan.shapes.end()) {
+          dw = na.split(w, sh->second);
+          dx = na.split(x, sh->second);
+        }
+        if (!dw || !dx || dw->size() != dx->size()) {
+          // raw subscripts
+          if (w.subs.size() != x.subs.size())
+            return conflict(w, x, L);
+          dw.emplace();
+          dx.emplace();
+          for (auto *s : w.subs) {
+            DimForm d;
+            d.direct = s;
+            dw->push_back(d);
+          }
+          for (auto *s : x.subs) {
+            DimForm d;
+            d.direct = s;
+            dx->push_back(d);
+          }
+        }
+        bool independent = false;
+        bool anyValid = false;
+        for (size_t d = 0; d < dw->size() && !independent; ++d) {
+          Affine fw = na.dimAffine((*dw)[d]), fx = na.dimAffine((*dx)[d]);
+          if (!fw.valid || !fx.valid)
+            continue;
+          anyValid = true;
+          // (a) the same function of v, nothing else varying: different
+          // iterations touch different elements
+          if (fw == fx && fw.coefOf(v) != 0) {
+            bool others = false;
+            for (const auto &[var, c] : fw.coef)
+              if (var.decl != v && varying.count(var.decl))
+                others = true;
+            if (!others) {
+              independent = true;
+              break;
+            }
+          }
+          // (b) GCD and (c) range tests on fw(it1) - fx(it2) = 0
+          Affine diff = affineAdd(affineRecopy(fw, 1, shared), affineRecopy(fx, 2, shared), -1);
+          if (!diff.valid)
+            continue;
+          if (diff.coef.empty()) {
+            if (diff.constant != 0)
+              independent = true;
+            continue;
+          }
+          int64_t g = coefGcd(diff);
+          if (g != 0 && diff.constant % g != 0) {
+            independent = true;
+            continue;
+          }
+          auto r = rangeOf(diff, [&](const AffVar &av) { return na.varRange(av.decl); });
+          if (r && (r->lo > 0 || r->hi < 0))
+            independent = true;
+        }
+        if (!independent) {
+          if (!anyValid && w.expr == x.expr)
+            return fmt::format("'{}' is written through a subscript computed from data (line {})",
+                               w.base->getName().str(), tu_.line(w.expr->getBeginLoc()));
+          return conflict(w, x, L);
+        }
+      }
+    }
+    return {};
+  }
+
+  std::string conflict(const AccessRec &w, const AccessRec &x, const clang::ForStmt *L) {
+    std::string ws = tu_.sourceText(w.expr->getSourceRange());
+    if (w.expr == x.expr)
+      return fmt::format("the element '{}' may be written by more than one iteration (line {})",
+                         ws, tu_.line(w.expr->getBeginLoc()));
+    unsigned lw = tu_.line(w.expr->getBeginLoc()), lx = tu_.line(x.expr->getBeginLoc());
+    std::string xs = tu_.sourceText(x.expr->getSourceRange());
+    if (lw == lx)
+      return fmt::format("'{}' and '{}' may touch the same element in different iterations "
+                         "(line {})",
+                         ws, xs, lw);
+    return fmt::format("'{}' (line {}) and '{}' (line {}) may touch the same element in "
+                       "different iterations",
+                       ws, lw, xs, lx);
+  }
+
+  TUContext &tu_;
+};
+
+} // namespace
+
+std::string dependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                       const clang::ForStmt *L, bool trusted) {
+  return DependenceTest(na.tu).dependence(na, scan, plan, L, trusted);
+}
+
+} // namespace skelcast::frontend

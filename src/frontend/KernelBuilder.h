@@ -1,0 +1,144 @@
+/// \file
+/// The last part of step 4 of docs/skeletonizer.md ("How it works"): building
+/// the body of one `parallel_for` from a nest that passed the analysis, C
+/// statements in, skeleton statements out (the rules are under "Data", "Loops
+/// and branches" and "Instruction counts"). Straight-line code accumulates an
+/// instruction count (OpCounter, CostModel.h), written as `comp N` before each
+/// store, loop and branch and at the end of each block; loads are written where
+/// the C code reads an element, once per element per iteration; integer scalars
+/// carry symbolic values, and one loaded from data becomes a binding; inner
+/// loops become `stream` or `for`, branches `if (p=P)` (BranchProbability.h).
+///
+/// KernelBuilder.cpp holds the kernel, its statements, loops and branches;
+/// KernelExprs.cpp its expressions: values, bindings, loads and stores.
+#pragma once
+
+#include "CostModel.h"
+#include "NestAnalysis.h"
+#include "TUContext.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace skelcast::frontend {
+
+/// The builder of one kernel: turns the plan's body into skeleton statements;
+/// throws Unsupported.
+skeleton::Kernel buildKernel(NestAnalysis &na, const std::string &name,
+                             std::vector<Warning> &warnings);
+
+/// `e + k` written the way a person would: `(x - 1) + 1` is `x`.
+skeleton::Expr plusConst(const skeleton::Expr &e, int64_t k);
+/// Does `e` read memory (an access, or a name bound to a load)?
+bool mentionsAccess(const skeleton::Expr &e, const std::set<std::string> &bindNames);
+
+/// The state of buildKernel while it walks one nest's body.
+class KernelBuilder {
+public:
+  KernelBuilder(NestAnalysis &na, std::vector<Warning> &warnings);
+  skeleton::Kernel build(const std::string &name);
+
+private:
+  struct Block {
+    std::vector<skeleton::Stmt> *out;
+    int64_t comp;
+    int64_t fp64 = 0; ///< of comp, the FP64 arithmetic: `comp N (fp64:M)`
+    std::vector<skeleton::Stmt> stores = {}; ///< written at the end of the stretch
+  };
+  struct Val {
+    std::optional<skeleton::Expr> sym;
+  };
+
+  // -------------------------------------------------------------------------
+  // names
+
+  std::string declare(const std::string &base);
+  bool inScope(const std::string &n) const;
+
+  // -------------------------------------------------------------------------
+  // output
+
+  /// n instructions of an operation of type t; those of a double operation issue
+  /// at the FP64 rate (docs/model.md section 7, `fp64`), so they are counted apart too.
+  void cost(int64_t n, clang::QualType t = {});
+  /// End of a straight-line stretch: its instruction count, then its stores.
+  void flush();
+  void emit(skeleton::Stmt s) { blk_->out->push_back(std::move(s)); }
+
+  // -------------------------------------------------------------------------
+  // values
+
+  /// A loop bound or extent: an integer constant in skeleton form.
+  skeleton::Expr constExpr(const clang::Expr *e);
+  /// Why `e` has no skeleton form: the first variable without a value.
+  std::string whyNoValue(const clang::Expr *e);
+  /// The affine form of `e`, with the values the scalars hold at this point.
+  Affine affineOf(const clang::Expr *e);
+  Affine dimAffine(const DimForm &d);
+  /// Counts `e`'s instructions and writes its loads; its value, when it is an
+  /// integer the skeleton can write.
+  Val eval(const clang::Expr *e);
+  Val evalNode(const clang::Expr *e);
+  Val unary(const clang::UnaryOperator *u);
+  Val binary(const clang::BinaryOperator *b);
+  void forget(const clang::VarDecl *v);
+  void assignScalar(const clang::VarDecl *v, const clang::Expr *rhs, const Val &r);
+
+  // -------------------------------------------------------------------------
+  // memory
+
+  struct Addr {
+    const ArrayShape *shape = nullptr;
+    std::string name;
+    std::vector<skeleton::Expr> idx;
+    std::string key;
+    int64_t cost = 0;
+  };
+
+  Addr address(const clang::ArraySubscriptExpr *a);
+  [[noreturn]] void fail(const clang::ArraySubscriptExpr *a, const clang::Expr *sub);
+  /// Read the element: a load unless this iteration already has it.
+  void readAddr(const Addr &ad);
+  void writeAddr(const Addr &ad);
+  Val load(const clang::ArraySubscriptExpr *a);
+
+  // -------------------------------------------------------------------------
+  // statements
+
+  void stmt(const clang::Stmt *s);
+  std::set<std::string> arraysStoredIn(const clang::ForStmt *f);
+  void forgetWrittenIn(const clang::ForStmt *f);
+  /// An inner loop: `stream` or `for`, with its trip count.
+  void loop(const clang::ForStmt *f);
+  /// Number of operators in a memory-free, loop-free statement; -1 if it has
+  /// memory accesses, loops, branches or calls that are not in the table.
+  int smallPure(const clang::Stmt *s);
+  void forgetAssignedIn(const clang::Stmt *s);
+  /// An `if`: predicated when small, else `if (p=P)` with both arms.
+  void branch(const clang::IfStmt *is);
+  bool storesIn(const clang::IfStmt *is, const std::string &arr);
+
+  NestAnalysis &na_;
+  TUContext &tu_;
+  const NestScan &scan_;
+  NestPlan &plan_;
+  std::vector<Warning> &warnings_;
+  OpCounter ops_;
+
+  Block *blk_ = nullptr;
+  bool countOps_ = true;
+  std::map<const clang::ArraySubscriptExpr *, const AccessRec *> byExpr_;
+  std::map<const clang::VarDecl *, int> defs_;
+  std::map<std::string, std::set<std::string>> avail_;
+  std::map<const clang::VarDecl *, skeleton::Expr> env_;
+  std::map<const clang::VarDecl *, Affine> affEnv_;
+  std::map<const clang::VarDecl *, skeleton::Expr> loopVal_;
+  std::vector<std::set<std::string>> scopes_;
+  std::set<std::string> bindNames_;
+  std::vector<std::pair<const clang::Expr *, bool>> path_;
+};
+
+} // namespace skelcast::frontend

@@ -1,0 +1,261 @@
+// NestAnalysis: values, affine forms, ranges, delinearisation (NestAnalysis.h).
+#include "NestAnalysis.h"
+#include "ClangNodes.h"
+
+#include <fmt/format.h>
+
+namespace skelcast::frontend {
+
+using skeleton::Expr;
+
+std::optional<std::pair<int64_t, Expr>> NestAnalysis::knownScalar(const clang::VarDecl *v) {
+  if (!v || !v->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  if (plan.loops.count(v))
+    return std::nullopt;
+  std::string name = v->getName().str();
+  if (auto o = tu.scalarOption(name))
+    return std::make_pair(*o, tu.useScalarOption(name));
+  auto fa = facts.assignments.find(v);
+  bool neverAssigned = fa == facts.assignments.end() || fa->second == 0;
+  if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(v)) {
+    // a size passed by the file's callers (PolyBench's `kernel_gemm(ni, ...)`)
+    if (!neverAssigned || facts.addressTaken.count(v))
+      return std::nullopt;
+    if (auto a = tu.callValues.valueOf(pv))
+      return std::make_pair(a->value, a->form);
+    return std::nullopt;
+  }
+  const clang::Expr *init = v->getInit();
+  if (!init)
+    return std::nullopt;
+  bool isConst = v->getType().isConstQualified();
+  if (v->hasGlobalStorage() && !isConst && !(v->getStorageClass() == clang::SC_Static))
+    return std::nullopt; // another file may change it
+  if (!neverAssigned || facts.addressTaken.count(v))
+    return std::nullopt;
+  auto value = tu.constantValue(init);
+  if (!value)
+    return std::nullopt;
+  if (v->hasGlobalStorage() && tu.useMacro(name, *value, v->getLocation(),
+                                           fmt::format("// const '{}' in {}", name, tu.fileName)))
+    return std::make_pair(*value, Expr::ref(name));
+  auto form = tu.constantExpr(init);
+  return std::make_pair(*value, form ? *form : Expr::lit(*value));
+}
+
+std::optional<int64_t> NestAnalysis::knownValue(const clang::Expr *e) {
+  if (auto c = tu.constantValue(e))
+    return c;
+  return evalInt(e, tu.ast, [&](const clang::ValueDecl *d) -> std::optional<int64_t> {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+    if (auto k = knownScalar(v))
+      return k->first;
+    return std::nullopt;
+  });
+}
+
+std::string NestAnalysis::noValueReason(const clang::VarDecl *v) const {
+  std::string name = v->getName().str();
+  for (const clang::VarDecl *e : enclosing)
+    if (e == v)
+      return fmt::format("it uses '{}', the index of an enclosing loop that is not ported", name);
+  std::string why;
+  if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(v))
+    why = tu.callValues.whyUnknown(pv);
+  if (why.empty())
+    return fmt::format("'{}' has no value known at compile time (give it with --extent {}=VALUE)",
+                       name, name);
+  return fmt::format("'{}' has no value known at compile time: {} (give it with --extent {}=VALUE)",
+                     name, why, name);
+}
+
+Affine NestAnalysis::affine(const clang::Expr *e) {
+  AffineLookup lookup = [&](const clang::ValueDecl *d) -> std::optional<Affine> {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+    if (!v)
+      return std::nullopt;
+    if (plan.loops.count(v))
+      return Affine::variable(v);
+    if (auto k = knownScalar(v))
+      return Affine::constantOf(k->first);
+    // defined inside the nest: substitute a single affine definition
+    std::vector<const ScalarWrite *> defs;
+    for (const auto &w : scan.scalarWrites)
+      if (w.var == v)
+        defs.push_back(&w);
+    if (defs.empty()) {
+      if (!v->getType()->isIntegralOrEnumerationType())
+        return std::nullopt;
+      return Affine::variable(v); // invariant in the nest
+    }
+    if (defs.size() != 1 || !defs[0]->value || substBusy_.count(v))
+      return std::nullopt;
+    substBusy_.insert(v);
+    Affine a = affine(defs[0]->value);
+    substBusy_.erase(v);
+    if (!a.valid)
+      return std::nullopt;
+    return a;
+  };
+  return toAffine(e, tu.ast, lookup);
+}
+
+std::optional<Interval> NestAnalysis::varRange(const clang::ValueDecl *d) {
+  auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+  auto it = plan.loops.find(v);
+  if (it == plan.loops.end())
+    return std::nullopt;
+  auto c = rangeCache_.find(d);
+  if (c != rangeCache_.end())
+    return c->second;
+  if (rangeBusy_.count(d))
+    return std::nullopt;
+  rangeBusy_.insert(d);
+  const LoopHeader &h = it->second.hdr;
+  std::optional<Interval> r;
+  auto a = range(affine(h.init));
+  auto b = range(affine(h.bound));
+  if (a && b) {
+    if (!h.decreasing)
+      r = Interval{a->lo, h.inclusive ? b->hi : b->hi - 1};
+    else
+      r = Interval{h.inclusive ? b->lo : b->lo + 1, a->hi};
+    if (r->hi < r->lo)
+      r = Interval{r->lo, r->lo};
+  }
+  rangeBusy_.erase(d);
+  rangeCache_[d] = r;
+  return r;
+}
+
+std::optional<Interval> NestAnalysis::range(const Affine &a) {
+  return rangeOf(a, [&](const AffVar &v) { return varRange(v.decl); });
+}
+
+void Flattener::add(const clang::Expr *e, int64_t k) {
+  if (!ok)
+    return;
+  if (auto c = na.knownValue(e)) {
+    int64_t t;
+    if (__builtin_mul_overflow(*c, k, &t))
+      ok = false;
+    else if (t != 0)
+      constants.push_back(t);
+    return;
+  }
+  const clang::Expr *s = e->IgnoreParens();
+  if (auto *ic = llvm::dyn_cast<clang::ImplicitCastExpr>(s))
+    if (ic->getCastKind() == clang::CK_IntegralCast || ic->getCastKind() == clang::CK_NoOp) {
+      add(ic->getSubExpr(), k);
+      return;
+    }
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+    switch (b->getOpcode()) {
+    case clang::BO_Add:
+      add(b->getLHS(), k);
+      add(b->getRHS(), k);
+      return;
+    case clang::BO_Sub:
+      add(b->getLHS(), k);
+      add(b->getRHS(), -k);
+      return;
+    case clang::BO_Mul: {
+      int64_t t;
+      if (auto c = na.knownValue(b->getRHS())) {
+        if (__builtin_mul_overflow(*c, k, &t)) {
+          ok = false;
+          return;
+        }
+        add(b->getLHS(), t);
+        return;
+      }
+      if (auto c = na.knownValue(b->getLHS())) {
+        if (__builtin_mul_overflow(*c, k, &t)) {
+          ok = false;
+          return;
+        }
+        add(b->getRHS(), t);
+        return;
+      }
+      break;
+    }
+    case clang::BO_Shl:
+      if (auto c = na.knownValue(b->getRHS()))
+        if (*c >= 0 && *c < 40) {
+          add(b->getLHS(), k * (int64_t(1) << *c));
+          return;
+        }
+      break;
+    default: break;
+    }
+  }
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+    if (u->getOpcode() == clang::UO_Minus) {
+      add(u->getSubExpr(), -k);
+      return;
+    }
+  if (k != 0)
+    terms.emplace_back(k, s);
+}
+
+std::optional<std::vector<DimForm>> NestAnalysis::split(const AccessRec &a,
+                                                        const ArrayShape &shape) {
+  std::vector<DimForm> dims;
+  if (shape.strides.empty()) {
+    if (a.subs.size() != shape.extents.size())
+      return std::nullopt;
+    for (const clang::Expr *s : a.subs) {
+      DimForm d;
+      d.direct = s;
+      dims.push_back(d);
+    }
+    return dims;
+  }
+  // one C subscript (or the last one, after leading ones that map directly)
+  size_t lead = a.subs.size() - 1;
+  size_t nsplit = shape.strides.size();
+  if (lead + nsplit != shape.extents.size())
+    return std::nullopt;
+  for (size_t i = 0; i < lead; ++i) {
+    DimForm d;
+    d.direct = a.subs[i];
+    dims.push_back(d);
+  }
+  Flattener fl{*this, {}, {}, true};
+  fl.add(a.subs.back(), 1);
+  if (!fl.ok)
+    return std::nullopt;
+  std::vector<DimForm> parts(nsplit);
+  for (const auto &[coef, factor] : fl.terms) {
+    size_t d = 0;
+    while (d < nsplit && coef % shape.strides[d] != 0)
+      ++d;
+    if (d == nsplit)
+      return std::nullopt; // the last stride is 1: cannot happen
+    parts[d].terms.emplace_back(coef / shape.strides[d], factor);
+  }
+  for (int64_t c : fl.constants) {
+    // a multiple of a stride belongs to that dimension; the rest spreads
+    // from the largest stride down
+    for (size_t d = 0; d < nsplit; ++d) {
+      int64_t q = c / shape.strides[d];
+      parts[d].constant += q;
+      c -= q * shape.strides[d];
+    }
+  }
+  for (auto &p : parts)
+    dims.push_back(std::move(p));
+  return dims;
+}
+
+Affine NestAnalysis::dimAffine(const DimForm &d) {
+  if (d.direct)
+    return affine(d.direct);
+  Affine r = Affine::constantOf(d.constant);
+  for (const auto &[coef, factor] : d.terms)
+    r = affineAdd(r, affineScale(affine(factor), coef));
+  return r;
+}
+
+} // namespace skelcast::frontend

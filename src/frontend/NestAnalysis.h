@@ -1,0 +1,104 @@
+/// \file
+/// The analysis of one nest that every step after the scan shares
+/// (docs/skeletonizer.md, "How it works"): the plan of a nest that passed the
+/// tests (its loop space, loops, array shapes and body), and NestAnalysis, which
+/// answers questions about the nest's values: scalars known when skeletonizing
+/// (`--extent n=512`, constants), affine forms of subscripts (the "Affine means"
+/// of the dependence test), the ranges loop indices take, and the split of a C
+/// subscript list into the dimensions of an array's shape (delinearisation).
+#pragma once
+
+#include "Affine.h"
+#include "LoopHeader.h"
+#include "NestScan.h"
+#include "Shapes.h"
+#include "TUContext.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
+#include <clang/AST/StmtOpenMP.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace skelcast::frontend {
+
+/// One dimension of an access after delinearisation: sum(coef * factor) + c,
+/// or the C subscript itself when subscripts map one to one.
+struct DimForm {
+  const clang::Expr *direct = nullptr;
+  std::vector<std::pair<int64_t, const clang::Expr *>> terms;
+  int64_t constant = 0;
+};
+
+/// A loop of the nest as the skeleton sees it.
+struct LoopInfo {
+  LoopHeader hdr;
+  bool parallel = false;
+  int depth = 0; ///< 0 for the outermost loop of the nest
+};
+
+/// What the builder needs about one nest that passed the analysis.
+struct NestPlan {
+  const clang::Stmt *root = nullptr;                 ///< the statement the warning names
+  std::vector<const clang::ForStmt *> parallel;      ///< the loop space, outermost first
+  const clang::OMPLoopDirective *omp = nullptr;
+  std::set<const clang::VarDecl *> ompReductions;
+  std::map<const clang::VarDecl *, LoopInfo> loops;  ///< every loop of the nest
+  std::map<const clang::VarDecl *, ArrayShape> shapes;
+  std::vector<const clang::Stmt *> body;             ///< statements of the kernel body, in order
+  std::string why;                                   ///< how independence was established
+};
+
+/// The analysis state of one nest, shared by every step from the dependence
+/// test to the body builder.
+class NestAnalysis {
+public:
+  NestAnalysis(TUContext &tu, const FunctionFacts &facts, const NestScan &scan, NestPlan &plan,
+               const std::vector<const clang::VarDecl *> &enclosing)
+      : tu(tu), facts(facts), scan(scan), plan(plan), enclosing(enclosing) {}
+
+  TUContext &tu;
+  const FunctionFacts &facts;
+  const NestScan &scan;
+  NestPlan &plan;
+  const std::vector<const clang::VarDecl *> &enclosing; ///< indices of enclosing loops not ported
+
+  /// A scalar with a value known when skeletonizing (`--extent n=512`, a
+  /// const with a constant initialiser): its value and skeleton form.
+  std::optional<std::pair<int64_t, skeleton::Expr>> knownScalar(const clang::VarDecl *v);
+  std::optional<int64_t> knownValue(const clang::Expr *e); ///< constant, or known scalars only
+  /// The affine view used by the dependence test and the shapes.
+  Affine affine(const clang::Expr *e);
+  /// The range of a loop variable or of an affine form.
+  std::optional<Interval> varRange(const clang::ValueDecl *v);
+  std::optional<Interval> range(const Affine &a);
+  /// Split a C subscript list into the skeleton dimensions of `shape`.
+  std::optional<std::vector<DimForm>> split(const AccessRec &a, const ArrayShape &shape);
+  Affine dimAffine(const DimForm &d);
+
+  /// The reason a scalar has no value the skeleton can use.
+  std::string noValueReason(const clang::VarDecl *v) const;
+
+private:
+  std::map<const clang::ValueDecl *, std::optional<Interval>> rangeCache_;
+  std::set<const clang::ValueDecl *> rangeBusy_;
+  std::set<const clang::VarDecl *> substBusy_;
+};
+
+/// a = sum(coef * factor) + constant over `+ - *`-by-constant, `<<` and unary minus.
+/// The view of a linear subscript that delinearisation reads: NestAnalysis::split
+/// and the strides Shapes.cpp infers from the constant factors.
+struct Flattener {
+  NestAnalysis &na;
+  std::vector<std::pair<int64_t, const clang::Expr *>> terms;
+  std::vector<int64_t> constants; ///< kept apart: `(i + 1)*C + j - 1` has C and -1
+  bool ok = true;
+
+  void add(const clang::Expr *e, int64_t k);
+};
+
+} // namespace skelcast::frontend

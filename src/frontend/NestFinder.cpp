@@ -1,0 +1,471 @@
+// Finding the nests of a function and collapsing them into a loop space
+// (NestFinder.h says how the steps fit together).
+#include "NestFinder.h"
+#include "ClangNodes.h"
+#include "Dependence.h"
+#include "KernelBuilder.h"
+#include "NestAnalysis.h"
+#include "NestScan.h"
+#include "Shapes.h"
+
+#include <clang/Basic/OpenMPKinds.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace skelcast::frontend {
+
+namespace {
+
+/// The loop directives whose iterations the programmer declared independent:
+/// work-sharing (`for`, `parallel for`, with `simd`), `distribute` (`target
+/// teams distribute parallel for`) and `taskloop`; `simd` alone only vectorises.
+bool isTrustedDirective(llvm::omp::Directive k) {
+  return clang::isOpenMPLoopDirective(k) &&
+         (clang::isOpenMPWorksharingDirective(k) || clang::isOpenMPDistributeDirective(k) ||
+          clang::isOpenMPTaskLoopDirective(k));
+}
+
+// ---------------------------------------------------------------------------
+// The analysis of one candidate nest, and the collapse into a loop space
+
+/// Analyse one candidate loop (and the loops it can collapse) into a plan.
+class PlanMaker {
+public:
+  PlanMaker(TUContext &tu, const FunctionFacts &facts, CalleeChecker &callees,
+            const std::vector<const clang::VarDecl *> &enclosing)
+      : tu_(tu), facts_(facts), callees_(callees), enclosing_(enclosing) {}
+
+  /// Throws Unsupported when the nest cannot be ported.
+  void make(const clang::Stmt *root, NestScan &scan, NestPlan &plan) {
+    plan.root = root;
+    const clang::ForStmt *outer = asFor(root);
+    if (auto *d = llvm::dyn_cast<clang::OMPLoopDirective>(root))
+      if (isTrustedDirective(d->getDirectiveKind())) {
+        plan.omp = d;
+        for (const auto *c : d->getClausesOfKind<clang::OMPReductionClause>())
+          for (const clang::Expr *e : c->varlists())
+            if (auto *v = refVar(e))
+              plan.ompReductions.insert(v);
+      }
+    scanNest(tu_, callees_, outer, scan);
+    for (const auto &[f, h] : scan.headers) {
+      LoopInfo li;
+      li.hdr = h;
+      int depth = 0;
+      for (auto p = scan.parent.at(f); p; p = scan.parent.at(p))
+        ++depth;
+      li.depth = depth;
+      plan.loops[h.var] = li;
+    }
+    NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+    unsigned trusted = plan.omp ? std::max(1u, plan.omp->getLoopsNumber()) : 0;
+    ShapeErrors shapeErrors = makeShapes(na, scan, plan);
+
+    // the outermost loop
+    std::string reason = dependence(na, scan, plan, outer, trusted >= 1);
+    if (!reason.empty())
+      throw Unsupported{outer->getBeginLoc(), reason};
+    std::string why;
+    if (!constantBounds(na, scan.headers.at(outer), why))
+      throw Unsupported{outer->getBeginLoc(), why};
+    plan.parallel.push_back(outer);
+    plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
+                        : "the dependence test";
+
+    // collapse inner loops
+    const clang::ForStmt *cur = outer;
+    while (plan.parallel.size() < 3) {
+      std::vector<const clang::Stmt *> prefix;
+      const clang::ForStmt *inner = singleInnerLoop(cur, scan, prefix);
+      if (!inner)
+        break;
+      std::string w;
+      if (!constantBounds(na, scan.headers.at(inner), w))
+        break;
+      bool trust = trusted >= plan.parallel.size() + 1;
+      if (!trust && !dependence(na, scan, plan, inner, false).empty())
+        break;
+      for (const clang::Stmt *s : prefix)
+        plan.body.push_back(s);
+      plan.parallel.push_back(inner);
+      cur = inner;
+    }
+    for (const clang::ForStmt *f : plan.parallel)
+      plan.loops[scan.headers.at(f).var].parallel = true;
+    const clang::Stmt *b = cur->getBody();
+    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
+      for (const clang::Stmt *s : cs->body())
+        plan.body.push_back(s);
+    else if (b)
+      plan.body.push_back(b);
+
+    // shapes must be complete now
+    for (auto &[v, s] : plan.shapes)
+      if (auto e = shapeErrors.find(v); e != shapeErrors.end())
+        throw e->second;
+  }
+
+private:
+  /// Bounds that make a loop-space dimension: known constants.
+  bool constantBounds(NestAnalysis &na, const LoopHeader &h, std::string &why) {
+    for (const clang::Expr *e : {h.init, h.bound}) {
+      if (na.knownValue(e))
+        continue;
+      std::set<const clang::VarDecl *> vs;
+      collectVars(e, vs);
+      for (const clang::VarDecl *v : vs) {
+        if (na.plan.loops.count(v) || na.knownScalar(v))
+          continue;
+        why = fmt::format("the loop bound '{}' is not a known constant: {}",
+                          tu_.sourceText(e->getSourceRange()), na.noValueReason(v));
+        return false;
+      }
+      why = fmt::format("the loop bound '{}' is not a known constant",
+                        tu_.sourceText(e->getSourceRange()));
+      return false;
+    }
+    if (h.stepExpr) {
+      why = "the loop step is not a known constant";
+      return false;
+    }
+    return true;
+  }
+
+  /// The only loop among the statements of `f`'s body, if the others can be
+  /// repeated by every thread (no stores, no loops) and stand before it.
+  const clang::ForStmt *singleInnerLoop(const clang::ForStmt *f, const NestScan &scan,
+                                        std::vector<const clang::Stmt *> &prefix) {
+    const clang::Stmt *b = f->getBody();
+    std::vector<const clang::Stmt *> stmts;
+    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
+      stmts.assign(cs->body_begin(), cs->body_end());
+    else if (b)
+      stmts.push_back(b);
+    const clang::ForStmt *inner = nullptr;
+    for (const clang::Stmt *s : stmts) {
+      if (llvm::isa<clang::NullStmt>(s))
+        continue;
+      if (inner)
+        return nullptr; // something after the inner loop
+      if (auto *l = asFor(s)) {
+        if (llvm::isa<clang::OMPExecutableDirective>(s))
+          return nullptr;
+        inner = l;
+        continue;
+      }
+      if (hasStoreOrLoop(s, scan))
+        return nullptr;
+      prefix.push_back(s);
+    }
+    return inner;
+  }
+
+  static bool hasStoreOrLoop(const clang::Stmt *s, const NestScan &scan) {
+    if (!s)
+      return false;
+    if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::OMPExecutableDirective>(s))
+      return true;
+    for (const auto &a : scan.accesses)
+      if (a.write && a.expr == s && !scan.registerArrays.count(a.base))
+        return true;
+    for (const clang::Stmt *c : s->children())
+      if (hasStoreOrLoop(c, scan))
+        return true;
+    return false;
+  }
+
+  TUContext &tu_;
+  const FunctionFacts &facts_;
+  CalleeChecker &callees_;
+  const std::vector<const clang::VarDecl *> &enclosing_;
+};
+
+// ---------------------------------------------------------------------------
+// Walking a function for nests
+
+class NestFinder {
+public:
+  NestFinder(TUContext &tu, FileAssembler &out, const clang::FunctionDecl *fn)
+      : tu_(tu), out_(out), fn_(fn), facts_(scanFunction(fn)), callees_(tu),
+        host_(tu, out, fn) {}
+
+  void run() {
+    size_t first = out_.kernels.size();
+    walk(fn_->getBody());
+    host_.flushHost();
+    host_.finish(first);
+  }
+
+private:
+  void walk(const clang::Stmt *s) {
+    if (!s)
+      return;
+    if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s)) {
+      if (llvm::isa<clang::OMPLoopDirective>(d) && asFor(d)) {
+        tryNest(d);
+        return;
+      }
+      walk(directiveBody(d));
+      return;
+    }
+    if (llvm::isa<clang::ForStmt>(s)) {
+      tryNest(s);
+      return;
+    }
+    if (auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+      host_.noteHost(w->getCond()); // host code, evaluated before the body and after each pass
+      notALoopNest(s, w->getBody(), "a 'while' loop (only 'for' loops are ported)");
+      host_.noteHost(w->getCond());
+      return;
+    }
+    if (auto *d = llvm::dyn_cast<clang::DoStmt>(s)) {
+      notALoopNest(s, d->getBody(), "a 'do' loop (only 'for' loops are ported)");
+      host_.noteHost(d->getCond());
+      return;
+    }
+    if (!containsLoop(s)) {
+      host_.noteHost(s); // host code: what it touches may have to cross the link
+      return;
+    }
+    for (const clang::Stmt *c : s->children())
+      walk(c);
+  }
+
+  static bool containsLoop(const clang::Stmt *s) {
+    if (!s)
+      return false;
+    if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+        llvm::isa<clang::DoStmt>(s) || llvm::isa<clang::OMPExecutableDirective>(s))
+      return true;
+    for (const clang::Stmt *c : s->children())
+      if (containsLoop(c))
+        return true;
+    return false;
+  }
+
+  /// A loop that is not ported itself: look for nests inside; warn if none.
+  void notALoopNest(const clang::Stmt *s, const clang::Stmt *body, const std::string &why) {
+    size_t kernels = out_.kernels.size();
+    size_t warns = out_.warnings.size();
+    walk(body);
+    if (out_.kernels.size() == kernels) {
+      out_.warnings.resize(warns);
+      if (containsArrayAccess(body))
+        out_.warnings.push_back(tu_.warning(s->getBeginLoc(), "cannot port this loop: " + why));
+    } else {
+      // kernels in a loop of unknown count: they are counted once, and say so
+      out_.warnings.push_back(tu_.warning(
+          s->getBeginLoc(), "the kernels inside this loop are counted once: only a 'for' loop "
+                            "with a known trip count becomes 'repeat' (write it as one)"));
+    }
+  }
+
+  /// The trip count of a sequential loop around kernels, as the repeat count,
+  /// with a comment saying where it came from; nullopt with a warning if unknown.
+  std::optional<std::pair<skeleton::Expr, std::string>> repeatCount(const clang::ForStmt *f,
+                                                                   const LoopHeader &h) {
+    std::string name = h.var->getName().str();
+    if (auto p = tu_.pragmaClause(f, "trip"))
+      return std::make_pair(skeleton::Expr::lit(static_cast<int64_t>(p->value)),
+                            std::string("from '#pragma skelcast trip'"));
+    // a bound: a constant (macro names kept) or a scalar given by --extent
+    auto form = [&](const clang::Expr *e) -> std::optional<std::pair<int64_t, skeleton::Expr>> {
+      if (auto v = tu_.constantValue(e))
+        if (auto x = tu_.constantExpr(e))
+          return std::make_pair(*v, *x);
+      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
+        if (auto v = tu_.scalarOption(dr->getDecl()->getName().str()))
+          return std::make_pair(*v, tu_.useScalarOption(dr->getDecl()->getName().str()));
+        if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(dr->getDecl()))
+          if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
+            if (auto a = tu_.callValues.valueOf(pv))
+              return std::make_pair(a->value, a->form);
+      }
+      return std::nullopt;
+    };
+    auto a = h.stepExpr ? std::nullopt : form(h.init);
+    auto b = h.stepExpr ? std::nullopt : form(h.bound);
+    if (a && b) {
+      int64_t lo = h.decreasing ? b->first : a->first, hi = h.decreasing ? a->first : b->first;
+      int64_t n = hi - lo + (h.inclusive || h.decreasing ? 1 : 0);
+      if (h.decreasing && !h.inclusive)
+        n -= 1; // `i > lo` excludes lo
+      n = n <= 0 ? 0 : (n + h.step - 1) / h.step;
+      if (n <= 0) {
+        out_.warnings.push_back(tu_.warning(
+            f->getBeginLoc(), "this loop around kernels never runs: its kernels are counted once"));
+        return std::nullopt;
+      }
+      bool plain = !h.decreasing && !h.inclusive && h.step == 1 && a->first == 0;
+      return std::make_pair(plain ? b->second : skeleton::Expr::lit(n),
+                            std::string("its bounds"));
+    }
+    if (auto t = tu_.opts.trips.find(name); t != tu_.opts.trips.end() && t->second > 0) {
+      tu_.usedTrips.insert(name);
+      return std::make_pair(skeleton::Expr::lit(t->second),
+                            fmt::format("from --trip {}={}", name, t->second));
+    }
+    out_.warnings.push_back(tu_.warning(
+        f->getBeginLoc(),
+        fmt::format("the trip count of loop '{}' around kernels is unknown: they are counted once "
+                    "(add '#pragma skelcast trip(N)', --trip {}=N, or --extent for its bound)",
+                    name, name)));
+    return std::nullopt;
+  }
+
+  /// A sequential loop (a time-step loop) around kernels [first, end): they
+  /// run its trip count times, `repeat T { ... }`.
+  void wrapInRepeat(const clang::ForStmt *f, const std::optional<LoopHeader> &hdr, size_t first,
+                    size_t firstStep) {
+    size_t end = out_.kernels.size();
+    if (!hdr) {
+      out_.warnings.push_back(tu_.warning(
+          f->getBeginLoc(), "the kernels inside this loop are counted once: its header has no "
+                            "trip count"));
+      return;
+    }
+    auto count = repeatCount(f, *hdr);
+    if (!count)
+      return;
+    std::vector<size_t> ks;
+    for (size_t k = first; k < end; ++k)
+      ks.push_back(k);
+    std::string from = fmt::format("// from {}:{}: the sequential loop '{}' around these kernels "
+                                   "(count: {})",
+                                   tu_.fileName, tu_.line(f->getBeginLoc()),
+                                   hdr->var->getName().str(), count->second);
+    for (auto &r : out_.repeats) {
+      bool inside = std::any_of(r.kernels.begin(), r.kernels.end(),
+                                [&](size_t k) { return k >= first; });
+      if (!inside)
+        continue;
+      if (r.kernels == ks) {
+        // nested time loops over the same kernels: the counts multiply, unless
+        // this loop has host code of its own (a repeat holds no repeat)
+        if (host_.ownHostCodeSince(firstStep)) {
+          out_.warnings.push_back(tu_.warning(
+              f->getBeginLoc(),
+              "this loop around a time-step loop is counted once: it holds host code outside "
+              "the inner loop, and a 'repeat' cannot hold a 'repeat'"));
+          return;
+        }
+        r.count = skeleton::Expr::binary('*', count->first, r.count);
+        r.comments.leading.insert(r.comments.leading.begin(), from);
+        host_.inRepeat(firstStep, static_cast<int>(&r - out_.repeats.data()));
+      } else {
+        out_.warnings.push_back(tu_.warning(
+            f->getBeginLoc(),
+            "the kernels inside this loop are counted once: some of them are in an inner "
+            "time-step loop and a 'repeat' holds kernels only"));
+      }
+      return;
+    }
+    skeleton::Repeat r;
+    r.count = count->first;
+    r.kernels = ks;
+    r.comments.leading.push_back(from);
+    out_.repeats.push_back(std::move(r));
+    host_.inRepeat(firstStep, static_cast<int>(out_.repeats.size() - 1));
+  }
+
+  static bool containsArrayAccess(const clang::Stmt *s) {
+    if (!s)
+      return false;
+    if (llvm::isa<clang::ArraySubscriptExpr>(s))
+      return true;
+    for (const clang::Stmt *c : s->children())
+      if (containsArrayAccess(c))
+        return true;
+    return false;
+  }
+
+  void tryNest(const clang::Stmt *root) {
+    const clang::ForStmt *f = asFor(root);
+    NestScan scan;
+    NestPlan plan;
+    std::vector<Warning> nestWarnings;
+    FileAssembler::Mark mark = out_.mark();
+    auto macros = tu_.macros;
+    auto usedTrips = tu_.usedTrips;
+    try {
+      PlanMaker pm(tu_, facts_, callees_, enclosing_);
+      pm.make(root, scan, plan);
+      for (const AccessRec &a : scan.accesses) {
+        ArrayShape &s = plan.shapes.at(a.base);
+        if (!s.isRegister && s.name.empty())
+          s.name = out_.declareArray(s);
+      }
+      NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+      std::string name = fn_->getNameAsString();
+      if (count_ > 0)
+        name += fmt::format("_{}", count_);
+      skeleton::Kernel k = buildKernel(na, name, nestWarnings);
+      ++count_;
+      host_.flushHost();
+      out_.addKernel(std::move(k));
+      for (auto &w : nestWarnings)
+        out_.warnings.push_back(std::move(w));
+      return;
+    } catch (const std::exception &e) {
+      // a bug of ours: skip this nest with a warning rather than lose the file
+      out_.rollback(mark);
+      tu_.macros = macros;
+      tu_.usedTrips = usedTrips;
+      out_.warnings.push_back(tu_.warning(
+          f ? f->getBeginLoc() : root->getBeginLoc(),
+          fmt::format("cannot port this loop: internal error ({}); please report it", e.what())));
+    } catch (const Unsupported &u) {
+      out_.rollback(mark);
+      tu_.macros = macros;
+      tu_.usedTrips = usedTrips;
+      // not this loop: perhaps loops inside it
+      size_t kernels = out_.kernels.size();
+      size_t warns = out_.warnings.size();
+      std::string posNote;
+      clang::SourceLocation at = f ? f->getBeginLoc() : root->getBeginLoc();
+      if (u.loc.isValid() && tu_.line(u.loc) != tu_.line(at))
+        posNote = fmt::format(" (line {})", tu_.line(u.loc));
+      std::string reason = u.reason + posNote;
+      if (f) {
+        std::string why;
+        auto hdr = parseLoopHeader(f, tu_.ast, why);
+        if (hdr)
+          enclosing_.push_back(hdr->var);
+        host_.flushHost(); // host code before the loop runs once, not in each pass
+        size_t firstStep = host_.stepCount();
+        walk(f->getBody());
+        if (hdr)
+          enclosing_.pop_back();
+        if (out_.kernels.size() > kernels) {
+          host_.flushHost(); // the body's host code after its last kernel
+          wrapInRepeat(f, hdr, kernels, firstStep);
+        } else {
+          host_.noteHost(f); // a loop of host code, header and all
+        }
+      }
+      if (out_.kernels.size() == kernels) {
+        out_.warnings.resize(warns);
+        out_.warnings.push_back(tu_.warning(at, "cannot port this loop: " + reason));
+      }
+    }
+  }
+
+  TUContext &tu_;
+  FileAssembler &out_;
+  const clang::FunctionDecl *fn_;
+  FunctionFacts facts_;
+  CalleeChecker callees_;
+  std::vector<const clang::VarDecl *> enclosing_;
+  int count_ = 0;
+  HostProgram host_;
+};
+
+} // namespace
+
+void processFunction(TUContext &tu, FileAssembler &out, const clang::FunctionDecl *fn) {
+  NestFinder(tu, out, fn).run();
+}
+
+} // namespace skelcast::frontend

@@ -1,0 +1,537 @@
+// Scanning a candidate nest (NestScan.h says what is collected; the table
+// "What is refused, and why" of docs/skeletonizer.md lists what throws).
+#include "NestScan.h"
+#include "ClangNodes.h"
+#include "CostModel.h"
+
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace skelcast::frontend {
+
+namespace {
+
+bool isScalarType(clang::QualType t) {
+  t = t.getCanonicalType();
+  return t->isArithmeticType() && !t->isAnyComplexType();
+}
+
+bool isArrayLike(const clang::VarDecl *v) {
+  clang::QualType t = v->getType().getCanonicalType();
+  return t->isArrayType() || t->isPointerType();
+}
+
+// ---------------------------------------------------------------------------
+// Facts about the whole function
+
+class FactsCollector : public clang::RecursiveASTVisitor<FactsCollector> {
+public:
+  explicit FactsCollector(FunctionFacts &f) : f_(f) {}
+  bool VisitBinaryOperator(clang::BinaryOperator *b) {
+    if (b->isAssignmentOp())
+      if (auto *v = refVar(b->getLHS()))
+        ++f_.assignments[v];
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (u->isIncrementDecrementOp())
+      if (auto *v = refVar(u->getSubExpr()))
+        ++f_.assignments[v];
+    if (u->getOpcode() == clang::UO_AddrOf)
+      if (auto *v = refVar(u->getSubExpr()))
+        f_.addressTaken.insert(v);
+    return true;
+  }
+
+private:
+  FunctionFacts &f_;
+};
+
+// ---------------------------------------------------------------------------
+// Scanning a nest: what is inside, and what cannot be ported
+
+class Scanner {
+public:
+  Scanner(TUContext &tu, NestScan &out, CalleeChecker &callees)
+      : tu_(tu), out_(out), callees_(callees) {}
+
+  void loop(const clang::ForStmt *f, const clang::ForStmt *parent) {
+    std::string why;
+    auto hdr = parseLoopHeader(f, tu_.ast, why);
+    if (!hdr)
+      throw Unsupported{f->getBeginLoc(), fmt::format("the header of this 'for' is not canonical: {}", why)};
+    out_.parent[f] = parent;
+    out_.headers[f] = *hdr;
+    if (llvm::isa_and_nonnull<clang::DeclStmt>(f->getInit()))
+      out_.localDecls[hdr->var] = f;
+    expr(hdr->init, f, Use::Read);
+    expr(hdr->bound, f, Use::Read);
+    if (hdr->stepExpr)
+      expr(hdr->stepExpr, f, Use::Read);
+    collectIndexScalars(hdr->init);
+    collectIndexScalars(hdr->bound);
+    if (hdr->stepExpr)
+      collectIndexScalars(hdr->stepExpr);
+    ScalarWrite w;
+    w.var = hdr->var;
+    w.value = hdr->init;
+    w.loop = f;
+    out_.scalarWrites.push_back(w);
+    stmt(f->getBody(), f);
+  }
+
+  void stmt(const clang::Stmt *s, const clang::ForStmt *loop) {
+    if (!s)
+      return;
+    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      for (const clang::Stmt *c : cs->body())
+        stmt(c, loop);
+      return;
+    }
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl *d : ds->decls())
+        decl(d, loop);
+      return;
+    }
+    if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+      this->loop(f, loop);
+      return;
+    }
+    if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
+      expr(is->getCond(), loop, Use::Read);
+      stmt(is->getThen(), loop);
+      stmt(is->getElse(), loop);
+      return;
+    }
+    if (llvm::isa<clang::NullStmt>(s))
+      return;
+    if (auto *as = llvm::dyn_cast<clang::AttributedStmt>(s)) {
+      stmt(as->getSubStmt(), loop);
+      return;
+    }
+    if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s)) {
+      auto k = d->getDirectiveKind();
+      if (llvm::isa<clang::OMPLoopDirective>(d)) {
+        if (auto *f = asFor(d)) {
+          this->loop(f, loop);
+          return;
+        }
+      }
+      throw Unsupported{s->getBeginLoc(), directiveReason(k)};
+    }
+    if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
+      expr(e, loop, Use::Read);
+      return;
+    }
+    throw Unsupported{s->getBeginLoc(), statementReason(s)};
+  }
+
+  /// Why an OpenMP construct other than a loop directive cannot be inside a
+  /// nest: the skeleton has no synchronisation, no single thread, no tasks.
+  static std::string directiveReason(llvm::omp::Directive k) {
+    std::string what;
+    switch (k) {
+    case llvm::omp::OMPD_critical:
+    case llvm::omp::OMPD_atomic:
+    case llvm::omp::OMPD_barrier:
+    case llvm::omp::OMPD_flush:
+    case llvm::omp::OMPD_ordered:
+    case llvm::omp::OMPD_taskwait:
+    case llvm::omp::OMPD_taskgroup:
+    case llvm::omp::OMPD_scan: what = "synchronises threads"; break;
+    case llvm::omp::OMPD_master:
+    case llvm::omp::OMPD_masked:
+    case llvm::omp::OMPD_single: what = "runs on one thread only"; break;
+    case llvm::omp::OMPD_task:
+    case llvm::omp::OMPD_taskyield: what = "creates a task"; break;
+    case llvm::omp::OMPD_sections:
+    case llvm::omp::OMPD_section: what = "splits the work into sections"; break;
+    default: what = "inside the loop"; break;
+    }
+    return fmt::format("'#pragma omp {}' {}", directiveName(k), what);
+  }
+
+  static std::string statementReason(const clang::Stmt *s) {
+    if (llvm::isa<clang::WhileStmt>(s))
+      return "a 'while' loop";
+    if (llvm::isa<clang::DoStmt>(s))
+      return "a 'do' loop";
+    if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::IndirectGotoStmt>(s))
+      return "a 'goto'";
+    if (llvm::isa<clang::LabelStmt>(s))
+      return "a label";
+    if (llvm::isa<clang::BreakStmt>(s))
+      return "a 'break' leaves the loop early";
+    if (llvm::isa<clang::ContinueStmt>(s))
+      return "a 'continue'";
+    if (llvm::isa<clang::ReturnStmt>(s))
+      return "a 'return' inside the loop";
+    if (llvm::isa<clang::SwitchStmt>(s))
+      return "a 'switch'";
+    return fmt::format("a statement of kind '{}'", s->getStmtClassName());
+  }
+
+private:
+  enum class Use { Read, Write, ReadWrite };
+
+  void decl(const clang::Decl *d, const clang::ForStmt *loop) {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+    if (!v)
+      return;
+    if (v->isStaticLocal() || v->hasExternalStorage())
+      throw Unsupported{v->getLocation(),
+                        fmt::format("the static variable '{}' inside the loop", v->getName().str())};
+    clang::QualType t = v->getType().getCanonicalType();
+    if (llvm::isa<clang::ConstantArrayType>(t.getTypePtr())) {
+      clang::QualType el = t;
+      while (auto *at = llvm::dyn_cast<clang::ConstantArrayType>(el.getTypePtr()))
+        el = at->getElementType().getCanonicalType();
+      if (!isScalarType(el))
+        throw Unsupported{v->getLocation(),
+                          fmt::format("the local array '{}' of type '{}'", v->getName().str(),
+                                      v->getType().getAsString())};
+      out_.registerArrays.insert(v);
+      out_.localDecls[v] = loop;
+      if (v->getInit())
+        expr(v->getInit(), loop, Use::Read);
+      return;
+    }
+    if (t->isPointerType())
+      throw Unsupported{v->getLocation(),
+                        fmt::format("the pointer variable '{}' declared inside the loop",
+                                    v->getName().str())};
+    if (!isScalarType(t))
+      throw Unsupported{v->getLocation(),
+                        fmt::format("the variable '{}' of type '{}'", v->getName().str(),
+                                    v->getType().getAsString())};
+    out_.localDecls[v] = loop;
+    if (v->getInit()) {
+      expr(v->getInit(), loop, Use::Read);
+      ScalarWrite w;
+      w.var = v;
+      w.value = v->getInit();
+      w.loop = loop;
+      out_.scalarWrites.push_back(w);
+    }
+  }
+
+  void collectIndexScalars(const clang::Expr *e) {
+    std::set<const clang::VarDecl *> vs;
+    collectVars(e, vs);
+    for (auto *v : vs)
+      if (!isArrayLike(v))
+        out_.indexScalars.insert(v);
+  }
+
+  /// `v op= e` or `v = v op e` (op + - *) with e free of v.
+  static bool isReductionForm(const clang::Expr *site, const clang::VarDecl *v) {
+    if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(site)) {
+      auto op = ca->getOpcode();
+      return (op == clang::BO_AddAssign || op == clang::BO_SubAssign ||
+              op == clang::BO_MulAssign) &&
+             !mentions(ca->getRHS(), v);
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(site))
+      return u->isIncrementDecrementOp();
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(site)) {
+      auto *rhs = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
+      if (!rhs)
+        return false;
+      auto op = rhs->getOpcode();
+      if (op != clang::BO_Add && op != clang::BO_Sub && op != clang::BO_Mul)
+        return false;
+      if (refVar(rhs->getLHS()) == v)
+        return !mentions(rhs->getRHS(), v);
+      if (op != clang::BO_Sub && refVar(rhs->getRHS()) == v)
+        return !mentions(rhs->getLHS(), v);
+    }
+    return false;
+  }
+
+  void scalarWrite(const clang::VarDecl *v, const clang::Expr *site, const clang::Expr *value,
+                   const clang::ForStmt *loop) {
+    if (!isScalarType(v->getType()))
+      throw Unsupported{site->getBeginLoc(),
+                        fmt::format("an assignment to '{}' of type '{}'", v->getName().str(),
+                                    v->getType().getAsString())};
+    ScalarWrite w;
+    w.var = v;
+    w.site = site;
+    w.value = value;
+    w.reductionForm = isReductionForm(site, v);
+    w.loop = loop;
+    out_.scalarWrites.push_back(w);
+  }
+
+  void access(const clang::ArraySubscriptExpr *a, const clang::ForStmt *loop, Use use) {
+    AccessRec r;
+    r.expr = a;
+    r.loop = loop;
+    r.read = use != Use::Write;
+    r.write = use != Use::Read;
+    if (a->getType()->isArrayType())
+      throw Unsupported{a->getBeginLoc(), fmt::format("the row '{}' is used as a pointer",
+                                                      tu_.sourceText(a->getSourceRange()))};
+    if (!isScalarType(a->getType()))
+      throw Unsupported{a->getBeginLoc(),
+                        fmt::format("an element of type '{}'", a->getType().getAsString())};
+    const clang::Expr *cur = a;
+    std::vector<const clang::Expr *> subs;
+    while (true) {
+      auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur);
+      if (!as)
+        break;
+      subs.push_back(as->getIdx());
+      const clang::Expr *base = as->getBase()->IgnoreParens();
+      auto *ic = llvm::dyn_cast<clang::ImplicitCastExpr>(base);
+      if (ic && ic->getCastKind() == clang::CK_ArrayToPointerDecay) {
+        cur = ic->getSubExpr()->IgnoreParens();
+        continue;
+      }
+      if (ic && ic->getCastKind() == clang::CK_LValueToRValue) {
+        const clang::Expr *inner = ic->getSubExpr()->IgnoreParens();
+        if (llvm::isa<clang::ArraySubscriptExpr>(inner))
+          throw Unsupported{a->getBeginLoc(),
+                            fmt::format("'{}' is an array of pointers",
+                                        tu_.sourceText(inner->getSourceRange()))};
+        cur = inner;
+        continue;
+      }
+      cur = base;
+    }
+    auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(cur);
+    auto *v = dr ? llvm::dyn_cast<clang::VarDecl>(dr->getDecl()) : nullptr;
+    if (!v)
+      throw Unsupported{a->getBeginLoc(),
+                        fmt::format("the subscripted expression '{}' is not an array or a pointer "
+                                    "variable",
+                                    tu_.sourceText(cur->getSourceRange()))};
+    std::reverse(subs.begin(), subs.end());
+    r.base = v;
+    r.subs = subs;
+    for (const clang::Expr *s : subs) {
+      expr(s, loop, Use::Read);
+      collectIndexScalars(s);
+    }
+    out_.accesses.push_back(r);
+  }
+
+  void expr(const clang::Expr *e, const clang::ForStmt *loop, Use use) {
+    if (!e)
+      return;
+    e = e->IgnoreParens();
+    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+      access(a, loop, use);
+      return;
+    }
+    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl())) {
+        if (isArrayLike(v))
+          throw Unsupported{e->getBeginLoc(),
+                            fmt::format("'{}' is used other than through a subscript",
+                                        v->getName().str())};
+        if (!isScalarType(v->getType()))
+          throw Unsupported{e->getBeginLoc(),
+                            fmt::format("the variable '{}' of type '{}'", v->getName().str(),
+                                        v->getType().getAsString())};
+      }
+      return;
+    }
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+      if (b->isAssignmentOp()) {
+        bool compound = b->isCompoundAssignmentOp();
+        expr(b->getRHS(), loop, Use::Read);
+        const clang::Expr *lhs = b->getLHS()->IgnoreParens();
+        if (auto *v = refVar(lhs)) {
+          if (isArrayLike(v))
+            throw Unsupported{e->getBeginLoc(),
+                              fmt::format("the pointer '{}' is assigned inside the loop",
+                                          v->getName().str())};
+          scalarWrite(v, b, compound ? nullptr : b->getRHS(), loop);
+          return;
+        }
+        if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+          access(a, loop, compound ? Use::ReadWrite : Use::Write);
+          return;
+        }
+        throw Unsupported{e->getBeginLoc(),
+                          fmt::format("an assignment to '{}'", tu_.sourceText(lhs->getSourceRange()))};
+      }
+      expr(b->getLHS(), loop, Use::Read);
+      expr(b->getRHS(), loop, Use::Read);
+      return;
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+      switch (u->getOpcode()) {
+      case clang::UO_AddrOf:
+        throw Unsupported{e->getBeginLoc(),
+                          fmt::format("the address '{}' is taken",
+                                      tu_.sourceText(e->getSourceRange()))};
+      case clang::UO_Deref:
+        throw Unsupported{e->getBeginLoc(),
+                          fmt::format("the pointer dereference '{}'",
+                                      tu_.sourceText(e->getSourceRange()))};
+      default: break;
+      }
+      if (u->isIncrementDecrementOp()) {
+        const clang::Expr *sub = u->getSubExpr()->IgnoreParens();
+        if (auto *v = refVar(sub)) {
+          if (isArrayLike(v))
+            throw Unsupported{e->getBeginLoc(),
+                              fmt::format("pointer arithmetic on '{}'", v->getName().str())};
+          scalarWrite(v, u, nullptr, loop);
+          return;
+        }
+        if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(sub)) {
+          access(a, loop, Use::ReadWrite);
+          return;
+        }
+      }
+      expr(u->getSubExpr(), loop, Use::Read);
+      return;
+    }
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(e)) {
+      const clang::FunctionDecl *fd = c->getDirectCallee();
+      if (!fd)
+        throw Unsupported{e->getBeginLoc(), "a call through a function pointer"};
+      std::string why = callees_.check(fd);
+      if (!why.empty())
+        throw Unsupported{e->getBeginLoc(), why};
+      for (const clang::Expr *a : c->arguments())
+        expr(a, loop, Use::Read);
+      return;
+    }
+    if (llvm::isa<clang::MemberExpr>(e))
+      throw Unsupported{e->getBeginLoc(), fmt::format("the member access '{}'",
+                                                      tu_.sourceText(e->getSourceRange()))};
+    if (llvm::isa<clang::UnaryExprOrTypeTraitExpr>(e) || llvm::isa<clang::IntegerLiteral>(e) ||
+        llvm::isa<clang::FloatingLiteral>(e) || llvm::isa<clang::CharacterLiteral>(e))
+      return;
+    if (llvm::isa<clang::ImplicitCastExpr>(e) || llvm::isa<clang::CStyleCastExpr>(e) ||
+        llvm::isa<clang::ConditionalOperator>(e) || llvm::isa<clang::ConstantExpr>(e) ||
+        llvm::isa<clang::InitListExpr>(e) || llvm::isa<clang::ImplicitValueInitExpr>(e)) {
+      if (auto *ce = llvm::dyn_cast<clang::CastExpr>(e)) {
+        if (ce->getType()->isAnyComplexType() || ce->getSubExpr()->getType()->isAnyComplexType())
+          throw Unsupported{e->getBeginLoc(), "complex arithmetic"};
+      }
+      for (const clang::Stmt *ch : e->children())
+        expr(llvm::cast<clang::Expr>(ch), loop, Use::Read);
+      return;
+    }
+    throw Unsupported{e->getBeginLoc(),
+                      fmt::format("the expression '{}'", tu_.sourceText(e->getSourceRange()))};
+  }
+
+  TUContext &tu_;
+  NestScan &out_;
+  CalleeChecker &callees_;
+};
+
+} // namespace
+
+FunctionFacts scanFunction(const clang::FunctionDecl *fn) {
+  FunctionFacts facts;
+  facts.fn = fn;
+  FactsCollector fc(facts);
+  fc.TraverseStmt(fn->getBody());
+  return facts;
+}
+
+bool NestScan::inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const {
+  for (const clang::ForStmt *f = inner; f; ) {
+    if (f == outer)
+      return true;
+    auto it = parent.find(f);
+    if (it == parent.end())
+      return false;
+    f = it->second;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Callees: math functions from the table, or small pure functions of the file
+
+std::string CalleeChecker::check(const clang::FunctionDecl *fd) {
+  std::string name = fd->getNameAsString();
+  if (mathCallCost(name))
+    return {};
+  const clang::FunctionDecl *def = nullptr;
+  if (!fd->hasBody(def) || !def)
+    return fmt::format("call to '{}', whose body is not visible", name);
+  auto it = cache_.find(def);
+  if (it != cache_.end())
+    return it->second;
+  if (busy_.count(def))
+    return fmt::format("call to '{}', which is recursive", name);
+  busy_.insert(def);
+  std::string why;
+  if (!tu_.sm.isInMainFile(tu_.sm.getExpansionLoc(def->getLocation())))
+    why = fmt::format("call to '{}', whose body is not in this file", name);
+  else if (!isScalarType(def->getReturnType()))
+    why = fmt::format("call to '{}', which does not return a number", name);
+  for (const clang::ParmVarDecl *p : def->parameters())
+    if (why.empty() && !isScalarType(p->getType()))
+      why = fmt::format("call to '{}', which takes a pointer or an aggregate ('{}')", name,
+                        p->getName().str());
+  if (why.empty())
+    why = pureStmt(def->getBody(), def, name);
+  busy_.erase(def);
+  cache_[def] = why;
+  return why;
+}
+
+std::string CalleeChecker::pureStmt(const clang::Stmt *s, const clang::FunctionDecl *def,
+                                    const std::string &name) {
+  if (!s)
+    return {};
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+      llvm::isa<clang::DoStmt>(s))
+    return fmt::format("call to '{}', which contains a loop", name);
+  if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::SwitchStmt>(s))
+    return fmt::format("call to '{}', whose control flow is not an 'if'", name);
+  if (llvm::isa<clang::ArraySubscriptExpr>(s) || llvm::isa<clang::MemberExpr>(s))
+    return fmt::format("call to '{}', which accesses memory", name);
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+    if (u->getOpcode() == clang::UO_Deref || u->getOpcode() == clang::UO_AddrOf)
+      return fmt::format("call to '{}', which accesses memory", name);
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl())) {
+      if (v->hasGlobalStorage() && !v->getType().isConstQualified())
+        return fmt::format("call to '{}', which uses the global variable '{}'", name,
+                           v->getName().str());
+      if (!isScalarType(v->getType()))
+        return fmt::format("call to '{}', which accesses memory", name);
+    }
+  }
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s))
+    for (const clang::Decl *d : ds->decls())
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(d))
+        if (!isScalarType(v->getType()) || v->isStaticLocal())
+          return fmt::format("call to '{}', which declares '{}'", name, v->getName().str());
+  if (auto *c = llvm::dyn_cast<clang::CallExpr>(s)) {
+    const clang::FunctionDecl *callee = c->getDirectCallee();
+    if (!callee)
+      return fmt::format("call through a pointer in '{}'", name);
+    std::string inner = check(callee);
+    if (!inner.empty())
+      return inner;
+  }
+  for (const clang::Stmt *ch : s->children()) {
+    std::string r = pureStmt(ch, def, name);
+    if (!r.empty())
+      return r;
+  }
+  return {};
+}
+
+void scanNest(TUContext &tu, CalleeChecker &callees, const clang::ForStmt *outer,
+              NestScan &out) {
+  Scanner sc(tu, out, callees);
+  sc.loop(outer, nullptr);
+}
+
+} // namespace skelcast::frontend

@@ -1,0 +1,92 @@
+/// \file
+/// Step 2 of docs/skeletonizer.md ("How it works"): scanning a candidate nest.
+/// Every statement and expression inside must be of a supported kind; the scan
+/// collects the array accesses (base variable, subscripts, read/write), the
+/// scalar assignments, the local declarations and the inner loops' headers, and
+/// throws Unsupported at the first construct that cannot be ported (the table
+/// "What is refused, and why"). A call is counted when CalleeChecker accepts it:
+/// a math function of the cost table, or a small pure function of the file.
+/// The function-wide facts the later steps need (assignment counts, addresses
+/// taken) are scanned here too.
+#pragma once
+
+#include "LoopHeader.h"
+#include "TUContext.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace skelcast::frontend {
+
+/// One array element access `A[i][k]` inside a nest.
+struct AccessRec {
+  const clang::ArraySubscriptExpr *expr = nullptr; ///< the outermost subscript
+  const clang::VarDecl *base = nullptr;
+  std::vector<const clang::Expr *> subs; ///< C subscripts, leftmost first
+  bool read = false, write = false;
+  const clang::ForStmt *loop = nullptr;  ///< innermost loop of the nest around it
+};
+
+/// One assignment to a scalar variable inside a nest.
+struct ScalarWrite {
+  const clang::VarDecl *var = nullptr;
+  const clang::Expr *site = nullptr;  ///< the assignment (or nullptr for a declaration)
+  const clang::Expr *value = nullptr; ///< the assigned value for `v = e` and `T v = e`
+  bool reductionForm = false;         ///< `v op= e` or `v = v op e` with e free of v
+  const clang::ForStmt *loop = nullptr;
+};
+
+/// Everything inside a candidate nest, collected once; unsupported constructs
+/// throw Unsupported while scanning.
+struct NestScan {
+  std::vector<AccessRec> accesses;
+  std::vector<ScalarWrite> scalarWrites;
+  std::map<const clang::ForStmt *, const clang::ForStmt *> parent; ///< nullptr for the root
+  std::map<const clang::ForStmt *, LoopHeader> headers;
+  std::map<const clang::VarDecl *, const clang::ForStmt *> localDecls; ///< declared in that loop
+  std::set<const clang::VarDecl *> registerArrays; ///< local arrays declared inside
+  std::set<const clang::VarDecl *> indexScalars;   ///< scalars used in subscripts or bounds
+
+  bool inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const;
+};
+
+/// Facts about a whole function that the analysis of a nest needs.
+struct FunctionFacts {
+  const clang::FunctionDecl *fn = nullptr;
+  std::map<const clang::VarDecl *, int> assignments; ///< assignment sites (not the declaration)
+  std::set<const clang::VarDecl *> addressTaken;
+};
+
+/// The facts of `fn`, from one walk over its body.
+FunctionFacts scanFunction(const clang::FunctionDecl *fn);
+
+/// Which calls a nest may make: math functions from the table (CostModel.h),
+/// or small pure functions of the file (no loop, no memory, no globals), which
+/// the instruction count inlines. Remembers its answers for the whole function.
+class CalleeChecker {
+public:
+  explicit CalleeChecker(TUContext &tu) : tu_(tu) {}
+
+  /// Empty if calls to `fd` can be counted, else the reason they cannot.
+  std::string check(const clang::FunctionDecl *fd);
+
+private:
+  std::string pureStmt(const clang::Stmt *s, const clang::FunctionDecl *def,
+                       const std::string &name);
+
+  TUContext &tu_;
+  std::map<const clang::FunctionDecl *, std::string> cache_;
+  std::set<const clang::FunctionDecl *> busy_;
+};
+
+/// Scans the nest whose outermost loop is `outer` into `out`; throws
+/// Unsupported at the first construct that cannot be ported.
+void scanNest(TUContext &tu, CalleeChecker &callees, const clang::ForStmt *outer,
+              NestScan &out);
+
+} // namespace skelcast::frontend
