@@ -18,7 +18,7 @@ void scale(float s) {
 
 /* warning: a loop-carried dependence (a prefix sum) */
 void prefix_sum(void) {
-  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'a[i]' and 'a[i - 1]' may touch the same element in different iterations (line 23)
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: the iterations are not independent: 'a[i]' (written) and 'a[i - 1]' (read)
   for (int i = 1; i < N; i++)
     a[i] = a[i - 1] + b[i];
 }
@@ -62,7 +62,7 @@ found:
 
 /* warning: a scatter through data (a histogram) */
 void histogram(void) {
-  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'hist' is written through a subscript computed from data (line 67)
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: the iterations update 'hist' as a reduction (a port needs atomics or a GPU reduction; OpenMP's 'reduction' clause says it may run in parallel)
   for (int i = 0; i < N; i++)
     hist[key[i]] += 1;
 }

@@ -1,12 +1,14 @@
 // The dependence test (Dependence.h; docs/skeletonizer.md, "Parallel loops:
 // the dependence test", states the rules).
 #include "Dependence.h"
+#include "PolyNestBuilder.h"
 #include "ClangNodes.h"
 #include "NestAnalysis.h"
 
 #include <clang/AST/ParentMapContext.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -200,10 +202,83 @@ public:
     r = aliasing(scan, L);
     if (!r.empty())
       return r;
-    return arrayDependence(na, scan, plan, L, v);
+    return arrayVerdict(na, scan, plan, L, v);
+  }
+
+  std::string how(const clang::ForStmt *L) const {
+    auto it = islNotes_.find(L);
+    return it == islNotes_.end() ? std::string() : it->second;
   }
 
 private:
+  std::optional<std::pair<PolyView, PolyResult>> poly_; ///< isl's answer for this nest
+  std::map<const clang::ForStmt *, std::string> islNotes_; ///< how isl found a loop parallel
+
+  /// The arrays: isl decides, exactly over the symbolic sizes
+  /// (docs/dependence.md); where it cannot (a subscript that is not affine
+  /// matters, isl's budget), the pairwise test below, its refusal naming isl's
+  /// reason too.
+  std::string arrayVerdict(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                           const clang::ForStmt *L, const clang::VarDecl *v) {
+    if (!poly_) {
+      const clang::ForStmt *root = L;
+      while (scan.parent.at(root))
+        root = scan.parent.at(root);
+      PolyView view = buildPolyNest(na, scan, root);
+      PolyResult result = view.complete ? analyzeDependences(view.nest) : PolyResult{};
+      if (!view.complete) {
+        result.ok = false;
+        result.error = "an access outside the statements isl was given";
+      }
+      poly_.emplace(std::move(view), std::move(result));
+    }
+    const auto &[view, result] = *poly_;
+    std::string islWhy = result.ok ? std::string() : result.error;
+    auto id = view.loopIds.find(L);
+    const PolyLoopResult *lr = nullptr;
+    if (result.ok && id != view.loopIds.end())
+      for (const PolyLoopResult &x : result.loops)
+        if (x.loop == id->second)
+          lr = &x;
+    if (lr) {
+      switch (lr->verdict) {
+      case LoopVerdict::Parallel:
+        islNotes_[L] = "isl: no dependence carried";
+        return {};
+      case LoopVerdict::ParallelAfterPrivatization: {
+        if (view.mirrored) {
+          islWhy = "privatization in a loop that counts down is not trusted";
+          break;
+        }
+        for (const std::string &name : lr->privatized) {
+          auto a = view.arrays.find(name);
+          if (a == view.arrays.end() || liveAfter(tu_.ast, L, a->second))
+            return fmt::format("'{}' would have to be private to each iteration, but its values "
+                               "are used after the loop",
+                               name);
+        }
+        islNotes_[L] = fmt::format("isl: independent once '{}' is private to each iteration",
+                                   fmt::join(lr->privatized, "', '"));
+        return {};
+      }
+      case LoopVerdict::Reduction:
+        return fmt::format("the iterations update '{}' as a reduction (a port needs atomics or "
+                           "a GPU reduction; OpenMP's 'reduction' clause says it may run in "
+                           "parallel)",
+                           fmt::join(lr->reductions, "', '"));
+      case LoopVerdict::Sequential:
+        return lr->reason;
+      case LoopVerdict::Unknown:
+        islWhy = lr->reason;
+        break;
+      }
+    }
+    std::string r = arrayDependence(na, scan, plan, L, v);
+    if (!r.empty() && !islWhy.empty())
+      r += fmt::format(" (isl cannot decide: {})", islWhy);
+    return r;
+  }
+
   std::string scalarDependence(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *L,
                                const clang::VarDecl *v) {
     std::set<const clang::VarDecl *> checked;
@@ -435,9 +510,21 @@ private:
 
 } // namespace
 
-std::string dependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
-                       const clang::ForStmt *L, bool trusted) {
-  return DependenceTest(na.tu).dependence(na, scan, plan, L, trusted);
+struct NestDependences::State {
+  NestAnalysis &na;
+  const NestScan &scan;
+  const NestPlan &plan;
+  DependenceTest test;
+};
+
+NestDependences::NestDependences(NestAnalysis &na, const NestScan &scan, const NestPlan &plan)
+    : state_(new State{na, scan, plan, DependenceTest(na.tu)}) {}
+NestDependences::~NestDependences() = default;
+
+std::string NestDependences::loop(const clang::ForStmt *L, bool trusted) {
+  return state_->test.dependence(state_->na, state_->scan, state_->plan, L, trusted);
 }
+
+std::string NestDependences::how(const clang::ForStmt *L) const { return state_->test.how(L); }
 
 } // namespace skelcast::frontend

@@ -64,7 +64,8 @@ public:
     ShapeErrors shapeErrors = makeShapes(na, scan, plan);
 
     // the outermost loop
-    std::string reason = dependence(na, scan, plan, outer, trusted >= 1);
+    NestDependences deps(na, scan, plan);
+    std::string reason = deps.loop(outer, trusted >= 1);
     if (!reason.empty())
       throw Unsupported{outer->getBeginLoc(), reason};
     std::string why;
@@ -72,7 +73,8 @@ public:
       throw Unsupported{outer->getBeginLoc(), why};
     plan.parallel.push_back(outer);
     plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
-                        : "the dependence test";
+                        : deps.how(outer).empty() ? "the dependence test"
+                                                  : "the dependence test (" + deps.how(outer) + ")";
 
     // collapse inner loops
     const clang::ForStmt *cur = outer;
@@ -85,7 +87,7 @@ public:
       if (!constantBounds(na, scan.headers.at(inner), w))
         break;
       bool trust = trusted >= plan.parallel.size() + 1;
-      if (!trust && !dependence(na, scan, plan, inner, false).empty())
+      if (!trust && !deps.loop(inner, false).empty())
         break;
       for (const clang::Stmt *s : prefix)
         plan.body.push_back(s);

@@ -1,0 +1,250 @@
+// A scanned nest as isl's input (PolyNestBuilder.h says what is kept exact
+// and what is over-approximated).
+#include "PolyNestBuilder.h"
+
+#include "ClangNodes.h"
+#include "NestAnalysis.h"
+#include "NestScan.h"
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/StmtOpenMP.h>
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace skelcast::frontend {
+
+namespace {
+
+/// isl's keywords cannot name a variable of its text format.
+std::string islName(const std::string &name) {
+  static const std::set<std::string> kKeywords = {
+      "and", "or", "not", "min", "max", "mod", "exists", "floor", "ceil", "floord", "ceild",
+      "infty", "true", "false", "implies", "xor", "rat", "NaN", "domain", "range"};
+  return kKeywords.count(name) ? name + "_" : name;
+}
+
+/// Does `s` hold a `?:`, `&&` or `||`: accesses in it may not happen.
+bool hasConditionalPart(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ConditionalOperator>(s) || llvm::isa<clang::BinaryConditionalOperator>(s))
+    return true;
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
+    if (b->isLogicalOp())
+      return true;
+  for (const clang::Stmt *c : s->children())
+    if (hasConditionalPart(c))
+      return true;
+  return false;
+}
+
+class Builder {
+public:
+  Builder(NestAnalysis &na, const NestScan &scan) : na_(na), scan_(scan) {}
+
+  PolyView build(const clang::ForStmt *root) {
+    walk(root, -1, false);
+    for (const AccessRec &a : scan_.accesses)
+      if (!done_.count(&a) && !scan_.registerArrays.count(a.base))
+        view_.complete = false;
+    for (const auto &[name, unused] : params_)
+      view_.nest.params.push_back(PolyParam{name, std::nullopt, std::nullopt, std::nullopt});
+    return std::move(view_);
+  }
+
+private:
+  /// The PolyAffine of a C integer expression in scope, nullopt if not affine.
+  std::optional<PolyAffine> affine(const clang::Expr *e) {
+    if (!e)
+      return std::nullopt;
+    Affine a = na_.affine(e);
+    if (!a.valid)
+      return std::nullopt;
+    PolyAffine p(a.constant);
+    for (const auto &[var, c] : a.coef) {
+      auto *v = llvm::dyn_cast<clang::VarDecl>(var.decl);
+      if (!v)
+        return std::nullopt;
+      std::string name = islName(v->getName().str());
+      if (!inScope(v))
+        params_[name] = v; // invariant in the nest: a symbolic size
+      p = p + PolyAffine::var(name, c);
+    }
+    return p;
+  }
+
+  bool inScope(const clang::VarDecl *v) const {
+    for (const clang::VarDecl *s : scope_)
+      if (s == v)
+        return true;
+    return false;
+  }
+
+  void loop(const clang::ForStmt *f, int parent) {
+    auto h = scan_.headers.find(f);
+    if (h == scan_.headers.end())
+      return;
+    const LoopHeader &hdr = h->second;
+    // loads in the bounds happen before the loop
+    statement(hdr.init, parent, false);
+    statement(hdr.bound, parent, false);
+    PolyLoop pl;
+    pl.index = islName(hdr.var->getName().str());
+    // bounds are read outside the loop's own scope
+    std::optional<PolyAffine> first = affine(hdr.init), limit = affine(hdr.bound);
+    if (!hdr.decreasing) {
+      if (first)
+        pl.lower.push_back(*first);
+      if (limit)
+        pl.upper.push_back(*limit);
+      pl.inclusiveUpper = hdr.inclusive;
+      pl.step = hdr.stepExpr || hdr.step < 1 ? 1 : hdr.step;
+      if (pl.step > 1 && pl.lower.empty())
+        pl.step = 1; // a stride needs its origin
+    } else {
+      // the same iterations in the other order: what is carried stays carried
+      view_.mirrored = true;
+      if (limit)
+        pl.lower.push_back(hdr.inclusive ? *limit : *limit + PolyAffine(1));
+      if (first)
+        pl.upper.push_back(*first);
+      pl.inclusiveUpper = true;
+    }
+    int id = view_.nest.addLoop(parent, pl);
+    view_.loopIds[f] = id;
+    scope_.push_back(hdr.var);
+    walk(f->getBody(), id, false);
+    scope_.pop_back();
+  }
+
+  void walk(const clang::Stmt *s, int loopId, bool conditional) {
+    if (!s)
+      return;
+    if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+      loop(f, loopId);
+      return;
+    }
+    if (auto *d = llvm::dyn_cast<clang::OMPLoopDirective>(s)) {
+      // the loop it wraps, found the way the scanner found it
+      for (const auto &[f, h] : scan_.headers)
+        if (d->getSourceRange().fullyContains(f->getSourceRange())) {
+          bool outermost = true;
+          for (auto p = scan_.parent.at(f); p; p = scan_.parent.at(p))
+            if (d->getSourceRange().fullyContains(p->getSourceRange()))
+              outermost = false;
+          if (outermost) {
+            loop(f, loopId);
+            return;
+          }
+        }
+      return;
+    }
+    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      for (const clang::Stmt *c : cs->body())
+        walk(c, loopId, conditional);
+      return;
+    }
+    if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
+      statement(is->getCond(), loopId, conditional);
+      walk(is->getThen(), loopId, true);
+      walk(is->getElse(), loopId, true);
+      return;
+    }
+    if (auto *as = llvm::dyn_cast<clang::AttributedStmt>(s)) {
+      walk(as->getSubStmt(), loopId, conditional);
+      return;
+    }
+    statement(s, loopId, conditional);
+  }
+
+  /// The accesses the scanner found inside `s`, in its (evaluation) order.
+  void statement(const clang::Stmt *s, int loopId, bool conditional) {
+    if (!s)
+      return;
+    clang::SourceRange range = s->getSourceRange();
+    const clang::SourceManager &sm = na_.tu.sm;
+    auto within = [&](const clang::Stmt *e) {
+      clang::SourceLocation b = sm.getExpansionLoc(e->getBeginLoc());
+      return !sm.isBeforeInTranslationUnit(b, sm.getExpansionLoc(range.getBegin())) &&
+             !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(range.getEnd()), b);
+    };
+    std::string reductionOp;
+    const clang::Expr *reductionTarget = nullptr;
+    if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(s)) {
+      if (ca->getOpcode() == clang::BO_AddAssign || ca->getOpcode() == clang::BO_SubAssign)
+        reductionOp = "+";
+      else if (ca->getOpcode() == clang::BO_MulAssign)
+        reductionOp = "*";
+      reductionTarget = ca->getLHS()->IgnoreParens();
+    }
+    PolyStmt ps;
+    ps.conditional = conditional || hasConditionalPart(s);
+    ps.text = na_.tu.sourceText(range);
+    for (const AccessRec &a : scan_.accesses) {
+      if (done_.count(&a) || !within(a.expr))
+        continue;
+      done_.insert(&a);
+      if (scan_.registerArrays.count(a.base))
+        continue; // a local array of the nest: registers, private to the thread
+      std::vector<std::optional<PolyAffine>> subs;
+      std::string why;
+      for (const clang::Expr *sub : a.subs) {
+        subs.push_back(affine(sub));
+        if (!subs.back() && why.empty())
+          why = fmt::format("'{}' is not an affine subscript",
+                            na_.tu.sourceText(sub->getSourceRange()));
+      }
+      std::string array = arrayName(a.base);
+      std::string text = na_.tu.sourceText(a.expr->getSourceRange());
+      bool isReduction = !reductionOp.empty() && a.expr == reductionTarget;
+      auto make = [&](bool write) {
+        PolyAccess pa = write ? PolyAccess::write(array, subs) : PolyAccess::read(array, subs);
+        pa.text = text;
+        if (!why.empty())
+          pa = std::move(pa).because(why);
+        if (isReduction)
+          pa = std::move(pa).reduction(reductionOp);
+        return pa;
+      };
+      if (a.read)
+        ps.accesses.push_back(make(false));
+      if (a.write)
+        ps.accesses.push_back(make(true));
+    }
+    if (!ps.accesses.empty())
+      view_.nest.addStatement(loopId, std::move(ps));
+  }
+
+  /// One name per C array (two arrays may share a name in different scopes).
+  std::string arrayName(const clang::VarDecl *v) {
+    auto it = arrays_.find(v);
+    if (it != arrays_.end())
+      return it->second;
+    std::string base = islName(v->getName().str()), name = base;
+    for (int n = 2; taken_.count(name); ++n)
+      name = fmt::format("{}_{}", base, n);
+    taken_.insert(name);
+    arrays_[v] = name;
+    view_.arrays[name] = v;
+    return name;
+  }
+
+  NestAnalysis &na_;
+  const NestScan &scan_;
+  PolyView view_;
+  std::vector<const clang::VarDecl *> scope_;
+  std::map<std::string, const clang::VarDecl *> params_;
+  std::map<const clang::VarDecl *, std::string> arrays_;
+  std::set<std::string> taken_;
+  std::set<const AccessRec *> done_;
+};
+
+} // namespace
+
+PolyView buildPolyNest(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *root) {
+  return Builder(na, scan).build(root);
+}
+
+} // namespace skelcast::frontend
