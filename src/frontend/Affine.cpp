@@ -86,7 +86,7 @@ const clang::Expr *strip(const clang::Expr *e) {
         continue;
       }
     }
-    if (auto *cc = llvm::dyn_cast<clang::CStyleCastExpr>(e)) {
+    if (auto *cc = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
       if (cc->getCastKind() == clang::CK_IntegralCast || cc->getCastKind() == clang::CK_NoOp) {
         e = cc->getSubExpr();
         continue;
@@ -188,7 +188,7 @@ evalInt(const clang::Expr *e, const clang::ASTContext &ctx,
       return evalInt(ic->getSubExpr(), ctx, value);
     return std::nullopt;
   }
-  if (auto *cc = llvm::dyn_cast<clang::CStyleCastExpr>(e)) {
+  if (auto *cc = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
     if (cc->getCastKind() == clang::CK_IntegralCast || cc->getCastKind() == clang::CK_NoOp)
       return evalInt(cc->getSubExpr(), ctx, value);
     return std::nullopt;
@@ -294,7 +294,7 @@ int CompiledInt::build(const clang::Expr *e, const clang::ASTContext &ctx,
     }
     return -1;
   }
-  if (auto *cc = llvm::dyn_cast<clang::CStyleCastExpr>(e)) {
+  if (auto *cc = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
     if (cc->getCastKind() == clang::CK_IntegralCast || cc->getCastKind() == clang::CK_NoOp)
       return build(cc->getSubExpr(), ctx, slot, constant);
     return -1;

@@ -4,6 +4,7 @@
 #include "ClangNodes.h"
 #include "CostModel.h"
 
+#include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include <fmt/format.h>
@@ -408,9 +409,10 @@ private:
       throw Unsupported{e->getBeginLoc(), fmt::format("the member access '{}'",
                                                       tu_.sourceText(e->getSourceRange()))};
     if (llvm::isa<clang::UnaryExprOrTypeTraitExpr>(e) || llvm::isa<clang::IntegerLiteral>(e) ||
-        llvm::isa<clang::FloatingLiteral>(e) || llvm::isa<clang::CharacterLiteral>(e))
+        llvm::isa<clang::FloatingLiteral>(e) || llvm::isa<clang::CharacterLiteral>(e) ||
+        llvm::isa<clang::CXXBoolLiteralExpr>(e))
       return;
-    if (llvm::isa<clang::ImplicitCastExpr>(e) || llvm::isa<clang::CStyleCastExpr>(e) ||
+    if (llvm::isa<clang::ImplicitCastExpr>(e) || llvm::isa<clang::ExplicitCastExpr>(e) ||
         llvm::isa<clang::ConditionalOperator>(e) || llvm::isa<clang::ConstantExpr>(e) ||
         llvm::isa<clang::InitListExpr>(e) || llvm::isa<clang::ImplicitValueInitExpr>(e)) {
       if (auto *ce = llvm::dyn_cast<clang::CastExpr>(e)) {

@@ -38,7 +38,7 @@ bool has(const std::string &s, const std::string &sub) { return s.find(sub) != s
 } // namespace
 
 TEST(Language, CStyleCxxIsCompiledAsCxx) {
-  // Rodinia's hotspot_openmp.cpp shape: `using namespace`, C casts,
+  // Rodinia's hotspot_openmp.cpp shape: `using namespace`, functional and named casts,
   // a function in extern "C", a template (skipped with a warning)
   Out o = run(R"(
 #include <cstdlib>
@@ -52,7 +52,7 @@ void step(float k) {
   for (int r = 1; r < N - 1; r++)
     for (int c = 1; c < N - 1; c++) {
       float centre = in[r][c];
-      out[r][c] = centre + k * (float)(in[r - 1][c] + in[r + 1][c] - 2 * centre);
+      out[r][c] = centre + k * float(in[r - 1][c] + in[r + 1][c] - 2 * centre) + static_cast<float>(c);
     }
 }
 }
