@@ -3,6 +3,8 @@
 #include "skelcast/skeleton/Printer.h"
 #include "skelcast/support/TextFile.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -156,7 +158,8 @@ TEST(Parser, BundledSkeletonsRoundTripAndAreCanonical) {
 
 TEST(Parser, SampleFileResolvedRelativeToSkeleton) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "skelcast_sample_test";
+  testsupport::TempDir tmp("skelcast-sample-test");
+  const fs::path &dir = tmp.path();
   fs::create_directories(dir / "sub");
   std::ofstream(dir / "sub" / "m.txt") << "0 1\n2 3\n";
   std::string skel = (dir / "k.skel").string();
