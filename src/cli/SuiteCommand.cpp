@@ -72,7 +72,8 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
       ->check(CLI::PositiveNumber);
 }
 
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir) {
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
+                                 std::optional<DirectoryLock> &outLock) {
   Suite suite = loadSuite(o.suite);
   SuiteRunOptions ro;
   std::set<std::string> names;
@@ -91,7 +92,7 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
   unsigned hc = std::thread::hardware_concurrency();
   ro.jobs = o.jobs ? o.jobs : (hc ? hc : 1);
   if (!outDir.empty())
-    prepareOutputDir(outDir); // before the run, so that it does not end on a bad --out
+    outLock = prepareOutputDir(outDir); // before the run, so that it does not end on a bad --out
   // A bar only for a person watching: stderr is the process's own and a terminal.
   std::unique_ptr<ProgressBar> bar;
   if (&ctx.err == &std::cerr && ::isatty(2)) {
@@ -103,16 +104,22 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
   return r;
 }
 
-void prepareOutputDir(const std::string &dir) {
+DirectoryLock prepareOutputDir(const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw InputError({dir, 0, 0}, fmt::format("cannot create the output directory{}",
                                               ec ? ": " + ec.message() : ""));
+  // Two runs into one directory would each rename their reports over the
+  // other's: the set could end up half of each (issue 17). The second is refused.
+  std::optional<DirectoryLock> lock = DirectoryLock::tryLock(dir);
+  if (!lock)
+    throw InputError({dir, 0, 0}, "another skelcast is writing reports into this directory; wait for "
+                                  "it to finish or choose another --out");
+  return std::move(*lock);
 }
 
 std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r) {
-  prepareOutputDir(dir);
   std::vector<std::pair<std::string, std::string>> files{
       {"report.md", report::renderBatchMarkdown(r)},
       {"report.html", report::renderBatchHtml(r)},
@@ -120,11 +127,11 @@ std::vector<std::string> writeReports(const std::string &dir, const report::Batc
       {"report.csv", report::renderBatchCsv(r)},
   };
   std::vector<std::string> written;
-  for (const auto &[name, content] : files) {
-    std::string path = (std::filesystem::path(dir) / name).string();
-    writeFileAtomically(path, content);
-    written.push_back(path);
+  for (auto &[name, content] : files) {
+    name = (std::filesystem::path(dir) / name).string();
+    written.push_back(name);
   }
+  writeFilesAtomically(files);
   return written;
 }
 

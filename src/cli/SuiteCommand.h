@@ -5,6 +5,9 @@
 
 #include "Commands.h"
 #include "skelcast/report/Batch.h"
+#include "skelcast/support/AtomicFile.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -26,15 +29,20 @@ struct SuiteCommandOptions {
 /// --hw, --model, --without, -j, --top on `cmd`.
 void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &hwDefault);
 
-/// Load the suite and the specs, create `outDir` (unless empty), run every job;
-/// a progress bar goes to stderr when it is a terminal. Throws InputError for
-/// an unusable suite, spec or output directory.
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir);
+/// Load the suite and the specs, create and lock `outDir` (unless empty; the
+/// lock is left in `outLock`, to be held until the reports are written), run
+/// every job; a progress bar goes to stderr when it is a terminal. Throws
+/// InputError for an unusable suite, spec or output directory, and when another
+/// skelcast holds `outDir`.
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
+                                 std::optional<DirectoryLock> &outLock);
 
-/// Create `dir` if missing; InputError when it cannot be.
-void prepareOutputDir(const std::string &dir);
+/// Create `dir` if missing and lock it for this run; InputError when it cannot
+/// be created, or when another skelcast is writing reports into it.
+[[nodiscard]] DirectoryLock prepareOutputDir(const std::string &dir);
 
-/// Write report.{md,html,json,csv} into `dir` (created if missing), each atomically.
+/// Write report.{md,html,json,csv} into `dir`, which the caller has locked, as
+/// one set: each to a temporary file, then the four renamed into place.
 std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r);
 
 /// One line per failure on `err`: "skelcast: benchmark 'x' ...: message".

@@ -11,7 +11,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using skelcast::cli::runCli;
@@ -100,6 +102,51 @@ TEST_F(BatchTest, OutputDoesNotDependOnTheNumberOfThreads) {
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == b) << f << " differs between -j 1 and -j 4";
   }
+}
+
+// Two runs writing into the same --out (issue 17, item 1): a user saw report.md
+// and report.html of one run beside report.json and report.csv of the other,
+// both exiting 0. Whatever the interleaving, the four files must be one run's:
+// the second writer is refused while the first holds the directory.
+TEST_F(BatchTest, ConcurrentWritersLeaveOneRunsReports) {
+  std::string suite = manifest(bench("matmul", kMatmul) + "," + bench("triad", kTriad));
+  std::string out = path("shared");
+  const char *gpus[2] = {"h100", "a100"};
+  int refused = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    CliRun runs[2];
+    std::thread writers[2];
+    for (int w = 0; w < 2; ++w)
+      writers[w] = std::thread([&, w] { runs[w] = run({"batch", suite, "--hw", gpus[w], "--out", out, "-j", "1"}); });
+    for (auto &t : writers)
+      t.join();
+    int ok = 0;
+    for (int w = 0; w < 2; ++w) {
+      if (runs[w].rc == 0) {
+        ++ok;
+        continue;
+      }
+      ++refused;
+      EXPECT_EQ(runs[w].rc, 1) << runs[w].err;
+      EXPECT_EQ(runs[w].err, out + ": error: another skelcast is writing reports into this directory; "
+                                   "wait for it to finish or choose another --out\n");
+    }
+    EXPECT_GE(ok, 1) << "trial " << trial;
+    // Which GPU the reports are of: the JSON names it; every other file names it and not the other.
+    auto j = nlohmann::json::parse(slurp(fs::path(out) / "report.json"));
+    ASSERT_EQ(j["gpus"].size(), 1u);
+    std::string gpu = j["gpus"][0]["name"], other = gpu == "h100" ? "a100" : "h100";
+    for (const char *f : {"report.md", "report.html", "report.csv"}) {
+      std::string text = slurp(fs::path(out) / f);
+      EXPECT_NE(text.find(gpu), std::string::npos) << "trial " << trial << ": " << f << " is not of the " << gpu << " run";
+      EXPECT_EQ(text.find(other), std::string::npos) << "trial " << trial << ": " << f << " is of the " << other << " run";
+    }
+    size_t files = 0;
+    for (const auto &e : fs::directory_iterator(out))
+      files += 1 + 0 * e.is_regular_file();
+    EXPECT_EQ(files, 4u) << "trial " << trial << ": a temporary file was left";
+  }
+  std::cout << refused << " of 40 runs refused\n";
 }
 
 TEST_F(BatchTest, DirectorySuiteTakesEveryCAndSkelFile) {
