@@ -21,17 +21,20 @@ struct SuiteCommandOptions {
   std::vector<std::string> without;
   unsigned jobs = 0; ///< 0: std::thread::hardware_concurrency()
   size_t top = 5;
+  bool quiet = false; ///< no progress on stderr
   /// "skelcast", or "skelcast without a,b" with the terms sorted (so that the
   /// label, which baselines compare, does not depend on the order of --without).
   std::string modelLabel() const;
 };
 
-/// --hw, --model, --without, -j, --top on `cmd`.
+/// --hw, --model, --without, -j, --top, --quiet on `cmd`.
 void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &hwDefault);
 
 /// Load the suite and the specs, create and lock `outDir` (unless empty; the
 /// lock is left in `outLock`, to be held until the reports are written), run
-/// every job; a progress bar goes to stderr when it is a terminal. Throws
+/// every job. Unless --quiet, progress goes to stderr: a bar redrawn in place on
+/// a terminal, else a line per finished input (only when `ctx.err` is the
+/// process's stderr: an in-process caller's streams get none). Throws
 /// InputError for an unusable suite, spec or output directory, and when another
 /// skelcast holds `outDir`.
 report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,

@@ -5,6 +5,8 @@
 #include "skelcast/cli/Cli.h"
 
 #include "../support/CliRun.h"
+#include "SuiteRunner.h"
+#include "skelcast/model/HwSpec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <set>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -147,6 +150,36 @@ TEST_F(BatchTest, ConcurrentWritersLeaveOneRunsReports) {
     EXPECT_EQ(files, 4u) << "trial " << trial << ": a temporary file was left";
   }
   std::cout << refused << " of 40 runs refused\n";
+}
+
+// The progress count (issue 17, item 21): its total was the jobs of the inputs
+// read so far, so it grew (4/4, 5/22 ... 220/220) and reached 100% many times.
+// Now it counts inputs, all of them known before anything is read: one call per
+// input, done = 1, 2, ..., total, and the total never changes.
+TEST_F(BatchTest, ProgressCountsInputsAgainstAFixedTotal) {
+  std::string suite = manifest(bench("matmul", kMatmul) + "," + bench("missing", "no_such.skel") + "," +
+                               bench("hotspot", kHotspot) + "," + bench("triad", kTriad));
+  skelcast::cli::SuiteRunOptions o;
+  for (const char *g : {"h100", "a100"})
+    o.gpus.push_back(skelcast::model::loadHwSpec(kSrc + "/hwspecs/" + g + ".json"));
+  o.jobs = 3;
+  std::vector<skelcast::cli::InputProgress> seen;
+  o.progress = [&](const skelcast::cli::InputProgress &p) { seen.push_back(p); };
+  skelcast::cli::runSuite(skelcast::cli::loadSuite(suite), o);
+  ASSERT_EQ(seen.size(), 4u);
+  std::set<std::string> names;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].done, i + 1);
+    EXPECT_EQ(seen[i].total, 4u);
+    EXPECT_EQ(seen[i].gpus, 2u);
+    names.insert(seen[i].name);
+    EXPECT_EQ(seen[i].failed, seen[i].name == "missing") << seen[i].name;
+    if (seen[i].name == "matmul") {
+      EXPECT_EQ(seen[i].input, kMatmul);
+      EXPECT_EQ(seen[i].kernels, 1u);
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"matmul", "missing", "hotspot", "triad"}));
 }
 
 TEST_F(BatchTest, DirectorySuiteTakesEveryCAndSkelFile) {

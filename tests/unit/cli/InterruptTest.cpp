@@ -4,6 +4,7 @@
 // temporary file or directory. Before, SIGINT during `project --measure-cpu` was
 // ignored (std::system blocks it) and a Ctrl-C that reached the harness too
 // printed "the harness failed:" with an empty reason.
+#include "../support/ChildProcess.h"
 #include "../support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -27,65 +28,13 @@ extern char **environ;
 
 namespace fs = std::filesystem;
 using skelcast::testsupport::TempDir;
+using skelcast::testsupport::await;
+using skelcast::testsupport::slurp;
+using skelcast::testsupport::start;
 
 namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
-const std::string kExe = SKELCAST_EXE;
-
-std::string slurp(const std::string &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// skelcast with `args`, TMPDIR=`tmp`, stdout and stderr into files in `logs`.
-pid_t start(const std::vector<std::string> &args, const fs::path &tmp, const fs::path &logs) {
-  std::vector<std::string> argv{kExe};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char *> cargv;
-  for (auto &a : argv)
-    cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  std::vector<std::string> env;
-  for (char **e = environ; *e; ++e)
-    if (std::string(*e).rfind("TMPDIR=", 0) != 0)
-      env.push_back(*e);
-  env.push_back("TMPDIR=" + tmp.string());
-  std::vector<char *> cenv;
-  for (auto &e : env)
-    cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  std::string out = (logs / "out.txt").string(), err = (logs / "err.txt").string();
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, kExe.c_str(), &fa, nullptr, cargv.data(), cenv.data());
-  posix_spawn_file_actions_destroy(&fa);
-  EXPECT_EQ(rc, 0) << "cannot start " << kExe;
-  return pid;
-}
-
-/// The child's wait status once it ends; after `seconds` it is killed and the test fails.
-int await(pid_t pid, double seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  int status = 0;
-  while (true) {
-    pid_t got = ::waitpid(pid, &status, WNOHANG);
-    if (got == pid)
-      return status;
-    if (std::chrono::steady_clock::now() > until) {
-      ADD_FAILURE() << "skelcast did not end within " << seconds << " s of the signal";
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
 
 /// Wait until skelcast has opened `fifo` for reading (so it is running, past its
 /// start-up, and blocked on the read); returns the write end, kept open unused.
@@ -153,7 +102,7 @@ TEST(Interrupt, SigintDuringBatchLeavesTheOutputDirectoryEmptyAndFree) {
   std::string fifo = (dir.path() / "suite" / "k.skel").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string out = dir.file("out");
-  expectInterrupted({"batch", (dir.path() / "suite").string(), "--out", out, "-j", "1"}, dir, fifo, SIGINT, 130);
+  expectInterrupted({"batch", (dir.path() / "suite").string(), "--out", out, "-j", "1", "-q"}, dir, fifo, SIGINT, 130);
   EXPECT_EQ(entries(out), 0u);
   fs::remove(fifo);
   fs::copy_file(kSrc + "/skeletons/matmul.skel", dir.path() / "suite" / "matmul.skel");
