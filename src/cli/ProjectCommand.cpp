@@ -90,9 +90,10 @@ int runProject(Context &ctx, const ProjectOpts &o) {
       ctx.err << w.str() << '\n';
     skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
+    model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels
     for (size_t k : selectKernels(f, o.kernel)) {
       // The kernel as part of its program: reuse in L2 across kernels counts.
-      layout::KernelInfo ki = model::analyzeProgramKernel(f, k);
+      layout::KernelInfo ki = analysis.kernel(k);
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
         only = layout::parseLayout(ki, o.layout, hw);

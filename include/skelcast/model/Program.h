@@ -7,6 +7,7 @@
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Skeleton.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,20 @@ std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &fil
 
 /// Kernel `k` of `file` alone, analyzed as analyzeProgram does it.
 layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k);
+
+/// Kernels of one file analyzed one at a time, as analyzeProgram does it, with
+/// the program's reuse distances computed once (analyzeProgramKernel computes
+/// them for the whole file at each call). `file` must outlive it.
+class ProgramAnalysis {
+public:
+  explicit ProgramAnalysis(const skeleton::SkeletonFile &file);
+  layout::KernelInfo kernel(size_t k) const;
+
+private:
+  const skeleton::SkeletonFile &file_;
+  std::vector<std::map<std::string, double>> distances_;
+  layout::FileContext ctx_;
+};
 
 /// `kernels` holds the projection of every kernel of `file`, in file order.
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
