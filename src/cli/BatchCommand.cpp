@@ -26,7 +26,8 @@ void registerBatch(CLI::App &app, Context &ctx) {
       return guarded(ctx, [&] {
         if (o->hw.empty())
           o->hw = {"h100"};
-        report::BatchReport r = projectSuite(ctx, *o, o->out);
+        std::optional<DirectoryLock> lock; // held until the reports are in place
+        report::BatchReport r = projectSuite(ctx, *o, o->out, lock);
         std::vector<std::string> files = writeReports(o->out, r);
         printFailures(ctx, r);
         size_t failures = report::batchFailures(r).size();

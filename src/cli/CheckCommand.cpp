@@ -71,10 +71,12 @@ void registerCheck(CLI::App &app, Context &ctx) {
           for (const auto &[gpu, hash] : base->specs)
             add(gpu);
         }
-        report::BatchReport run = projectSuite(ctx, *o, o->out);
+        std::optional<DirectoryLock> lock; // held until the reports are in place
+        report::BatchReport run = projectSuite(ctx, *o, o->out, lock);
         if (!o->out.empty())
           for (const auto &f : writeReports(o->out, run))
             ctx.out << "wrote " << f << '\n';
+        lock.reset();
         if (o->update) {
           if (!report::batchFailures(run).empty()) {
             printFailures(ctx, run);

@@ -3,6 +3,7 @@
 #include "skelcast/skeleton/Eval.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/Interrupt.h"
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -98,20 +100,34 @@ std::string readFile(const std::string &p) {
   return ss.str();
 }
 
-/// A fresh directory for the harness and its binary, removed by the destructor.
+/// A fresh directory for the harness and its binary, removed by the destructor
+/// or, when skelcast is interrupted, by the interrupt handling.
 struct TempDir {
   std::string path;
+  std::unique_ptr<CleanupGuard> guard;
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "skelcast-cpu-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      throw InputError({tmpl, 0, 0}, "cannot create a directory for the CPU harness");
-    path = tmpl;
+    guard = std::make_unique<CleanupGuard>([] {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "skelcast-cpu-XXXXXX").string();
+      if (!mkdtemp(tmpl.data()))
+        throw InputError({tmpl, 0, 0}, "cannot create a directory for the CPU harness");
+      return tmpl;
+    });
+    path = guard->path();
   }
   ~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
   }
 };
+
+/// Run `cmd`; InputError when /bin/sh cannot be started.
+CommandStatus run(const std::string &cmd, const std::string &cfile) {
+  try {
+    return runCommand(cmd);
+  } catch (const std::runtime_error &e) {
+    throw InputError({cfile, 0, 0}, fmt::format("cannot measure the CPU time: {}", e.what()));
+  }
+}
 
 } // namespace
 
@@ -260,8 +276,8 @@ CpuMeasurement measureCpu(const std::string &cfile, const frontend::CFunction &f
   m.command = cmd;
   cmd += " -w " + shellQuote(harness) + " -o " + shellQuote(bin) + " -lm > " + shellQuote(log) +
          " 2>&1";
-  int rc = std::system(cmd.c_str());
-  if (rc != 0) {
+  CommandStatus st = run("exec " + cmd, cfile);
+  if (!st.ok()) {
     std::string msg = readFile(log);
     if (msg.find("not found") != std::string::npos && msg.find(opts.compiler) != std::string::npos)
       throw InputError({cfile, 0, 0}, fmt::format("cannot measure the CPU time: '{}' is not "
@@ -273,11 +289,12 @@ CpuMeasurement measureCpu(const std::string &cfile, const frontend::CFunction &f
                      fmt::format("cannot measure the CPU time: the harness does not compile ({}):\n{}",
                                  m.command, msg));
   }
-  rc = std::system((shellQuote(bin) + " > " + shellQuote(log) + " 2>&1").c_str());
+  // exec: the harness is skelcast's own child, which an interrupt kills and reaps.
+  st = run("exec " + shellQuote(bin) + " > " + shellQuote(log) + " 2>&1", cfile);
   std::string output = readFile(log);
-  if (rc != 0)
-    throw InputError({cfile, 0, 0},
-                     fmt::format("cannot measure the CPU time: the harness failed:\n{}", output));
+  if (!st.ok())
+    throw InputError({cfile, 0, 0}, fmt::format("cannot measure the CPU time: the harness failed ({}){}{}",
+                                                st.describe(), output.empty() ? "" : ":\n", output));
   std::istringstream lines(output);
   std::string key;
   while (lines >> key) {

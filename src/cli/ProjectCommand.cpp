@@ -90,13 +90,14 @@ int runProject(Context &ctx, const ProjectOpts &o) {
       ctx.err << w.str() << '\n';
     skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
+    model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels
     for (size_t k : selectKernels(f, o.kernel)) {
       // The kernel as part of its program: reuse in L2 across kernels counts;
       // in an indexed repeat, every launch.
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
-        only = layout::parseLayout(model::analyzeProgramKernel(f, k), o.layout, hw);
-      all.push_back(model::projectProgramKernel(f, k, hw, {}, mo, only));
+        only = layout::parseLayout(analysis.kernel(k), o.layout, hw);
+      all.push_back(model::projectProgramKernel(analysis, k, hw, {}, mo, only));
       rep.kernels.push_back({path, all.back()});
     }
     // The whole program, when every kernel of the file was ranked.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -19,27 +20,56 @@
 namespace skelcast::cli {
 namespace {
 
-/// `[=========>          ]  23/42 projections` redrawn in place on a terminal.
-class ProgressBar {
+/// Progress by input, against the suite's count of inputs. On a terminal one
+/// line redrawn in place:
+///   [=========>                    ]  5/22 inputs, 12.3 s: examples/hotspot.c
+/// elsewhere (CI logs, pipes, files) a line per finished input:
+///   skelcast: [ 5/22] examples/hotspot.c: 1 kernel on 2 GPUs, 12.3 s
+class Progress {
 public:
-  explicit ProgressBar(std::ostream &err) : err_(err) {}
-  void update(size_t done, size_t total) {
+  Progress(std::ostream &err, bool terminal)
+      : err_(err), terminal_(terminal), start_(std::chrono::steady_clock::now()) {}
+  /// Before anything is read: the count, so that a long first input is not silence.
+  void begin(size_t inputs, size_t gpus) {
+    if (terminal_) {
+      update({0, inputs, "", "reading the first input", 0, gpus, false});
+      return;
+    }
+    err_ << fmt::format("skelcast: {} input{} on {} GPU{}\n", inputs, inputs == 1 ? "" : "s", gpus,
+                        gpus == 1 ? "" : "s")
+         << std::flush;
+  }
+  void update(const InputProgress &p) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    int w = static_cast<int>(std::to_string(p.total).size());
+    if (!terminal_) {
+      std::string what = p.failed ? "failed"
+                                  : fmt::format("{} kernel{} on {} GPU{}", p.kernels, p.kernels == 1 ? "" : "s",
+                                                p.gpus, p.gpus == 1 ? "" : "s");
+      err_ << fmt::format("skelcast: [{:>{}}/{}] {}: {}, {:.1f} s\n", p.done, w, p.total, p.input, what, s)
+           << std::flush;
+      return;
+    }
     constexpr size_t width = 30;
-    size_t filled = total ? done * width / total : width;
+    size_t filled = p.total ? p.done * width / p.total : width;
     std::string bar(filled, '=');
     if (filled < width)
       bar += '>' + std::string(width - filled - 1, ' ');
-    err_ << fmt::format("\r[{}] {:>{}}/{} projections", bar, done, std::to_string(total).size(), total)
+    std::string name = p.input.size() > 40 ? "..." + p.input.substr(p.input.size() - 37) : p.input;
+    err_ << fmt::format("\r[{}] {:>{}}/{} inputs, {:.1f} s: {}{}\033[K", bar, p.done, w, p.total, s, name,
+                        p.failed ? " (failed)" : "")
          << std::flush;
     drawn_ = true;
   }
-  ~ProgressBar() {
+  ~Progress() {
     if (drawn_)
       err_ << "\r\033[K" << std::flush; // erase the bar: the summary follows on stdout
   }
 
 private:
   std::ostream &err_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_;
   bool drawn_ = false;
 };
 
@@ -70,9 +100,12 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
   cmd->add_option("--top", o.top, "Layouts kept per kernel and GPU in the reports")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("-q,--quiet", o.quiet,
+                "No progress on stderr (by default a bar on a terminal, else a line per input)");
 }
 
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir) {
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
+                                 std::optional<DirectoryLock> &outLock) {
   Suite suite = loadSuite(o.suite);
   SuiteRunOptions ro;
   std::set<std::string> names;
@@ -91,28 +124,35 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
   unsigned hc = std::thread::hardware_concurrency();
   ro.jobs = o.jobs ? o.jobs : (hc ? hc : 1);
   if (!outDir.empty())
-    prepareOutputDir(outDir); // before the run, so that it does not end on a bad --out
-  // A bar only for a person watching: stderr is the process's own and a terminal.
-  std::unique_ptr<ProgressBar> bar;
-  if (&ctx.err == &std::cerr && ::isatty(2)) {
-    bar = std::make_unique<ProgressBar>(ctx.err);
-    ro.progress = [&bar](size_t done, size_t total) { bar->update(done, total); };
+    outLock = prepareOutputDir(outDir); // before the run, so that it does not end on a bad --out
+  // Progress on the process's own stderr: a bar on a terminal, else a line per input.
+  std::unique_ptr<Progress> progress;
+  if (!o.quiet && &ctx.err == &std::cerr) {
+    progress = std::make_unique<Progress>(ctx.err, ::isatty(2));
+    ro.progress = [&progress](const InputProgress &p) { progress->update(p); };
+    progress->begin(suite.benchmarks.size(), ro.gpus.size());
   }
   report::BatchReport r = runSuite(suite, ro);
-  bar.reset();
+  progress.reset();
   return r;
 }
 
-void prepareOutputDir(const std::string &dir) {
+DirectoryLock prepareOutputDir(const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw InputError({dir, 0, 0}, fmt::format("cannot create the output directory{}",
                                               ec ? ": " + ec.message() : ""));
+  // Two runs into one directory would each rename their reports over the
+  // other's: the set could end up half of each (issue 17). The second is refused.
+  std::optional<DirectoryLock> lock = DirectoryLock::tryLock(dir);
+  if (!lock)
+    throw InputError({dir, 0, 0}, "another skelcast is writing reports into this directory; wait for "
+                                  "it to finish or choose another --out");
+  return std::move(*lock);
 }
 
 std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r) {
-  prepareOutputDir(dir);
   std::vector<std::pair<std::string, std::string>> files{
       {"report.md", report::renderBatchMarkdown(r)},
       {"report.html", report::renderBatchHtml(r)},
@@ -120,11 +160,11 @@ std::vector<std::string> writeReports(const std::string &dir, const report::Batc
       {"report.csv", report::renderBatchCsv(r)},
   };
   std::vector<std::string> written;
-  for (const auto &[name, content] : files) {
-    std::string path = (std::filesystem::path(dir) / name).string();
-    writeFileAtomically(path, content);
-    written.push_back(path);
+  for (auto &[name, content] : files) {
+    name = (std::filesystem::path(dir) / name).string();
+    written.push_back(name);
   }
+  writeFilesAtomically(files);
   return written;
 }
 

@@ -5,6 +5,9 @@
 
 #include "Commands.h"
 #include "skelcast/report/Batch.h"
+#include "skelcast/support/AtomicFile.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -18,23 +21,31 @@ struct SuiteCommandOptions {
   std::vector<std::string> without;
   unsigned jobs = 0; ///< 0: std::thread::hardware_concurrency()
   size_t top = 5;
+  bool quiet = false; ///< no progress on stderr
   /// "skelcast", or "skelcast without a,b" with the terms sorted (so that the
   /// label, which baselines compare, does not depend on the order of --without).
   std::string modelLabel() const;
 };
 
-/// --hw, --model, --without, -j, --top on `cmd`.
+/// --hw, --model, --without, -j, --top, --quiet on `cmd`.
 void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &hwDefault);
 
-/// Load the suite and the specs, create `outDir` (unless empty), run every job;
-/// a progress bar goes to stderr when it is a terminal. Throws InputError for
-/// an unusable suite, spec or output directory.
-report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir);
+/// Load the suite and the specs, create and lock `outDir` (unless empty; the
+/// lock is left in `outLock`, to be held until the reports are written), run
+/// every job. Unless --quiet, progress goes to stderr: a bar redrawn in place on
+/// a terminal, else a line per finished input (only when `ctx.err` is the
+/// process's stderr: an in-process caller's streams get none). Throws
+/// InputError for an unusable suite, spec or output directory, and when another
+/// skelcast holds `outDir`.
+report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
+                                 std::optional<DirectoryLock> &outLock);
 
-/// Create `dir` if missing; InputError when it cannot be.
-void prepareOutputDir(const std::string &dir);
+/// Create `dir` if missing and lock it for this run; InputError when it cannot
+/// be created, or when another skelcast is writing reports into it.
+[[nodiscard]] DirectoryLock prepareOutputDir(const std::string &dir);
 
-/// Write report.{md,html,json,csv} into `dir` (created if missing), each atomically.
+/// Write report.{md,html,json,csv} into `dir`, which the caller has locked, as
+/// one set: each to a temporary file, then the four renamed into place.
 std::vector<std::string> writeReports(const std::string &dir, const report::BatchReport &r);
 
 /// One line per failure on `err`: "skelcast: benchmark 'x' ...: message".

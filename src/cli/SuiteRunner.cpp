@@ -106,8 +106,21 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   std::deque<report::KernelGpuResult> results;
   std::mutex mutex;
   std::condition_variable published;
-  size_t next = 0, done = 0;
+  size_t next = 0;
   bool allRead = false;
+  // Progress by input: an input is finished when its last job is; the total is
+  // the suite's inputs, known before any is read.
+  std::vector<size_t> pending(suite.benchmarks.size(), 0);
+  rep.benchmarks.reserve(suite.benchmarks.size());
+  size_t inputsDone = 0;
+  auto finished = [&](size_t b) { // with `mutex` held
+    ++inputsDone;
+    if (!o.progress)
+      return;
+    const report::BenchmarkResult &br = rep.benchmarks[b];
+    o.progress({inputsDone, suite.benchmarks.size(), br.name, br.input, br.kernels.size(), o.gpus.size(),
+                !br.error.empty()});
+  };
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
@@ -120,9 +133,8 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
       lock.unlock();
       result = project(job, o);
       lock.lock();
-      ++done;
-      if (o.progress) // the total grows while inputs are read
-        o.progress(done, jobs.size());
+      if (--pending[job.benchmark] == 0)
+        finished(job.benchmark);
     }
   };
   // At most one thread per (benchmark, GPU): the jobs are not known before the inputs are read.
@@ -160,14 +172,18 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
         infos[b].clear();
       }
     }
-    rep.benchmarks.push_back(std::move(br));
     {
       std::lock_guard<std::mutex> lock(mutex);
+      // rep.benchmarks grows under the lock: workers read it to report progress.
+      rep.benchmarks.push_back(std::move(br));
       for (size_t k = 0; k < infos[b].size(); ++k)
         for (size_t g = 0; g < o.gpus.size(); ++g) {
           jobs.push_back({b, k, g, &infos[b][k]});
           results.emplace_back();
         }
+      pending[b] = infos[b].size() * o.gpus.size();
+      if (pending[b] == 0) // failed to read (or nothing to project): finished already
+        finished(b);
     }
     published.notify_all();
   }

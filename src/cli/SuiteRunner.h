@@ -15,6 +15,15 @@
 
 namespace skelcast::cli {
 
+/// One finished input, for a progress display: `done` of `total` inputs (the
+/// suite's, counted before anything is read, so it never changes).
+struct InputProgress {
+  size_t done = 0, total = 0;
+  std::string name, input; ///< the benchmark and its file
+  size_t kernels = 0, gpus = 0;
+  bool failed = false; ///< the input could not be read
+};
+
 struct SuiteRunOptions {
   std::vector<model::HwSpec> gpus;
   model::ModelOptions model;
@@ -22,10 +31,10 @@ struct SuiteRunOptions {
   layout::EnumerateOptions enumerate;
   size_t top = 5;    ///< layouts kept per kernel and GPU (ModelOptions::keepTop; 0 keeps all)
   unsigned jobs = 1; ///< threads; at least 1
-  /// Called after each finished job with (done, total), one call at a time
-  /// (from the worker threads); total counts the jobs of the inputs read so
-  /// far (it grows until every input is read). May be empty.
-  std::function<void(size_t, size_t)> progress;
+  /// Called once per input, when it is finished (read, and each of its kernels
+  /// projected on every GPU; or failed), one call at a time, from the reading
+  /// thread or a worker. May be empty.
+  std::function<void(const InputProgress &)> progress;
 };
 
 /// Read every input (one after the other, on the calling thread: the frontend

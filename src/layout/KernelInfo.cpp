@@ -341,14 +341,79 @@ private:
   int nextLoop_ = 0;
 };
 
+/// Every name an expression mentions (arrays under subscripts among them).
+void namesIn(const Expr &e, std::set<std::string> &out) {
+  if (e.kind == Expr::Kind::Access || e.kind == Expr::Kind::Name)
+    out.insert(e.name);
+  for (const auto &a : e.args)
+    namesIn(a, out);
+}
+
+void namesIn(const std::vector<skeleton::Stmt> &body, std::set<std::string> &out) {
+  for (const auto &st : body) {
+    switch (st.kind) {
+    case skeleton::Stmt::Kind::Comp: break;
+    case skeleton::Stmt::Kind::Mem:
+      out.insert(st.mem.array);
+      for (const auto &i : st.mem.index)
+        namesIn(i, out);
+      break;
+    case skeleton::Stmt::Kind::Bind: namesIn(st.bindValue, out); break;
+    case skeleton::Stmt::Kind::Loop:
+      namesIn(st.loop.lo, out);
+      namesIn(st.loop.hi, out);
+      if (st.loop.step)
+        namesIn(*st.loop.step, out);
+      namesIn(st.loop.body, out);
+      break;
+    case skeleton::Stmt::Kind::Branch:
+      namesIn(st.branch.thenBody, out);
+      namesIn(st.branch.elseBody, out);
+      break;
+    }
+  }
+}
+
 } // namespace
 
+FileContext fileContext(const skeleton::SkeletonFile &file) {
+  FileContext c;
+  c.macros = skeleton::evalMacros(file);
+  for (size_t i = 0; i < file.arrays.size(); ++i)
+    c.arrayPositions.emplace(file.arrays[i].name, i);
+  return c;
+}
+
 KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k) {
+  return analyzeKernel(file, file.kernels[k], file.kernelName(k), fileContext(file));
+}
+
+KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, const skeleton::Kernel &kernel,
+                         const std::string &name, const FileContext &ctx) {
   KernelInfo ki;
-  ki.name = file.kernelName(k);
+  ki.name = name;
   ki.file = file.path;
-  ki.macros = skeleton::evalMacros(file);
-  for (const auto &a : file.arrays) {
+  ki.macros = ctx.macros;
+  ki.declaredArrays = file.arrays.size();
+  // Only the arrays this kernel names, in declaration order: a kernel of a
+  // program of thousands of arrays would otherwise carry (and characterize,
+  // layout by layout) every one of them, and load every sample file again.
+  std::set<std::string> named;
+  namesIn(kernel.body, named);
+  for (const auto &d : kernel.dims) {
+    if (d.lo)
+      namesIn(*d.lo, named);
+    namesIn(d.hi, named);
+  }
+  std::vector<size_t> positions;
+  for (const auto &n : named) {
+    auto it = ctx.arrayPositions.find(n);
+    if (it != ctx.arrayPositions.end())
+      positions.push_back(it->second);
+  }
+  std::sort(positions.begin(), positions.end());
+  for (size_t p : positions) {
+    const skeleton::Array &a = file.arrays[p];
     ArrayInfo ai;
     ai.name = a.name;
     ai.elemBytes = skeleton::elemBytes(a.type);
@@ -364,7 +429,7 @@ KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k) {
       ai.sample = skeleton::loadSample(skeleton::resolveRelative(file.path, *a.sampleFile), a.loc);
     ki.arrays.push_back(std::move(ai));
   }
-  Analyzer(file, ki).run(file.kernels[k]);
+  Analyzer(file, ki).run(kernel);
   return ki;
 }
 

@@ -80,9 +80,17 @@ KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t
                                       const HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only) {
+  return projectProgramKernel(ProgramAnalysis(file), k, hw, eo, mo, only);
+}
+
+KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
+                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const ModelOptions &mo,
+                                      const std::optional<layout::Layout> &only) {
+  const skeleton::SkeletonFile &file = analysis.file();
   const skeleton::Repeat *r = file.repeatOf(k);
   if (!r || !r->indexed())
-    return projectKernel(analyzeProgramKernel(file, k), hw, eo, mo, only);
+    return projectKernel(analysis.kernel(k), hw, eo, mo, only);
   skeleton::MacroTable macros = skeleton::evalMacros(file);
   skeleton::RepeatRange rr = skeleton::repeatRange(*r, macros, file.path);
   skeleton::LaunchInterval li = skeleton::launchInterval(file.kernels[k], *r, macros, file.path);
@@ -105,10 +113,10 @@ KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t
     s.value = rr.value(n);
     s.weight = w;
     s.threads = threadsAt(file, k, *r, macros, rr, n);
-    reps.push_back({s, analyzeProgramKernel(file, k, s.value)});
+    reps.push_back({s, analysis.kernel(k, s.value)});
   }
   // The layouts of the largest launch, each timed at every representative launch.
-  layout::KernelInfo largest = analyzeProgramKernel(file, k, L.characterizedAt);
+  layout::KernelInfo largest = analysis.kernel(k, L.characterizedAt);
   ModelOptions all = mo;
   all.keepTop = 0;
   KernelProjection kp = projectKernel(largest, hw, eo, all, only);
@@ -152,7 +160,7 @@ KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t
     s.value = rr.value(n);
     s.weight = w;
     s.threads = threadsAt(file, k, *r, macros, rr, n);
-    s.timeMs = launchMs(analyzeProgramKernel(file, k, s.value), best, hw, mo).value_or(0);
+    s.timeMs = launchMs(analysis.kernel(k, s.value), best, hw, mo).value_or(0);
     L.totalMs += s.weight * s.timeMs;
     samples.push_back(s);
   }

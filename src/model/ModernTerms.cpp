@@ -23,7 +23,8 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) 
   for (const auto &[loop, u] : l.unroll)
     unroll = std::max(unroll, static_cast<double>(u));
   double perTask = 2.0 + stores + loadsInner * std::min(unroll, 4.0);
-  return 16.0 + 2.0 * static_cast<double>(ki.arrays.size()) +
+  // A base pointer per array of the file, as before kernels carried only their own arrays.
+  return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) +
          perTask * static_cast<double>(l.foldProduct());
 }
 

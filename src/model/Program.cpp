@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace skelcast::model {
 namespace {
@@ -28,70 +29,184 @@ std::map<std::string, double> arrayBytes(const skeleton::SkeletonFile &file,
   return bytes;
 }
 
-bool reads(const skeleton::Kernel &k, const std::string &array) {
-  for (const auto &[a, st] : skeleton::memTouches(k.body))
-    if (a == array && !st)
-      return true;
-  return false;
+/// The arrays each kernel touches (loads or stores), as positions in
+/// file.arrays, sorted and unique; and what each array weighs in bytes.
+struct Touches {
+  std::vector<std::vector<size_t>> used;
+  std::vector<double> bytes;
+  std::unordered_map<std::string, size_t> position;
+  std::vector<size_t> of(const skeleton::Kernel &k) const {
+    std::vector<size_t> out;
+    for (const auto &[a, st] : skeleton::memTouches(k.body)) {
+      auto it = position.find(a);
+      if (it != position.end())
+        out.push_back(it->second);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+};
+
+Touches touches(const skeleton::SkeletonFile &file, const skeleton::MacroTable &macros) {
+  Touches t;
+  std::map<std::string, double> bytes = arrayBytes(file, macros);
+  for (size_t i = 0; i < file.arrays.size(); ++i) {
+    t.position.emplace(file.arrays[i].name, i);
+    t.bytes.push_back(bytes[file.arrays[i].name]);
+  }
+  for (const auto &k : file.kernels)
+    t.used.push_back(t.of(k));
+  return t;
 }
 
-/// Per kernel, each array's reuse distance (docs/model.md, section 9), by name;
-/// an array no earlier kernel uses is absent.
-std::vector<std::map<std::string, double>> reuseDistances(const skeleton::SkeletonFile &file) {
-  const size_t n = file.kernels.size();
-  skeleton::MacroTable macros = skeleton::evalMacros(file);
-  std::map<std::string, double> bytes = arrayBytes(file, macros);
-  std::vector<std::set<std::string>> used(n);
-  for (size_t k = 0; k < n; ++k)
-    for (const auto &[a, st] : skeleton::memTouches(file.kernels[k].body))
-      used[k].insert(a);
-  // The repeats that run at least twice: their kernels follow their last one.
-  std::vector<int> loop(n, -1);
+/// Reuse distances in one pass over a sequence of kernels (docs/model.md,
+/// section 9): the distance of array a at step t is the bytes of the distinct
+/// arrays touched from the last step before t that touched a up to t. A Fenwick
+/// tree over the steps holds each array's bytes at the last step that touched
+/// it, so that the distinct arrays of a window [p, t] are a range sum: O(log n)
+/// per touch instead of a walk back over every kernel in between (which made a
+/// program of n kernels cost n^2). The bytes are whole numbers, so the sums are
+/// exact, in any order.
+class ReuseSweep {
+public:
+  ReuseSweep(size_t steps, const std::vector<double> &bytes)
+      : tree_(steps + 1, 0), last_(bytes.size(), -1), bytes_(bytes) {}
+  /// The step `t` touches `arrays`; returns, per array, the step that touched it
+  /// last before (-1 for none), in the order of `arrays`.
+  std::vector<long> touch(long t, const std::vector<size_t> &arrays) {
+    std::vector<long> prev;
+    prev.reserve(arrays.size());
+    for (size_t a : arrays) {
+      prev.push_back(last_[a]);
+      if (last_[a] >= 0)
+        add(last_[a], -bytes_[a]);
+      add(t, bytes_[a]);
+      last_[a] = t;
+    }
+    return prev;
+  }
+  /// The bytes of the distinct arrays whose last touch is within [p, t].
+  double window(long p, long t) const { return prefix(t) - (p > 0 ? prefix(p - 1) : 0); }
+  long last(size_t a) const { return last_[a]; }
+
+private:
+  void add(long i, double v) {
+    for (size_t x = static_cast<size_t>(i) + 1; x < tree_.size(); x += x & (~x + 1))
+      tree_[x] += v;
+  }
+  double prefix(long i) const {
+    double s = 0;
+    for (size_t x = static_cast<size_t>(i) + 1; x > 0; x -= x & (~x + 1))
+      s += tree_[x];
+    return s;
+  }
+  std::vector<double> tree_;
+  std::vector<long> last_;
+  const std::vector<double> &bytes_;
+};
+
+/// The repeats that run at least twice, per kernel (-1: none): their kernels
+/// also follow their last one.
+std::vector<int> loopsOf(const skeleton::SkeletonFile &file, const skeleton::MacroTable &macros) {
+  std::vector<int> loop(file.kernels.size(), -1);
   for (size_t r = 0; r < file.repeats.size(); ++r)
     if (skeleton::repeatRange(file.repeats[r], macros, file.path).trips >= 2)
       for (size_t k : file.repeats[r].kernels)
         loop[k] = static_cast<int>(r);
+  return loop;
+}
+
+/// Per kernel, each array's reuse distance (docs/model.md, section 9), by name;
+/// an array no earlier kernel uses is absent. A kernel of a repeat that runs at
+/// least twice looks back over the repeat's kernels only, cyclically (its own
+/// previous pass last); any other kernel over every kernel before it.
+std::vector<std::map<std::string, double>> reuseDistances(const skeleton::SkeletonFile &file) {
+  const size_t n = file.kernels.size();
+  skeleton::MacroTable macros = skeleton::evalMacros(file);
+  Touches t = touches(file, macros);
+  std::vector<int> loop = loopsOf(file, macros);
   std::vector<std::map<std::string, double>> distances(n);
+  ReuseSweep linear(n, t.bytes);
   for (size_t k = 0; k < n; ++k) {
-    // The kernels that ran before k, nearest first.
-    std::vector<size_t> before;
-    if (loop[k] >= 0) {
-      const auto &body = file.repeats[static_cast<size_t>(loop[k])].kernels;
-      size_t pos = static_cast<size_t>(std::find(body.begin(), body.end(), k) - body.begin());
-      for (size_t d = 1; d <= body.size(); ++d)
-        before.push_back(body[(pos + body.size() - d) % body.size()]);
-    } else {
-      for (size_t j = k; j-- > 0;)
-        before.push_back(j);
-    }
-    for (const auto &array : used[k]) {
-      std::set<std::string> touched = used[k];
-      for (size_t j : before) {
-        touched.insert(used[j].begin(), used[j].end());
-        if (!used[j].count(array))
-          continue;
-        double distance = 0;
-        for (const auto &a : touched)
-          distance += bytes[a];
-        distances[k][array] = distance;
-        break;
-      }
+    std::vector<long> prev = linear.touch(static_cast<long>(k), t.used[k]);
+    if (loop[k] >= 0)
+      continue;
+    for (size_t x = 0; x < t.used[k].size(); ++x)
+      if (prev[x] >= 0)
+        distances[k][file.arrays[t.used[k][x]].name] = linear.window(prev[x], static_cast<long>(k));
+  }
+  // Repeats: their body twice in a row; the second pass reads the distances.
+  for (size_t r = 0; r < file.repeats.size(); ++r) {
+    const auto &body = file.repeats[r].kernels;
+    const size_t m = body.size();
+    ReuseSweep cyclic(2 * m, t.bytes);
+    for (size_t step = 0; step < 2 * m; ++step) {
+      size_t k = body[step % m];
+      std::vector<long> prev = cyclic.touch(static_cast<long>(step), t.used[k]);
+      if (step < m || loop[k] != static_cast<int>(r))
+        continue;
+      for (size_t x = 0; x < t.used[k].size(); ++x)
+        distances[k][file.arrays[t.used[k][x]].name] = cyclic.window(prev[x], static_cast<long>(step));
     }
   }
   return distances;
 }
 
-/// layout::analyzeKernel, of the launch at `indexValue` (by default the
-/// representative one) for a kernel of an indexed repeat.
-layout::KernelInfo analyzeLaunch(const skeleton::SkeletonFile &file, size_t k,
-                                 std::optional<int64_t> indexValue) {
-  const skeleton::Repeat *r = file.repeatOf(k);
-  if (!r || !r->indexed())
-    return layout::analyzeKernel(file, k);
-  skeleton::SkeletonFile launch = file;
-  launch.kernels[k] = skeleton::bindIndex(
-      file.kernels[k], r->index, indexValue ? *indexValue : representativeIndexValue(file, k));
-  return layout::analyzeKernel(launch, k);
+
+/// The reuse distances of the kernel `fused` that replaces kernels i..j of
+/// `file` (a fusion group), as reuseDistances gives them for the file with the
+/// group replaced: `sweep` has seen kernels 0..i-1, which that file shares.
+std::map<std::string, double> fusedReuse(const skeleton::SkeletonFile &file, const Touches &t,
+                                         const std::vector<int> &loop, const ReuseSweep &sweep, size_t i,
+                                         size_t j, const skeleton::Kernel &fused) {
+  std::vector<size_t> u = t.of(fused);
+  std::map<std::string, double> out;
+  if (loop[i] < 0) {
+    // Every kernel before it, nearest first: the window back to the last use.
+    for (size_t a : u) {
+      long p = sweep.last(a);
+      if (p < 0)
+        continue;
+      double d = sweep.window(p, static_cast<long>(i) - 1);
+      for (size_t b : u)
+        if (sweep.last(b) < p)
+          d += t.bytes[b];
+      out[file.arrays[a].name] = d;
+    }
+    return out;
+  }
+  // In a repeat: its other kernels, cyclically, then the fused kernel's own previous pass.
+  const auto &body = file.repeats[static_cast<size_t>(loop[i])].kernels;
+  size_t pos = static_cast<size_t>(std::find(body.begin(), body.end(), i) - body.begin());
+  std::vector<char> in(t.bytes.size(), 0);
+  double sum = 0;
+  for (size_t a : u) {
+    in[a] = 1;
+    sum += t.bytes[a];
+  }
+  std::vector<size_t> open = u;
+  for (size_t d = 1; d <= body.size() && !open.empty(); ++d) {
+    size_t x = body[(pos + body.size() - d) % body.size()];
+    if (x >= i && x <= j)
+      continue; // the group itself: the fused kernel, last
+    const std::vector<size_t> &ux = t.used[x];
+    for (size_t a : ux)
+      if (!in[a]) {
+        in[a] = 1;
+        sum += t.bytes[a];
+      }
+    std::vector<size_t> still;
+    for (size_t a : open)
+      if (std::binary_search(ux.begin(), ux.end(), a))
+        out[file.arrays[a].name] = sum;
+      else
+        still.push_back(a);
+    open = std::move(still);
+  }
+  for (size_t a : open)
+    out[file.arrays[a].name] = sum;
+  return out;
 }
 
 void applyReuse(layout::KernelInfo &ki, const std::map<std::string, double> &distances) {
@@ -224,22 +339,35 @@ std::vector<PlannedCopy> planTransfers(const skeleton::SkeletonFile &file,
 
 } // namespace
 
+ProgramAnalysis::ProgramAnalysis(const skeleton::SkeletonFile &file)
+    : file_(file), distances_(reuseDistances(file)), ctx_(layout::fileContext(file)) {}
+
+layout::KernelInfo ProgramAnalysis::kernel(size_t k, std::optional<int64_t> indexValue) const {
+  const skeleton::Repeat *r = file_.repeatOf(k);
+  layout::KernelInfo ki =
+      r && r->indexed()
+          ? layout::analyzeKernel(
+                file_,
+                skeleton::bindIndex(file_.kernels[k], r->index,
+                                    indexValue ? *indexValue : representativeIndexValue(file_, k)),
+                file_.kernelName(k), ctx_)
+          : layout::analyzeKernel(file_, file_.kernels[k], file_.kernelName(k), ctx_);
+  applyReuse(ki, distances_[k]);
+  return ki;
+}
+
 std::vector<layout::KernelInfo> analyzeProgram(const skeleton::SkeletonFile &file) {
-  std::vector<std::map<std::string, double>> distances = reuseDistances(file);
+  ProgramAnalysis analysis(file);
   std::vector<layout::KernelInfo> infos;
   infos.reserve(file.kernels.size());
-  for (size_t k = 0; k < file.kernels.size(); ++k) {
-    infos.push_back(analyzeLaunch(file, k, std::nullopt));
-    applyReuse(infos.back(), distances[k]);
-  }
+  for (size_t k = 0; k < file.kernels.size(); ++k)
+    infos.push_back(analysis.kernel(k));
   return infos;
 }
 
 layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size_t k,
                                         std::optional<int64_t> indexValue) {
-  layout::KernelInfo ki = analyzeLaunch(file, k, indexValue);
-  applyReuse(ki, reuseDistances(file)[k]);
-  return ki;
+  return ProgramAnalysis(file).kernel(k, indexValue);
 }
 
 double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
@@ -288,16 +416,28 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
                              [](const skeleton::Array &a) { return a.mark != skeleton::HostMark::None; });
   std::set<std::string> inputs, outputs;
   std::map<std::string, double> bytesOf = arrayBytes(file, macros);
+  // One pass over the kernels: each array's first touch, whether any kernel
+  // writes it, and the first and last kernel that reads it (for fusion).
+  std::map<std::string, std::optional<bool>> firstTouchIsStore;
+  std::map<std::string, bool> writtenBy;
+  std::map<std::string, std::pair<size_t, size_t>> readers;
+  for (size_t k = 0; k < n; ++k)
+    for (const auto &[a, st] : skeleton::memTouches(file.kernels[k].body)) {
+      auto &first = firstTouchIsStore[a];
+      if (!first)
+        first = st;
+      writtenBy[a] = writtenBy[a] || st;
+      if (!st) {
+        auto it = readers.find(a);
+        if (it == readers.end())
+          readers.emplace(a, std::make_pair(k, k));
+        else
+          it->second.second = k;
+      }
+    }
   for (const auto &arr : file.arrays) {
-    std::optional<bool> firstIsStore;
-    bool written = false;
-    for (const auto &k : file.kernels)
-      for (const auto &[a, st] : skeleton::memTouches(k.body))
-        if (a == arr.name) {
-          if (!firstIsStore)
-            firstIsStore = st;
-          written = written || st;
-        }
+    std::optional<bool> firstIsStore = firstTouchIsStore[arr.name];
+    bool written = writtenBy[arr.name];
     if (!firstIsStore)
       continue; // no kernel touches it
     if (anyMark ? (arr.mark == skeleton::HostMark::In || arr.mark == skeleton::HostMark::InOut)
@@ -361,10 +501,26 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   pp.kernelsMs = pp.kernelsUnfusedMs;
 
   // Fusion of neighbours in the same scope, as long as each next one fuses.
+  // The host steps by the kernel they precede and their scope (the first one
+  // written there), so that each pair looks its own up.
+  std::map<std::pair<size_t, int>, const skeleton::HostStep *> stepBefore;
+  for (const auto &h : file.hostSteps)
+    stepBefore.emplace(std::make_pair(h.beforeKernel, h.repeat), &h);
+  // The fused kernels' reuse in L2: the program before the group is the file's,
+  // so one sweep, advanced group by group, answers them all.
+  Touches touched = touches(file, macros);
+  std::vector<int> loop = loopsOf(file, macros);
+  layout::FileContext ctx = layout::fileContext(file);
+  ReuseSweep sweep(n, touched.bytes);
+  size_t swept = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
     skeleton::Kernel current = file.kernels[i];
     int recomputed = 0;
+    std::set<std::string> groupStores;
+    for (const auto &[a, st] : skeleton::memTouches(current.body))
+      if (st && !hostNeeds.count(a))
+        groupStores.insert(a);
     while (j + 1 < n && scope[j + 1] == scope[i]) {
       if (scope[i] >= 0 && file.repeats[static_cast<size_t>(scope[i])].indexed()) {
         pp.notFused.push_back(fmt::format("{} and {}: kernels of an indexed repeat are not fused",
@@ -372,11 +528,9 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
         break;
       }
       // Host code between the two needs the first one's results on the host.
-      auto between = std::find_if(file.hostSteps.begin(), file.hostSteps.end(),
-                                  [&](const skeleton::HostStep &h) {
-                                    return h.beforeKernel == j + 1 && h.repeat == scope[i];
-                                  });
-      if (between != file.hostSteps.end()) {
+      auto found = stepBefore.find({j + 1, scope[i]});
+      if (found != stepBefore.end()) {
+        const skeleton::HostStep *between = found->second;
         pp.notFused.push_back(fmt::format("{} and {}: the host {} '{}' between them",
                                           file.kernelName(j), file.kernelName(j + 1),
                                           between->writes ? "writes" : "reads",
@@ -385,49 +539,38 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
       }
       // An intermediate is dead when no other kernel reads it (in a repeat, the
       // kernels before the group run again after it) and the host does not.
+      // (groupStores: what kernels i..j+1 store, grown kernel by kernel.)
+      for (const auto &[a, st] : skeleton::memTouches(file.kernels[j + 1].body))
+        if (st && !hostNeeds.count(a))
+          groupStores.insert(a);
       std::set<std::string> dead;
-      for (size_t g = i; g <= j + 1; ++g)
-        for (const auto &[a, st] : skeleton::memTouches(file.kernels[g].body))
-          if (st && !hostNeeds.count(a)) {
-            bool readElsewhere = false;
-            for (size_t o = 0; o < n; ++o)
-              if ((o < i || o > j + 1) && reads(file.kernels[o], a))
-                readElsewhere = true;
-            if (!readElsewhere)
-              dead.insert(a);
-          }
+      for (const auto &a : groupStores) {
+        auto r = readers.find(a);
+        bool readElsewhere = r != readers.end() && (r->second.first < i || r->second.second > j + 1);
+        if (!readElsewhere)
+          dead.insert(a);
+      }
       auto fr = skeleton::fuseKernels(file, current, file.kernels[j + 1], dead);
       if (!fr.fused) {
         pp.notFused.push_back(fmt::format("{} and {}: {}", file.kernelName(j), file.kernelName(j + 1),
                                           fr.whyNot));
         break;
       }
-      current = *fr.fused;
+      current = std::move(*fr.fused);
       recomputed += fr.recomputedCopies;
       ++j;
     }
     if (j > i) {
       FusionGroup g;
-      // The program with the group replaced by the fused kernel, so that the
-      // fused kernel sees the same reuse in L2 as the group does.
-      skeleton::SkeletonFile fused = file;
-      fused.kernels.erase(fused.kernels.begin() + static_cast<std::ptrdiff_t>(i),
-                          fused.kernels.begin() + static_cast<std::ptrdiff_t>(j) + 1);
-      fused.kernels.insert(fused.kernels.begin() + static_cast<std::ptrdiff_t>(i), current);
-      fused.order.clear();
-      for (auto &h : fused.hostSteps) // none sits inside the group: it would not fuse
-        if (h.beforeKernel > i)
-          h.beforeKernel -= j - i;
-      for (auto &r : fused.repeats) {
-        std::vector<size_t> ks;
-        for (size_t k : r.kernels) {
-          size_t m = k < i ? k : k <= j ? i : k - (j - i);
-          if (ks.empty() || ks.back() != m)
-            ks.push_back(m);
-        }
-        r.kernels = ks;
+      // The fused kernel sees the reuse in L2 that the program with the group
+      // replaced by it would give it.
+      while (swept < i) {
+        sweep.touch(static_cast<long>(swept), touched.used[swept]);
+        ++swept;
       }
-      layout::KernelInfo ki = analyzeProgramKernel(fused, i);
+      layout::KernelInfo ki = layout::analyzeKernel(
+          file, current, current.name.empty() ? fmt::format("kernel{}", i) : current.name, ctx);
+      applyReuse(ki, fusedReuse(file, touched, loop, sweep, i, j, current));
       KernelProjection fkp = projectKernel(ki, hw, eo, mo);
       double unfusedBytes = 0, warps = 0;
       // One pass over the group as it runs alone: its first launch is not queued.

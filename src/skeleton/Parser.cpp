@@ -221,6 +221,7 @@ public:
         f.arrays.push_back(parseArray());
         f.order.push_back({Item::Kind::Array, f.arrays.size() - 1});
       } else if (t.kind == Tok::Ident && t.text == "parallel_for") {
+        tooManyKernels(f, t);
         f.kernels.push_back(parseKernel());
         f.order.push_back({Item::Kind::Kernel, f.kernels.size() - 1});
       } else if (t.kind == Tok::Ident && t.text == "repeat") {
@@ -243,6 +244,14 @@ public:
 private:
   const Token &peek(size_t k = 0) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
   SourceLoc loc(const Token &t) const { return {file_, t.line, t.col}; }
+  /// Refuse the kernel at `t` when the file holds kMaxKernels already.
+  void tooManyKernels(const SkeletonFile &f, const Token &t) const {
+    if (f.kernels.size() >= kMaxKernels)
+      fail(t, fmt::format("more than {} kernels in one file, more than skelcast projects at once "
+                          "(docs/performance.md, \"Large skeletons\"): split the file",
+                          kMaxKernels));
+  }
+
   [[noreturn]] void fail(const Token &t, const std::string &msg) const {
     throw InputError(loc(t), msg);
   }
@@ -460,6 +469,7 @@ private:
       if (t.kind != Tok::Ident || t.text != "parallel_for")
         fail(t, fmt::format("expected 'parallel_for' or 'host' inside 'repeat', found {}",
                             describe(t)));
+      tooManyKernels(f, t);
       f.kernels.push_back(parseKernel());
       r.kernels.push_back(f.kernels.size() - 1);
     }
@@ -701,6 +711,9 @@ SkeletonFile parseSkeleton(std::string_view text, const std::string &path) {
   // wrong file, or one cut off while it was written.
   if (std::all_of(text.begin(), text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
     throw InputError({path, 1, 1}, "empty file");
+  if (text.size() > kMaxSkeletonBytes)
+    throw InputError({path, 0, 0}, "larger than 8 MiB, more than a skeleton skelcast reads "
+                                   "(docs/performance.md, \"Large skeletons\")");
   if (text.find('\0') != std::string_view::npos) {
     size_t at = text.find('\0');
     int line = 1, col = 1;

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace skelcast::layout {
@@ -102,14 +103,31 @@ struct KernelInfo {
   std::vector<ArrayInfo> arrays;
   std::map<std::string, skeleton::Expr> bindings; ///< scalar name -> value expression
   skeleton::MacroTable macros;
+  /// The arrays the file declares (arrays holds only the kernel's): the
+  /// registers term counts a base pointer for each of them.
+  size_t declaredArrays = 0;
 
   int arrayIndex(const std::string &name) const;
   int loopIndex(const std::string &name) const;
   int varIndex(const std::string &name) const;
 };
 
-/// Analyse kernel `k` of `file` (already checked by the parser).
+/// What analyzeKernel needs of the whole file, computed once for all its
+/// kernels: the macros' values and where each array is declared.
+struct FileContext {
+  skeleton::MacroTable macros;
+  std::unordered_map<std::string, size_t> arrayPositions; ///< name -> index in file.arrays
+};
+FileContext fileContext(const skeleton::SkeletonFile &file);
+
+/// Analyse kernel `k` of `file` (already checked by the parser). KernelInfo::arrays
+/// holds the arrays the kernel names, in declaration order.
 KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, size_t k);
+
+/// The same for `kernel`, named `name`, which need not be one of `file`'s (a
+/// fused kernel): its arrays and macros are `file`'s, read through `ctx`.
+KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, const skeleton::Kernel &kernel,
+                         const std::string &name, const FileContext &ctx);
 
 /// Evaluate a subscript for given variable values; nullopt when it needs data
 /// that no sample provides. Sample values repeat cyclically past the sample's end.

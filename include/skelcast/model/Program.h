@@ -7,6 +7,7 @@
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Skeleton.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,31 @@ int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k);
 /// launches, with the best one's launches summed (KernelProjection::launches;
 /// docs/model.md, section 9). `only`: one layout, as projectKernel.
 KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t k,
+                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const ModelOptions &mo,
+                                      const std::optional<layout::Layout> &only = std::nullopt);
+
+
+/// Kernels of one file analyzed one at a time, as analyzeProgram does it, with
+/// the program's reuse distances computed once (analyzeProgramKernel computes
+/// them for the whole file at each call). `file` must outlive it.
+class ProgramAnalysis {
+public:
+  explicit ProgramAnalysis(const skeleton::SkeletonFile &file);
+  /// Kernel `k`; in an indexed repeat, its launch at `indexValue` (by default
+  /// the representative one, representativeIndexValue).
+  layout::KernelInfo kernel(size_t k, std::optional<int64_t> indexValue = std::nullopt) const;
+  const skeleton::SkeletonFile &file() const { return file_; }
+
+private:
+  const skeleton::SkeletonFile &file_;
+  std::vector<std::map<std::string, double>> distances_;
+  layout::FileContext ctx_;
+};
+
+/// projectProgramKernel with the program analyzed once (what `project` uses
+/// for every kernel of a file).
+KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
                                       const HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only = std::nullopt);

@@ -5,13 +5,18 @@
 #include "skelcast/cli/Cli.h"
 
 #include "../support/CliRun.h"
+#include "SuiteRunner.h"
+#include "skelcast/model/HwSpec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
+#include <set>
+#include <thread>
 
 namespace fs = std::filesystem;
 using skelcast::cli::runCli;
@@ -100,6 +105,81 @@ TEST_F(BatchTest, OutputDoesNotDependOnTheNumberOfThreads) {
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == b) << f << " differs between -j 1 and -j 4";
   }
+}
+
+// Two runs writing into the same --out (issue 17, item 1): a user saw report.md
+// and report.html of one run beside report.json and report.csv of the other,
+// both exiting 0. Whatever the interleaving, the four files must be one run's:
+// the second writer is refused while the first holds the directory.
+TEST_F(BatchTest, ConcurrentWritersLeaveOneRunsReports) {
+  std::string suite = manifest(bench("matmul", kMatmul) + "," + bench("triad", kTriad));
+  std::string out = path("shared");
+  const char *gpus[2] = {"h100", "a100"};
+  int refused = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    CliRun runs[2];
+    std::thread writers[2];
+    for (int w = 0; w < 2; ++w)
+      writers[w] = std::thread([&, w] { runs[w] = run({"batch", suite, "--hw", gpus[w], "--out", out, "-j", "1"}); });
+    for (auto &t : writers)
+      t.join();
+    int ok = 0;
+    for (int w = 0; w < 2; ++w) {
+      if (runs[w].rc == 0) {
+        ++ok;
+        continue;
+      }
+      ++refused;
+      EXPECT_EQ(runs[w].rc, 1) << runs[w].err;
+      EXPECT_EQ(runs[w].err, out + ": error: another skelcast is writing reports into this directory; "
+                                   "wait for it to finish or choose another --out\n");
+    }
+    EXPECT_GE(ok, 1) << "trial " << trial;
+    // Which GPU the reports are of: the JSON names it; every other file names it and not the other.
+    auto j = nlohmann::json::parse(slurp(fs::path(out) / "report.json"));
+    ASSERT_EQ(j["gpus"].size(), 1u);
+    std::string gpu = j["gpus"][0]["name"], other = gpu == "h100" ? "a100" : "h100";
+    for (const char *f : {"report.md", "report.html", "report.csv"}) {
+      std::string text = slurp(fs::path(out) / f);
+      EXPECT_NE(text.find(gpu), std::string::npos) << "trial " << trial << ": " << f << " is not of the " << gpu << " run";
+      EXPECT_EQ(text.find(other), std::string::npos) << "trial " << trial << ": " << f << " is of the " << other << " run";
+    }
+    size_t files = 0;
+    for (const auto &e : fs::directory_iterator(out))
+      files += 1 + 0 * e.is_regular_file();
+    EXPECT_EQ(files, 4u) << "trial " << trial << ": a temporary file was left";
+  }
+  std::cout << refused << " of 40 runs refused\n";
+}
+
+// The progress count (issue 17, item 21): its total was the jobs of the inputs
+// read so far, so it grew (4/4, 5/22 ... 220/220) and reached 100% many times.
+// Now it counts inputs, all of them known before anything is read: one call per
+// input, done = 1, 2, ..., total, and the total never changes.
+TEST_F(BatchTest, ProgressCountsInputsAgainstAFixedTotal) {
+  std::string suite = manifest(bench("matmul", kMatmul) + "," + bench("missing", "no_such.skel") + "," +
+                               bench("hotspot", kHotspot) + "," + bench("triad", kTriad));
+  skelcast::cli::SuiteRunOptions o;
+  for (const char *g : {"h100", "a100"})
+    o.gpus.push_back(skelcast::model::loadHwSpec(kSrc + "/hwspecs/" + g + ".json"));
+  o.jobs = 3;
+  std::vector<skelcast::cli::InputProgress> seen;
+  o.progress = [&](const skelcast::cli::InputProgress &p) { seen.push_back(p); };
+  skelcast::cli::runSuite(skelcast::cli::loadSuite(suite), o);
+  ASSERT_EQ(seen.size(), 4u);
+  std::set<std::string> names;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].done, i + 1);
+    EXPECT_EQ(seen[i].total, 4u);
+    EXPECT_EQ(seen[i].gpus, 2u);
+    names.insert(seen[i].name);
+    EXPECT_EQ(seen[i].failed, seen[i].name == "missing") << seen[i].name;
+    if (seen[i].name == "matmul") {
+      EXPECT_EQ(seen[i].input, kMatmul);
+      EXPECT_EQ(seen[i].kernels, 1u);
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"matmul", "missing", "hotspot", "triad"}));
 }
 
 TEST_F(BatchTest, DirectorySuiteTakesEveryCAndSkelFile) {

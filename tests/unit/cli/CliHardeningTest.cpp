@@ -1,6 +1,8 @@
 // Regression tests of the CLI found by the hardening work (issue 7).
 #include "skelcast/cli/Cli.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,8 +19,8 @@ const std::string kSrc = SKELCAST_SOURCE_DIR;
 // A file name that is not UTF-8 (they come from the command line) made the
 // JSON renderer throw nlohmann's type_error 316: std::terminate, exit 134.
 TEST(CliHardening, FileNameThatIsNotUtf8InJson) {
-  auto dir = std::filesystem::temp_directory_path() / "skelcast-cli-hardening";
-  std::filesystem::create_directories(dir);
+  skelcast::testsupport::TempDir tmp("skelcast-cli-hardening");
+  const auto &dir = tmp.path();
   std::string skel = (dir / "bad\xff.skel").string();
   std::filesystem::copy_file(kSrc + "/skeletons/matmul.skel", skel,
                              std::filesystem::copy_options::overwrite_existing);
@@ -37,5 +39,4 @@ TEST(CliHardening, FileNameThatIsNotUtf8InJson) {
   rc = skelcast::cli::runCli({"validate", meas, "--format", "json"}, vout, verr);
   ASSERT_EQ(rc, 0) << verr.str();
   EXPECT_NO_THROW(nlohmann::json::parse(vout.str()));
-  std::filesystem::remove_all(dir);
 }

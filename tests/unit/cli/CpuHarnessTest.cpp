@@ -3,6 +3,8 @@
 #include "../../../src/cli/CpuHarness.h"
 #include "skelcast/skeleton/Parser.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -83,8 +85,8 @@ TEST(CpuHarness, CompilesAndRuns) {
   if (!haveClang())
     GTEST_SKIP() << "clang-19 is not installed";
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "skelcast-harness-test";
-  fs::create_directories(dir);
+  skelcast::testsupport::TempDir tmp("skelcast-harness-test");
+  const fs::path &dir = tmp.path();
   std::string c = (dir / "f.c").string();
   std::ofstream(c) << kC;
   auto skel = skeleton::parseSkeleton(kSkel, "f.skel");
@@ -94,5 +96,4 @@ TEST(CpuHarness, CompilesAndRuns) {
   EXPECT_EQ(m.timesMs.size(), 3u);
   EXPECT_GT(m.medianMs, 0);
   EXPECT_EQ(m.threads, 1); // no OpenMP in f
-  fs::remove_all(dir);
 }

@@ -6,6 +6,8 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -589,8 +591,8 @@ TEST(Compile, DefinesAndStandardReachClang) {
 
 TEST(Compile, CompilationDatabase) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("skelcast_db_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  skelcast::testsupport::TempDir tmp("skelcast-db");
+  const fs::path &dir = tmp.path();
   {
     std::ofstream c(dir / "k.c");
     c << "float a[LEN];\nvoid f(void) { for (int i = 0; i < LEN; i++) a[i] = 2 * a[i]; }\n";
@@ -606,7 +608,6 @@ TEST(Compile, CompilationDatabase) {
   EXPECT_TRUE(has(text, "#define LEN 96 // -D")) << text << d.str();
   opts.compilationDbDir = (dir / "nowhere").string();
   EXPECT_THROW(skeletonizeFile((dir / "k.c").string(), opts, d), InputError);
-  fs::remove_all(dir);
 }
 
 TEST(Compile, SampleFilesAreRelativeToTheCFile) {

@@ -7,6 +7,8 @@
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -27,16 +29,6 @@ std::string readAll(const std::string &path) {
   return ss.str();
 }
 
-/// `text` as a file in a fresh scratch directory; returns its path.
-std::string scratch(const std::string &name, const std::string &text) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("skelcast-loader-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 template <class F> std::string errorOf(F &&f) {
   try {
@@ -94,6 +86,7 @@ TEST(HwSpecHardening, ComputeCapabilityIsStrict) {
 
 // nlohmann::json::type_error escaped loadMeasurements and validatePrograms.
 TEST(MeasurementsHardening, WrongTypesAreErrors) {
+  testsupport::TempDir tmp("skelcast-loader-test");
   struct Case {
     const char *text, *message;
   };
@@ -106,7 +99,7 @@ TEST(MeasurementsHardening, WrongTypesAreErrors) {
       {R"({"schema_version": 1, "cases": {"a": 1}})", "field 'cases': missing or not an array"},
   };
   for (const auto &c : kernels) {
-    std::string path = scratch("kernels.json", c.text);
+    std::string path = tmp.write("kernels.json", c.text);
     EXPECT_EQ(errorOf([&] { model::loadMeasurements(path); }), path + ": error: " + c.message) << c.text;
   }
   model::HwSpec hw = model::loadHwSpec(kSrc + "/hwspecs/h100.json");
@@ -122,7 +115,7 @@ TEST(MeasurementsHardening, WrongTypesAreErrors) {
        "field 'fusion': missing; a program measurement file has 'fusion' or 'hotspot_steps'"},
   };
   for (const auto &c : programs) {
-    std::string path = scratch("programs.json", c.text);
+    std::string path = tmp.write("programs.json", c.text);
     EXPECT_EQ(errorOf([&] { model::validatePrograms({path}, hw, {}, "skelcast"); }),
               path + ": error: " + c.message)
         << c.text;
@@ -132,7 +125,8 @@ TEST(MeasurementsHardening, WrongTypesAreErrors) {
 // A missing skeleton was reported only by its resolved path, without the
 // measurement file or the case; now the field is named when the file is read.
 TEST(MeasurementsHardening, MissingSkeletonNamesTheField) {
-  std::string path = scratch("kernels.json", R"({"schema_version": 1, "cases": [
+  testsupport::TempDir tmp("skelcast-loader-test");
+  std::string path = tmp.write("kernels.json", R"({"schema_version": 1, "cases": [
     {"kernel": "k", "size": "1", "skeleton": "no/such.skel", "layout": "block=i:1", "time_ms": 1.5}]})");
   std::string dir = std::filesystem::path(path).parent_path().string();
   EXPECT_EQ(errorOf([&] { model::loadMeasurements(path); }),

@@ -3,6 +3,8 @@
 #include "skelcast/skeleton/Printer.h"
 #include "skelcast/support/TextFile.h"
 
+#include "../support/TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -156,7 +158,8 @@ TEST(Parser, BundledSkeletonsRoundTripAndAreCanonical) {
 
 TEST(Parser, SampleFileResolvedRelativeToSkeleton) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "skelcast_sample_test";
+  testsupport::TempDir tmp("skelcast-sample-test");
+  const fs::path &dir = tmp.path();
   fs::create_directories(dir / "sub");
   std::ofstream(dir / "sub" / "m.txt") << "0 1\n2 3\n";
   std::string skel = (dir / "k.skel").string();
@@ -446,4 +449,39 @@ TEST(Parser, CompWithAnFp64Count) {
               "expected 'fp64' in 'comp N (fp64:M)', found 'fp32'");
   expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp64:1\n}\n", 4, 1,
               "expected ')' to close '(fp64:M)', found '}'");
+}
+
+// Large skeletons (issue 17, item 3): the IR takes about 100 bytes per byte of
+// text, so a 50 MB file took 10 GB to format. Beyond the documented bounds the
+// parser refuses at once, before lexing.
+TEST(Parser, RefusesTextBeyondTheSkeletonBound) {
+  std::string text = "float A[8]\n";
+  text += std::string(kMaxSkeletonBytes, ' ');
+  try {
+    parseSkeleton(text, "big.skel");
+    FAIL() << "expected a refusal";
+  } catch (const InputError &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "big.skel: error: larger than 8 MiB, more than a skeleton skelcast reads "
+              "(docs/performance.md, \"Large skeletons\")");
+  }
+}
+
+TEST(Parser, RefusesMoreKernelsThanTheBound) {
+  std::string text = "float A[8]\n";
+  for (size_t k = 0; k <= kMaxKernels; ++k)
+    text += k % 2 ? "parallel_for(8) : i {\n  ld A[i]\n}\n" : "repeat 2 {\nparallel_for(8) : i {\n  st A[i]\n}\n}\n";
+  try {
+    parseSkeleton(text, "many.skel");
+    FAIL() << "expected a refusal";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.message(), "more than 20000 kernels in one file, more than skelcast projects at once "
+                           "(docs/performance.md, \"Large skeletons\"): split the file");
+    EXPECT_GT(e.loc().line, 40000);
+  }
+  // At the bound it is read.
+  std::string ok = "float A[8]\n";
+  for (size_t k = 0; k < kMaxKernels; ++k)
+    ok += "parallel_for(8) : i {\n  ld A[i]\n}\n";
+  EXPECT_EQ(parseSkeleton(ok, "ok.skel").kernels.size(), kMaxKernels);
 }

@@ -2,6 +2,8 @@
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/TextFile.h"
 
+#include "TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,22 +25,19 @@ std::string refusal(const std::string &path) {
   }
 }
 
-std::string scratch(const std::string &name) {
-  return (std::filesystem::temp_directory_path() / ("skelcast_textfile_" + name)).string();
-}
-
 } // namespace
 
 TEST(TextFile, ReadsARegularFileWhole) {
-  std::string p = scratch("plain");
+  testsupport::TempDir tmp("skelcast-textfile");
+  std::string p = tmp.file("plain");
   std::string body("a\0b\nc", 5);
   std::ofstream(p, std::ios::binary) << body;
   EXPECT_EQ(readTextFile(p), body);
-  std::filesystem::remove(p);
 }
 
 TEST(TextFile, RefusesWhatIsNoFileByName) {
-  EXPECT_EQ(refusal(scratch("no_such_file")), "cannot open file");
+  testsupport::TempDir tmp("skelcast-textfile");
+  EXPECT_EQ(refusal(tmp.file("no_such_file")), "cannot open file");
   EXPECT_EQ(refusal(std::filesystem::temp_directory_path().string()), "is a directory, not a file");
   // /dev/zero and /dev/full never end: a reader that tried would hang.
   EXPECT_EQ(refusal("/dev/zero"), "is a device, not a file");
@@ -46,7 +45,8 @@ TEST(TextFile, RefusesWhatIsNoFileByName) {
 }
 
 TEST(TextFile, RefusesAFileBeyondTheCapInsteadOfReadingOn) {
-  std::string p = scratch("big");
+  testsupport::TempDir tmp("skelcast-textfile");
+  std::string p = tmp.file("big");
   {
     std::ofstream out(p, std::ios::binary);
     std::string mib(std::size_t(1) << 20, 'x');
@@ -54,6 +54,5 @@ TEST(TextFile, RefusesAFileBeyondTheCapInsteadOfReadingOn) {
       out << mib;
   }
   EXPECT_EQ(refusal(p), "larger than 64 MiB, not an input skelcast reads");
-  std::filesystem::remove(p);
   EXPECT_EQ(kMaxInputBytes, std::size_t(64) << 20) << "the message names 64 MiB";
 }
