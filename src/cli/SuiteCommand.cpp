@@ -1,5 +1,6 @@
 #include "SuiteCommand.h"
 
+#include "OptionChecks.h"
 #include "Suite.h"
 #include "SuiteRunner.h"
 #include "skelcast/cli/Cli.h"
@@ -66,10 +67,10 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
   cmd->add_option("--without", o.without, "Switch off a term of the skelcast model (repeatable)")
       ->check(CLI::IsMember(model::modernTermNames()));
   cmd->add_option("-j,--jobs", o.jobs, "Projections run in parallel (default: all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(integerWithin(1, kMaxJobs));
   cmd->add_option("--top", o.top, "Layouts kept per kernel and GPU in the reports")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integerWithin(1, kMaxTop));
 }
 
 report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir) {

@@ -1,5 +1,6 @@
 // `skelcast validate FILE.json --hw NAME`: projected against measured times.
 #include "Commands.h"
+#include "OptionChecks.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/report/Report.h"
@@ -13,7 +14,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
     std::vector<std::string> files;
     std::string hw = "h100", model = "skelcast", format = "table";
     std::vector<std::string> without;
-    double maxError = -1;
+    std::optional<double> maxError;
     bool requireTop = false;
   };
   auto o = std::make_shared<Opts>();
@@ -32,7 +33,8 @@ void registerValidate(CLI::App &app, Context &ctx) {
       ->check(CLI::IsMember({"table", "markdown", "json"}))
       ->capture_default_str();
   cmd->add_option("--max-error", o->maxError,
-                  "Exit 1 when the geometric-mean error exceeds this percentage");
+                  "Exit 1 when the geometric-mean error exceeds this percentage")
+      ->check(numberWithin(0, kMaxErrorPercent));
   cmd->add_flag("--require-top", o->requireTop,
                 "Exit 1 unless every kernel's projected favourite is within 10% of the fastest");
   cmd->callback([&ctx, o] {
@@ -63,7 +65,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
           ctx.out << report::renderValidationMarkdown(v);
         else
           ctx.out << report::renderValidation(v);
-        bool ok = !(o->maxError >= 0 && 100 * v.geomeanError > o->maxError) &&
+        bool ok = !(o->maxError && 100 * v.geomeanError > *o->maxError) &&
                   !(o->requireTop && v.topWithinTen != static_cast<int>(v.kernels.size()));
         if (!ok)
           ctx.err << "skelcast: validation targets not met\n";

@@ -55,6 +55,17 @@ void requireFile(const std::string &file, const std::string &path, const std::st
     throw InputError({path, 0, 0}, fmt::format("field '{}': no such skeleton file '{}'", field, file));
 }
 
+/// A measured time: a positive number of milliseconds up to 1e9 (11.6 days).
+double measuredMs(const nlohmann::json &c, const char *key, const std::string &path,
+                  const std::string &at) {
+  if (!c.contains(key) || !c[key].is_number() || !(c[key].get<double>() > 0))
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a positive number", at, key));
+  double v = c[key].get<double>();
+  if (!std::isfinite(v) || v > 1e9)
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': {} is out of range (0, 1e+09]", at, key, v));
+  return v;
+}
+
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
@@ -90,9 +101,7 @@ Measurements loadMeasurements(const std::string &path) {
     mc.layout = c["layout"];
     mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
     requireFile(mc.skeleton, path, at + ".skeleton");
-    if (!c.contains("time_ms") || !c["time_ms"].is_number() || !(c["time_ms"].get<double>() > 0))
-      throw fail(at + ".time_ms", "missing or not a positive number");
-    mc.timeMs = c["time_ms"];
+    mc.timeMs = measuredMs(c, "time_ms", path, at);
     m.cases.push_back(mc);
   }
   return m;
@@ -227,13 +236,15 @@ int64_t count(const nlohmann::json &c, const char *key, const std::string &path,
     return 0;
   if (!c[key].is_number_integer())
     throw InputError({path, 0, 0}, fmt::format("field '{}.{}': not an integer", at, key));
-  return c[key].get<int64_t>();
+  int64_t v = c[key].get<int64_t>();
+  if (v < 0 || v > (int64_t{1} << 31))
+    throw InputError({path, 0, 0},
+                     fmt::format("field '{}.{}': {} is out of range [0, 2^31]", at, key, c[key].dump()));
+  return v;
 }
 
 double number(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
-  if (!c.contains(key) || !c[key].is_number() || !(c[key].get<double>() > 0))
-    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a positive number", at, key));
-  return c[key].get<double>();
+  return measuredMs(c, key, path, at);
 }
 
 std::string text(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
