@@ -284,6 +284,11 @@ std::vector<std::string> listHwSpecs(const std::string &specDir) {
 }
 
 HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir) {
+  if (nameOrPath.find(',') != std::string::npos && !std::filesystem::exists(nameOrPath))
+    throw InputError({"--hw", 0, 0},
+                     fmt::format("'{}' names several GPUs; this command takes one (batch and check "
+                                 "take several: --hw h100,a100)",
+                                 nameOrPath));
   bool looksLikePath = nameOrPath.find('/') != std::string::npos ||
                        (nameOrPath.size() > 5 &&
                         nameOrPath.compare(nameOrPath.size() - 5, 5, ".json") == 0);
