@@ -4,7 +4,7 @@
 /// (exit 2) naming the option, the range and the value:
 ///
 ///   skelcast: error: --cpu-ms: must be a number within (0, 1e+09], is 'nan'
-///   skelcast: error: --top: must be an integer within [1, 100000], is '0'
+///   skelcast: error: --top: must be an integer within [1, 100000000], is '0'
 ///
 /// (CLI11's own PositiveNumber lets NaN and 1e308 through and describes its
 /// range with 309 digits.)
@@ -53,7 +53,7 @@ inline CLI::Validator integerWithin(long long lo, long long hi) {
 constexpr double kMaxCpuMs = 1e9;        ///< 11.6 days
 constexpr double kMaxSpeedup = 1e6;      ///< --min-speedup
 constexpr double kMaxErrorPercent = 1e6; ///< validate --max-error
-constexpr long long kMaxTop = 100000;    ///< layouts shown per kernel
+constexpr long long kMaxTop = 100000000; ///< layouts shown per kernel (all of them: --top 1000000)
 constexpr long long kMaxJobs = 1024;     ///< -j
 constexpr long long kMaxCpuRepeats = 1000;
 
