@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -267,6 +268,36 @@ ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const Mod
 
 } // namespace
 
+std::string measuredGpuName(const std::string &path) {
+  nlohmann::json j = readJson(path);
+  if (!j.is_object() || !j.contains("gpu") || !j["gpu"].is_object() || !j["gpu"].contains("name"))
+    return "";
+  if (!j["gpu"]["name"].is_string())
+    throw InputError({path, 0, 0}, "field 'gpu.name': not a string");
+  return j["gpu"]["name"].get<std::string>();
+}
+
+bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw) {
+  auto squash = [](const std::string &s) {
+    std::string out;
+    for (unsigned char c : s)
+      if (std::isalnum(c))
+        out += static_cast<char>(std::tolower(c));
+    return out;
+  };
+  std::string spec = squash(hw.name);
+  return !spec.empty() && squash(gpuName).find(spec) != std::string::npos;
+}
+
+void requireSameGpu(const std::string &path, const HwSpec &hw) {
+  std::string gpu = measuredGpuName(path);
+  if (!gpu.empty() && !gpuMatchesSpec(gpu, hw))
+    throw InputError({path, 0, 0},
+                     fmt::format("field 'gpu.name': measured on '{}', not on the spec's GPU '{}': give "
+                                 "its spec with --hw, or --force to compare anyway",
+                                 gpu, hw.name));
+}
+
 bool isProgramMeasurements(const std::string &path) {
   nlohmann::json j = readJson(path);
   return j.is_object() && (j.contains("fusion") || j.contains("hotspot_steps"));
@@ -295,6 +326,8 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
     v.path += (v.path.empty() ? "" : " + ") + path;
     nlohmann::json j = readJson(path);
     checkMeasurementFile(j, path);
+    if (v.gpuName.empty())
+      v.gpuName = measuredGpuName(path);
     if (!j.contains("fusion") && !j.contains("hotspot_steps"))
       throw InputError({path, 0, 0}, "field 'fusion': missing; a program measurement file has "
                                      "'fusion' or 'hotspot_steps'");
