@@ -139,6 +139,14 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const std::optional<layout::Layout> &only) {
   KernelProjection kp;
   kp.kernel = ki.name;
+  // A GPU without FP64 units cannot run double arithmetic at all (every model).
+  if (hw.peakDpGflops <= 0)
+    for (const auto &c : ki.comps)
+      if (c.fp64 > 0)
+        throw InputError({"--hw", 0, 0},
+                         fmt::format("kernel '{}' executes FP64 instructions, but {} has no FP64 "
+                                     "units (peak_dp_gflops 0)",
+                                     ki.name, hw.name));
   Evaluator ev(ki, hw, mo);
   if (only) {
     layout::Characterization c = layout::characterize(ki, *only, hw);
