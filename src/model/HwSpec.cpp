@@ -263,6 +263,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.dramLatencyCycles = r.number("dram_latency_cycles", 1, 1e6);
   h.departureDelCoalCycles = r.number("departure_del_coal_cycles", 0.001, 1e5);
   h.departureDelUncoalCycles = r.number("departure_del_uncoal_cycles", 0.001, 1e5);
+  if (root.contains("mem_capacity_bytes"))
+    h.memCapacityBytes = r.integer("mem_capacity_bytes", 1, int64_t{1} << 50);
   h.l1CacheBytes = r.integer("l1_cache_bytes", 0, int64_t{1} << 34);
   h.l2CacheBytes = r.integer("l2_cache_bytes", 0, int64_t{1} << 40);
   h.l1LatencyCycles = r.number("l1_latency_cycles", 0, 1e6);
