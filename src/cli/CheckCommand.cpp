@@ -11,8 +11,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <unistd.h>
 
 namespace skelcast::cli {
 
@@ -71,6 +74,16 @@ void registerCheck(CLI::App &app, Context &ctx) {
           for (const auto &[gpu, hash] : base->specs)
             add(gpu);
         }
+        if (!o->junit.empty()) {
+          // Refuse a JUnit file that cannot be written before the suite runs.
+          std::filesystem::path dir = std::filesystem::path(o->junit).parent_path();
+          if (dir.empty())
+            dir = ".";
+          errno = 0;
+          if (::access(dir.c_str(), W_OK) != 0)
+            throw InputError({o->junit, 0, 0},
+                             fmt::format("cannot write: {}", std::strerror(errno ? errno : EACCES)));
+        }
         std::optional<DirectoryLock> lock; // held until the reports are in place
         report::BatchReport run = projectSuite(ctx, *o, o->out, lock);
         if (!o->out.empty())
@@ -95,9 +108,10 @@ void registerCheck(CLI::App &app, Context &ctx) {
         co.tolerance = report::parseTolerance(o->tolerance);
         co.strict = o->strict;
         report::CheckReport c = report::compareWithBaseline(run, *base, co);
-        ctx.out << report::renderCheckText(c);
+        // The JUnit file first: the verdict is printed only once everything is written.
         if (!o->junit.empty())
           writeFileAtomically(o->junit, report::renderJUnit(c));
+        ctx.out << report::renderCheckText(c);
         return c.failed() ? InputFailure : Success;
       });
     };

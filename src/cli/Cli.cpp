@@ -3,6 +3,8 @@
 #include "Commands.h"
 #include "skelcast/support/Diagnostic.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <ostream>
 
@@ -23,6 +25,43 @@ int guarded(Context &ctx, const std::function<int()> &body) {
     return InputFailure;
   }
 }
+
+namespace {
+
+/// "skelcast", or "skelcast project", "skelcast hw show": the (sub)command the
+/// parser was in, whose --help explains the options.
+std::string commandPath(const CLI::App &app) {
+  std::string path = app.get_name();
+  const CLI::App *at = &app;
+  while (true) {
+    const CLI::App *next = nullptr;
+    for (const CLI::App *sub : at->get_subcommands())
+      if (sub->parsed())
+        next = sub;
+    if (!next)
+      return path;
+    path += " " + next->get_name();
+    at = next;
+  }
+}
+
+/// CLI11's message in words a person reads: "--hw: At Most 1 required but
+/// received 2" becomes "--hw: takes one value, was given 2".
+std::string usageMessage(const CLI::ParseError &e) {
+  std::string m = e.what();
+  auto colon = m.find(": ");
+  std::string opt = colon == std::string::npos ? "" : m.substr(0, colon);
+  std::string rest = colon == std::string::npos ? m : m.substr(colon + 2);
+  const std::string atMost = "At Most 1 required but received ";
+  if (rest.rfind(atMost, 0) == 0)
+    return fmt::format("{}: takes one value, was given {}", opt, rest.substr(atMost.size()));
+  if (rest.size() > 8 && rest.compare(rest.size() - 8, 8, " missing") == 0 &&
+      rest.find(" required ") != std::string::npos)
+    return fmt::format("{}: needs a value", opt);
+  return m;
+}
+
+} // namespace
 
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   CLI::App app{"skelcast: project the GPU performance of CPU loop nests (GROPHECY)", "skelcast"};
@@ -65,8 +104,8 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
       out << app.help();
       return Success;
     }
-    err << "skelcast: error: " << e.what() << '\n';
-    err << "run 'skelcast --help' for usage\n";
+    err << "skelcast: error: " << usageMessage(e) << '\n';
+    err << "run '" << commandPath(app) << " --help' for usage\n";
     return UsageFailure;
   }
   if (!ctx.action) {

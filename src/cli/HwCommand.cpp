@@ -55,6 +55,8 @@ void registerHw(CLI::App &app, Context &ctx) {
         field("schedulers_per_sm", std::to_string(h.schedulersPerSM));
         field("issue_cycles", fmt::format("{}", h.issueCycles));
         field("mem_bandwidth_gbps", fmt::format("{}", h.memBandwidthGBps));
+        if (h.memCapacityBytes > 0)
+          field("mem_capacity_bytes", std::to_string(h.memCapacityBytes));
         field("dram_latency_cycles", fmt::format("{}", h.dramLatencyCycles));
         field("departure_del_coal_cycles", fmt::format("{}", h.departureDelCoalCycles));
         field("departure_del_uncoal_cycles", fmt::format("{}", h.departureDelUncoalCycles));

@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "CpuHarness.h"
 #include "Inputs.h"
+#include "OptionChecks.h"
 #include "SkeletonizeOptions.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Project.h"
@@ -179,15 +180,15 @@ void registerProject(CLI::App &app, Context &ctx) {
   addCommon(cmd, *o);
   cmd->add_option("--layout", o->layout, "Project exactly this layout");
   cmd->add_option("--top", o->top, "Layouts shown per kernel")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integerWithin(1, kMaxTop));
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->capture_default_str();
   cmd->add_option("--cpu-ms", o->cpuMs, "The CPU's time for the whole program, for the speedup")
-      ->check(CLI::PositiveNumber);
+      ->check(numberWithin(0, kMaxCpuMs, true));
   cmd->add_option("--min-speedup", o->minSpeedup, "Worth porting from this speedup on")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(numberWithin(0, kMaxSpeedup, true));
   cmd->add_flag("--pinned", o->pinned, "Host buffers are pinned (default: pageable)");
   auto *measure = cmd->add_flag("--measure-cpu", o->measureCpu,
                                 "C input: compile the function with clang-19 -O3 -march=native and "
@@ -195,7 +196,7 @@ void registerProject(CLI::App &app, Context &ctx) {
   measure->excludes("--cpu-ms");
   cmd->add_option("--cpu-repeats", o->cpuRepeats, "Timed calls for --measure-cpu (the median is used)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(integerWithin(1, kMaxCpuRepeats));
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif

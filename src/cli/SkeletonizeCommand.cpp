@@ -9,6 +9,9 @@
 #include "skelcast/cli/Cli.h"
 
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/support/Diagnostic.h"
+
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -109,6 +112,12 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
     frontend::SkeletonizeOptions opts = o->finish();
     ctx.action = [&ctx, o, opts] {
       return guarded(ctx, [&] {
+        const std::string &f = o->file;
+        if (f.size() > 5 && f.compare(f.size() - 5, 5, ".skel") == 0)
+          throw InputError({f, 0, 0},
+                           fmt::format("this is a skeleton already (.skel), not C: project it with "
+                                       "'skelcast project {}'",
+                                       f));
         frontend::SkeletonizeResult r = frontend::skeletonizeFile(o->file, opts, ctx.err);
         for (const auto &w : r.warnings)
           ctx.err << w.str() << '\n';

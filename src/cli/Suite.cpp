@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr int kManifestSchema = 1;
+constexpr int64_t kMaxCount = int64_t{1} << 62; ///< trips and extents (docs/errors.md: the 2^62 limit)
 
 bool isSkel(const std::string &p) { return p.size() > 5 && p.compare(p.size() - 5, 5, ".skel") == 0; }
 
@@ -122,6 +123,8 @@ private:
       for (auto &[idx, v] : t->items()) {
         if (!v.is_number_integer() || v.get<int64_t>() < 0)
           fail(at + ".trip." + idx, fmt::format("must be a non-negative integer, is {}", v.dump()));
+        if (v.get<int64_t>() > kMaxCount)
+          fail(at + ".trip." + idx, fmt::format("{} is out of range [0, 2^62]", v.dump()));
         b.options.trips[idx] = v.get<int64_t>();
       }
     }
@@ -130,16 +133,17 @@ private:
         fail(at + ".extent", "must be an object {\"array or scalar\": [extents]}");
       for (auto &[name, v] : x->items()) {
         std::vector<int64_t> ext;
-        if (v.is_number_integer())
+        if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxCount)
           ext.push_back(v.get<int64_t>());
         else if (v.is_array())
           for (const auto &n : v) {
-            if (!n.is_number_integer() || n.get<int64_t>() <= 0)
-              fail(at + ".extent." + name, fmt::format("must hold positive integers, has {}", n.dump()));
+            if (!n.is_number_integer() || n.get<int64_t>() <= 0 || n.get<int64_t>() > kMaxCount)
+              fail(at + ".extent." + name,
+                   fmt::format("must hold integers within [1, 2^62], has {}", n.dump()));
             ext.push_back(n.get<int64_t>());
           }
         else
-          fail(at + ".extent." + name, fmt::format("must be an integer or a list of them, is {}", v.dump()));
+          fail(at + ".extent." + name, fmt::format("must be an integer within [0, 2^62] or a list of them, is {}", v.dump()));
         b.options.extents[name] = ext;
       }
     }
@@ -160,8 +164,10 @@ private:
       }
     }
     if (auto c = e.find("cpu_ms"); c != e.end() && !c->is_null()) {
-      if (!c->is_number() || !std::isfinite(c->get<double>()) || !(c->get<double>() > 0))
+      if (!c->is_number() || !(c->get<double>() > 0))
         fail(at + ".cpu_ms", fmt::format("must be a positive number of milliseconds, is {}", c->dump()));
+      if (!std::isfinite(c->get<double>()) || c->get<double>() > 1e9)
+        fail(at + ".cpu_ms", fmt::format("{} is out of range (0, 1e+09]", c->get<double>()));
       b.cpuMs = c->get<double>();
     }
     // What is wrong with the files is this benchmark's failure, not the suite's.

@@ -1,5 +1,6 @@
 #include "SuiteCommand.h"
 
+#include "OptionChecks.h"
 #include "Suite.h"
 #include "SuiteRunner.h"
 #include "skelcast/cli/Cli.h"
@@ -96,10 +97,10 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
   cmd->add_option("--without", o.without, "Switch off a term of the skelcast model (repeatable)")
       ->check(CLI::IsMember(model::modernTermNames()));
   cmd->add_option("-j,--jobs", o.jobs, "Projections run in parallel (default: all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(integerWithin(1, kMaxJobs));
   cmd->add_option("--top", o.top, "Layouts kept per kernel and GPU in the reports")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(integerWithin(1, kMaxTop));
   cmd->add_flag("-q,--quiet", o.quiet,
                 "No progress on stderr (by default a bar on a terminal, else a line per input)");
 }

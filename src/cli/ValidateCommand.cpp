@@ -1,8 +1,11 @@
 // `skelcast validate FILE.json --hw NAME`: projected against measured times.
 #include "Commands.h"
+#include "OptionChecks.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/report/Report.h"
+
+#include <fmt/format.h>
 
 #include <ostream>
 
@@ -13,8 +16,8 @@ void registerValidate(CLI::App &app, Context &ctx) {
     std::vector<std::string> files;
     std::string hw = "h100", model = "skelcast", format = "table";
     std::vector<std::string> without;
-    double maxError = -1;
-    bool requireTop = false;
+    std::optional<double> maxError;
+    bool requireTop = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   auto *cmd = app.add_subcommand("validate", "Compare projections with GPU times measured in validation/");
@@ -32,9 +35,12 @@ void registerValidate(CLI::App &app, Context &ctx) {
       ->check(CLI::IsMember({"table", "markdown", "json"}))
       ->capture_default_str();
   cmd->add_option("--max-error", o->maxError,
-                  "Exit 1 when the geometric-mean error exceeds this percentage");
+                  "Exit 1 when the geometric-mean error exceeds this percentage")
+      ->check(numberWithin(0, kMaxErrorPercent));
   cmd->add_flag("--require-top", o->requireTop,
                 "Exit 1 unless every kernel's projected favourite is within 10% of the fastest");
+  cmd->add_flag("--force", o->force,
+                "Compare even when the measurements were taken on another GPU than --hw's");
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&] {
@@ -45,29 +51,56 @@ void registerValidate(CLI::App &app, Context &ctx) {
         std::string label = o->model;
         for (size_t i = 0; i < o->without.size(); ++i)
           label += (i ? "," : " without ") + o->without[i];
+        if (!o->force)
+          for (const auto &f : o->files)
+            model::requireSameGpu(f, hw);
+        // Each target missed, with its figure: "geometric-mean error 23.4% exceeds --max-error 10%".
+        std::vector<std::string> missed;
         if (model::isProgramMeasurements(o->files.front())) {
+          if (o->maxError)
+            throw CLI::ValidationError("--max-error", "applies to kernel measurements; a program "
+                                                      "file's targets are checked by --require-top");
           auto pv = model::validatePrograms(o->files, hw, mo, label);
-          ctx.out << report::renderProgramValidation(pv);
-          bool ok = !o->requireTop || (pv.transfersWithin15 && pv.winnersRight && pv.totalsWithin25);
-          if (!ok)
-            ctx.err << "skelcast: validation targets not met\n";
-          return ok ? static_cast<int>(Success) : static_cast<int>(InputFailure);
+          if (o->format == "json")
+            ctx.out << report::renderProgramValidationJson(pv);
+          else if (o->format == "markdown")
+            ctx.out << report::renderProgramValidationMarkdown(pv);
+          else
+            ctx.out << report::renderProgramValidation(pv);
+          if (o->requireTop) {
+            if (!pv.transfersWithin15)
+              missed.push_back("a transfer is off by more than 15%");
+            if (!pv.winnersRight)
+              missed.push_back("a fused/unfused winner is wrong");
+            if (!pv.totalsWithin25)
+              missed.push_back("a program total is off by more than 25%");
+          }
+        } else {
+          std::vector<model::Measurements> runs;
+          for (const auto &f : o->files)
+            runs.push_back(model::loadMeasurements(f));
+          auto v = model::validate(model::mergeRuns(runs), hw, mo, label);
+          if (o->format == "json")
+            ctx.out << report::renderValidationJson(v);
+          else if (o->format == "markdown")
+            ctx.out << report::renderValidationMarkdown(v);
+          else
+            ctx.out << report::renderValidation(v);
+          if (o->maxError && 100 * v.geomeanError > *o->maxError)
+            missed.push_back(fmt::format("geometric-mean error {:.1f}% exceeds --max-error {}%",
+                                         100 * v.geomeanError, *o->maxError));
+          if (o->requireTop && v.topWithinTen != static_cast<int>(v.kernels.size()))
+            missed.push_back(fmt::format("the projected favourite is within 10% of the fastest "
+                                         "measured layout for {} of {} kernels (--require-top wants all)",
+                                         v.topWithinTen, v.kernels.size()));
         }
-        std::vector<model::Measurements> runs;
-        for (const auto &f : o->files)
-          runs.push_back(model::loadMeasurements(f));
-        auto v = model::validate(model::mergeRuns(runs), hw, mo, label);
-        if (o->format == "json")
-          ctx.out << report::renderValidationJson(v);
-        else if (o->format == "markdown")
-          ctx.out << report::renderValidationMarkdown(v);
-        else
-          ctx.out << report::renderValidation(v);
-        bool ok = !(o->maxError >= 0 && 100 * v.geomeanError > o->maxError) &&
-                  !(o->requireTop && v.topWithinTen != static_cast<int>(v.kernels.size()));
-        if (!ok)
-          ctx.err << "skelcast: validation targets not met\n";
-        return ok ? static_cast<int>(Success) : static_cast<int>(InputFailure);
+        if (missed.empty())
+          return static_cast<int>(Success);
+        std::string all;
+        for (const auto &m : missed)
+          all += (all.empty() ? "" : "; ") + m;
+        ctx.err << "skelcast: validation targets not met: " << all << '\n';
+        return static_cast<int>(InputFailure);
       });
     };
   });

@@ -133,6 +133,13 @@ private:
         v.trip = li.trip;
         li.var = static_cast<int>(ki_.vars.size());
         ki_.vars.push_back(v);
+        // Every iteration of the loop in the whole kernel: the analysis counts
+        // them in 64-bit integers (docs/errors.md, the 2^62 limit).
+        if (ki_.loopSpace * execs * li.trip > 0x1p62)
+          throw InputError({f_.path, s.loc.line, s.loc.col},
+                           fmt::format("loop '{}' of kernel '{}' runs more than 2^62 iterations in all "
+                                       "(the loop space times the trips of the loops around it)",
+                                       l.index, ki_.name));
         int me = static_cast<int>(ki_.loops.size());
         ki_.loops.push_back(li);
         collectLoops(l.body, me, execs * li.trip);

@@ -40,6 +40,22 @@ bool Layout::isCached(int array) const {
   return std::find(cached.begin(), cached.end(), array) != cached.end();
 }
 
+/// How a layout string names loop `loop`: its index, or 'n#2' for the second
+/// of several loops named 'n' (a shared name alone would be ambiguous).
+static void appendLoopName(std::string &s, const KernelInfo &ki, int loop) {
+  const std::string &name = ki.loops[static_cast<size_t>(loop)].index;
+  int ordinal = 0, count = 0;
+  for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+    if (ki.loops[lp].index == name) {
+      ++count;
+      if (static_cast<int>(lp) <= loop)
+        ++ordinal;
+    }
+  s += name;
+  if (count > 1)
+    fmt::format_to(std::back_inserter(s), "#{}", ordinal);
+}
+
 void appendLayoutString(std::string &s, const KernelInfo &ki, const Layout &l) {
   auto out = std::back_inserter(s);
   s += "block=";
@@ -53,9 +69,11 @@ void appendLayoutString(std::string &s, const KernelInfo &ki, const Layout &l) {
     }
   if (!l.stages.empty()) {
     s += " stage=";
-    for (size_t i = 0; i < l.stages.size(); ++i)
-      fmt::format_to(out, "{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.stages[i].first)].index,
-                     l.stages[i].second);
+    for (size_t i = 0; i < l.stages.size(); ++i) {
+      s += i ? "," : "";
+      appendLoopName(s, ki, l.stages[i].first);
+      fmt::format_to(out, ":{}", l.stages[i].second);
+    }
   }
   if (!l.cached.empty()) {
     s += " cache=";
@@ -67,9 +85,11 @@ void appendLayoutString(std::string &s, const KernelInfo &ki, const Layout &l) {
   }
   if (!l.unroll.empty()) {
     s += " unroll=";
-    for (size_t i = 0; i < l.unroll.size(); ++i)
-      fmt::format_to(out, "{}{}:{}", i ? "," : "", ki.loops[static_cast<size_t>(l.unroll[i].first)].index,
-                     l.unroll[i].second);
+    for (size_t i = 0; i < l.unroll.size(); ++i) {
+      s += i ? "," : "";
+      appendLoopName(s, ki, l.unroll[i].first);
+      fmt::format_to(out, ":{}", l.unroll[i].second);
+    }
   }
 }
 
@@ -139,7 +159,11 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
     if (val.empty())
       bad(fmt::format("'{}': empty value", part));
     if (key == "cache") {
+      std::vector<std::string> seenArrays;
       for (const auto &a : split(val, ',')) {
+        if (std::find(seenArrays.begin(), seenArrays.end(), a) != seenArrays.end())
+          bad(fmt::format("'{}': '{}' is given twice", part, a));
+        seenArrays.push_back(a);
         int ai = ki.arrayIndex(a);
         if (ai < 0)
           bad(fmt::format("'{}': unknown array '{}' in kernel '{}'", part, a, ki.name));
@@ -169,13 +193,10 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
       if (colon == std::string::npos)
         bad(fmt::format("'{}': expected NAME:N, found '{}'", part, item));
       std::string name = item.substr(0, colon);
-      // Sequential loops may share an index name: the k-th mention of a name in
-      // stage= or unroll= is the k-th loop of that name (as layoutString prints
-      // them). A parallel index is unique, so it is given once.
-      size_t mention = static_cast<size_t>(std::count(seenNames.begin(), seenNames.end(), name));
-      seenNames.push_back(name);
-      if (mention > 0 && (key == "block" || key == "fold"))
+      // Every name once per part (a loop unrolled twice, a dimension blocked twice).
+      if (std::find(seenNames.begin(), seenNames.end(), name) != seenNames.end())
         bad(fmt::format("'{}': '{}' is given twice", part, name));
+      seenNames.push_back(name);
       int64_t n = parseCount(part, item.substr(colon + 1));
       if (key == "block" || key == "fold") {
         auto it = std::find(ki.dimNames.begin(), ki.dimNames.end(), name);
@@ -196,16 +217,36 @@ Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::H
           l.fold[d] = n;
         }
       } else {
-        int li = -1;
-        size_t named = 0;
+        // Sequential loops may share an index name: 'n#2' is the second loop
+        // named 'n'; a shared name alone is ambiguous.
+        std::string index = name;
+        long ordinal = 0; // 0: no '#k'
+        if (auto hash = name.find('#'); hash != std::string::npos) {
+          index = name.substr(0, hash);
+          std::string k = name.substr(hash + 1);
+          char *end = nullptr;
+          errno = 0;
+          ordinal = k.empty() ? -1 : std::strtol(k.c_str(), &end, 10);
+          if (k.empty() || *end != '\0' || errno == ERANGE || ordinal < 1)
+            ordinal = -1;
+        }
+        std::vector<int> named;
         for (size_t lp = 0; lp < ki.loops.size(); ++lp)
-          if (ki.loops[lp].index == name && named++ == mention)
-            li = static_cast<int>(lp);
-        if (named == 0)
-          bad(fmt::format("'{}': '{}' is not a loop of kernel '{}'", part, name, ki.name));
-        if (li < 0)
-          bad(fmt::format("'{}': kernel '{}' has {} loop{} named '{}'", part, ki.name, named,
-                          named == 1 ? "" : "s", name));
+          if (ki.loops[lp].index == index)
+            named.push_back(static_cast<int>(lp));
+        if (named.empty())
+          bad(fmt::format("'{}': '{}' is not a loop of kernel '{}'", part, index, ki.name));
+        if (ordinal == 0 && named.size() > 1) {
+          std::string names;
+          for (size_t i = 0; i < named.size(); ++i)
+            names += fmt::format("{}'{}#{}'", i ? ", " : "", index, i + 1);
+          bad(fmt::format("'{}': kernel '{}' has {} loops named '{}': name them {}", part, ki.name,
+                          named.size(), index, names));
+        }
+        if (ordinal < 0 || ordinal > static_cast<long>(named.size()))
+          bad(fmt::format("'{}': kernel '{}' has {} loop{} named '{}'", part, ki.name, named.size(),
+                          named.size() == 1 ? "" : "s", index));
+        int li = named[static_cast<size_t>(ordinal > 0 ? ordinal - 1 : 0)];
         const LoopInfo &lp = ki.loops[static_cast<size_t>(li)];
         if (key == "stage") {
           if (!lp.isStream)

@@ -20,6 +20,18 @@ using nlohmann::json;
 
 constexpr int kSchemaVersion = 1;
 
+/// The other field that bounds a field from below or above.
+struct Bound {
+  const char *below = nullptr, *above = nullptr;
+  std::string note(bool tooLow, double lo, double hi) const {
+    if (tooLow && below)
+      return fmt::format(" (at least {}, which is {})", below, lo);
+    if (!tooLow && above)
+      return fmt::format(" (at most {}, which is {})", above, hi);
+    return "";
+  }
+};
+
 class SpecReader {
 public:
   SpecReader(const json &root, std::string path) : root_(root), path_(std::move(path)) {}
@@ -49,15 +61,19 @@ public:
     return *v;
   }
 
-  double number(const std::string &name, double lo, double hi) {
+  /// `bound`, when given, names the field whose value is `lo` or `hi` (which
+  /// then says so: "(at most launch_overhead_us, which is 0)").
+  double number(const std::string &name, double lo, double hi, const Bound &bound = {}) {
     const json &v = field(name);
     if (!v.is_number())
       fail(name, fmt::format("must be a number, is {}", v.type_name()));
     double d = v.get<double>();
-    return checkRange(name, d, lo, hi);
+    if (!std::isfinite(d) || d < lo || d > hi)
+      fail(name, fmt::format("{} is out of range [{}, {}]{}", d, lo, hi, bound.note(d < lo, lo, hi)));
+    return d;
   }
 
-  int64_t integer(const std::string &name, int64_t lo, int64_t hi) {
+  int64_t integer(const std::string &name, int64_t lo, int64_t hi, const Bound &bound = {}) {
     const json &v = field(name);
     if (!v.is_number_integer())
       fail(name, fmt::format("must be an integer, is {}", v.is_number() ? "a fraction" : v.type_name()));
@@ -66,7 +82,8 @@ public:
       fail(name, fmt::format("{} is out of range [{}, {}]", v.get<uint64_t>(), lo, hi));
     int64_t i = v.get<int64_t>();
     if (i < lo || i > hi)
-      fail(name, fmt::format("{} is out of range [{}, {}]", i, lo, hi));
+      fail(name, fmt::format("{} is out of range [{}, {}]{}", i, lo, hi,
+                             bound.note(i < lo, static_cast<double>(lo), static_cast<double>(hi))));
     return i;
   }
 
@@ -232,11 +249,12 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.warpSize = static_cast<int>(r.integer("warp_size", 1, 1024));
   if ((h.warpSize & (h.warpSize - 1)) != 0)
     r.fail("warp_size", fmt::format("{} is not a power of two", h.warpSize));
-  h.maxThreadsPerBlock = static_cast<int>(r.integer("max_threads_per_block", h.warpSize, 65536));
+  h.maxThreadsPerBlock = static_cast<int>(r.integer("max_threads_per_block", h.warpSize, 65536, {"warp_size", nullptr}));
   h.maxWarpsPerSM = static_cast<int>(r.integer("max_warps_per_sm", 1, 4096));
   h.maxBlocksPerSM = static_cast<int>(r.integer("max_blocks_per_sm", 1, 4096));
   h.sharedMemPerSMBytes = r.integer("shared_mem_per_sm_bytes", 0, int64_t{1} << 30);
-  h.sharedMemPerBlockBytes = r.integer("shared_mem_per_block_bytes", 0, h.sharedMemPerSMBytes);
+  h.sharedMemPerBlockBytes = r.integer("shared_mem_per_block_bytes", 0, h.sharedMemPerSMBytes,
+                                         {nullptr, "shared_mem_per_sm_bytes"});
   h.registersPerSM = r.integer("registers_per_sm", 1, int64_t{1} << 30);
   h.maxRegistersPerThread = static_cast<int>(r.integer("max_registers_per_thread", 1, 65536));
   h.schedulersPerSM = static_cast<int>(r.integer("schedulers_per_sm", 1, 64));
@@ -245,6 +263,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.dramLatencyCycles = r.number("dram_latency_cycles", 1, 1e6);
   h.departureDelCoalCycles = r.number("departure_del_coal_cycles", 0.001, 1e5);
   h.departureDelUncoalCycles = r.number("departure_del_uncoal_cycles", 0.001, 1e5);
+  if (root.contains("mem_capacity_bytes"))
+    h.memCapacityBytes = r.integer("mem_capacity_bytes", 1, int64_t{1} << 50);
   h.l1CacheBytes = r.integer("l1_cache_bytes", 0, int64_t{1} << 34);
   h.l2CacheBytes = r.integer("l2_cache_bytes", 0, int64_t{1} << 40);
   h.l1LatencyCycles = r.number("l1_latency_cycles", 0, 1e6);
@@ -255,7 +275,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.l1WavefrontsPerCycle = r.number("l1_wavefronts_per_cycle", 0.01, 64);
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
-                             ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs)
+                             ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
+                                        {nullptr, "launch_overhead_us"})
                              : h.launchOverheadUs;
   if (root.contains("host_link"))
     h.hostLink = r.hostLink();
@@ -284,6 +305,11 @@ std::vector<std::string> listHwSpecs(const std::string &specDir) {
 }
 
 HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir) {
+  if (nameOrPath.find(',') != std::string::npos && !std::filesystem::exists(nameOrPath))
+    throw InputError({"--hw", 0, 0},
+                     fmt::format("'{}' names several GPUs; this command takes one (batch and check "
+                                 "take several: --hw h100,a100)",
+                                 nameOrPath));
   bool looksLikePath = nameOrPath.find('/') != std::string::npos ||
                        (nameOrPath.size() > 5 &&
                         nameOrPath.compare(nameOrPath.size() - 5, 5, ".json") == 0);

@@ -81,6 +81,7 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
 
   // fp64: an FP64 arithmetic instruction takes peak_sp / peak_dp issue slots of
   // the FP32 rate; the rest of Comp_insts (integer, moves, FP32) issue as before.
+  // (A GPU without FP64, peak_dp_gflops 0, refuses such a kernel in projectKernel.)
   if ((on & kFp64) && hw.peakDpGflops > 0 && c.fp64Insts > 0) {
     double ratio = std::max(1.0, hw.peakSpGflops / hw.peakDpGflops);
     a.effects.fp64ExtraInsts = c.fp64Insts * (ratio - 1.0);

@@ -435,6 +435,15 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
           it->second.second = k;
       }
     }
+  std::optional<std::string> memoryShortfall;
+  {
+    // Every array a kernel touches lives on the device while the program runs.
+    std::vector<std::pair<std::string, double>> arrays;
+    for (const auto &arr : file.arrays)
+      if (firstTouchIsStore.count(arr.name))
+        arrays.emplace_back(arr.name, bytesOf[arr.name]);
+    memoryShortfall = deviceMemoryShortfall(hw, arrays);
+  }
   for (const auto &arr : file.arrays) {
     std::optional<bool> firstIsStore = firstTouchIsStore[arr.name];
     bool written = writtenBy[arr.name];
@@ -571,7 +580,18 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
       layout::KernelInfo ki = layout::analyzeKernel(
           file, current, current.name.empty() ? fmt::format("kernel{}", i) : current.name, ctx);
       applyReuse(ki, fusedReuse(file, touched, loop, sweep, i, j, current));
-      KernelProjection fkp = projectKernel(ki, hw, eo, mo);
+      // A fused kernel holds the arrays of the whole group: it may not fit where each did.
+      std::vector<std::pair<std::string, double>> fusedArrays;
+      {
+        std::vector<bool> touched(ki.arrays.size(), false);
+        for (const auto &a : ki.accesses)
+          touched[static_cast<size_t>(a.array)] = true;
+        for (size_t a = 0; a < ki.arrays.size(); ++a)
+          if (touched[a])
+            fusedArrays.emplace_back(ki.arrays[a].name, ki.arrays[a].elements * ki.arrays[a].elemBytes);
+      }
+      std::optional<std::string> fusedShortfall = deviceMemoryShortfall(hw, fusedArrays);
+      KernelProjection fkp = fusedShortfall ? KernelProjection{} : projectKernel(ki, hw, eo, mo);
       double unfusedBytes = 0, warps = 0;
       // One pass over the group as it runs alone: its first launch is not queued.
       g.unfusedMs = firstLaunchExtraMs;
@@ -588,7 +608,8 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
       g.recomputedCopies = recomputed;
       if (fkp.layouts.empty()) {
         g.winner = "unfused";
-        g.why = "no layout of the fused kernel fits the GPU";
+        g.why = fusedShortfall ? "the fused kernel " + *fusedShortfall
+                               : "no layout of the fused kernel fits the GPU";
       } else {
         const auto &best = fkp.layouts.front();
         g.fusedLayout = best.layoutString;
@@ -620,6 +641,15 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
     pp.cpuSource = po.cpuSource;
     pp.cpuThreads = po.cpuThreads;
     pp.cpuRuns = po.cpuRuns;
+  }
+  if (memoryShortfall) {
+    // Each kernel fits alone, the program's arrays together do not: as written
+    // it cannot run on this GPU, whatever the speedup would be.
+    if (po.cpuMs)
+      pp.speedup = *po.cpuMs / pp.totalMs;
+    pp.verdict = "do not port";
+    pp.reason = "the program " + *memoryShortfall;
+    return pp;
   }
   if (!po.cpuMs) {
     pp.verdict = "unknown";

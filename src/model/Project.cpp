@@ -136,11 +136,47 @@ LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layou
   return ev.projection(l, c);
 }
 
+std::optional<std::string> deviceMemoryShortfall(
+    const HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays) {
+  if (hw.memCapacityBytes <= 0)
+    return std::nullopt;
+  double total = 0;
+  std::string list;
+  for (const auto &[name, bytes] : arrays) {
+    total += bytes;
+    list += fmt::format("{}{} {:.4g} GB", list.empty() ? "" : ", ", name, bytes / 1e9);
+  }
+  if (total <= static_cast<double>(hw.memCapacityBytes))
+    return std::nullopt;
+  return fmt::format("needs {:.4g} GB of device memory for its arrays ({}); {} has {:.4g} GB "
+                     "(mem_capacity_bytes)",
+                     total / 1e9, list, hw.name, static_cast<double>(hw.memCapacityBytes) / 1e9);
+}
+
 KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only) {
   KernelProjection kp;
   kp.kernel = ki.name;
+  // A GPU without FP64 units cannot run double arithmetic at all (every model).
+  if (hw.peakDpGflops <= 0)
+    for (const auto &c : ki.comps)
+      if (c.fp64 > 0)
+        throw InputError({"--hw", 0, 0},
+                         fmt::format("kernel '{}' executes FP64 instructions, but {} has no FP64 "
+                                     "units (peak_dp_gflops 0)",
+                                     ki.name, hw.name));
+  {
+    std::vector<bool> touched(ki.arrays.size(), false);
+    for (const auto &a : ki.accesses)
+      touched[static_cast<size_t>(a.array)] = true;
+    std::vector<std::pair<std::string, double>> arrays;
+    for (size_t a = 0; a < ki.arrays.size(); ++a)
+      if (touched[a])
+        arrays.emplace_back(ki.arrays[a].name, ki.arrays[a].elements * ki.arrays[a].elemBytes);
+    if (auto shortfall = deviceMemoryShortfall(hw, arrays))
+      throw InputError({ki.file, 0, 0}, fmt::format("kernel '{}' {}", ki.name, *shortfall));
+  }
   Evaluator ev(ki, hw, mo);
   if (only) {
     layout::Characterization c = layout::characterize(ki, *only, hw);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -55,6 +56,17 @@ void requireFile(const std::string &file, const std::string &path, const std::st
     throw InputError({path, 0, 0}, fmt::format("field '{}': no such skeleton file '{}'", field, file));
 }
 
+/// A measured time: a positive number of milliseconds up to 1e9 (11.6 days).
+double measuredMs(const nlohmann::json &c, const char *key, const std::string &path,
+                  const std::string &at) {
+  if (!c.contains(key) || !c[key].is_number() || !(c[key].get<double>() > 0))
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a positive number", at, key));
+  double v = c[key].get<double>();
+  if (!std::isfinite(v) || v > 1e9)
+    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': {} is out of range (0, 1e+09]", at, key, v));
+  return v;
+}
+
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
@@ -90,9 +102,7 @@ Measurements loadMeasurements(const std::string &path) {
     mc.layout = c["layout"];
     mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
     requireFile(mc.skeleton, path, at + ".skeleton");
-    if (!c.contains("time_ms") || !c["time_ms"].is_number() || !(c["time_ms"].get<double>() > 0))
-      throw fail(at + ".time_ms", "missing or not a positive number");
-    mc.timeMs = c["time_ms"];
+    mc.timeMs = measuredMs(c, "time_ms", path, at);
     m.cases.push_back(mc);
   }
   return m;
@@ -227,13 +237,15 @@ int64_t count(const nlohmann::json &c, const char *key, const std::string &path,
     return 0;
   if (!c[key].is_number_integer())
     throw InputError({path, 0, 0}, fmt::format("field '{}.{}': not an integer", at, key));
-  return c[key].get<int64_t>();
+  int64_t v = c[key].get<int64_t>();
+  if (v < 0 || v > (int64_t{1} << 31))
+    throw InputError({path, 0, 0},
+                     fmt::format("field '{}.{}': {} is out of range [0, 2^31]", at, key, c[key].dump()));
+  return v;
 }
 
 double number(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
-  if (!c.contains(key) || !c[key].is_number() || !(c[key].get<double>() > 0))
-    throw InputError({path, 0, 0}, fmt::format("field '{}.{}': missing or not a positive number", at, key));
-  return c[key].get<double>();
+  return measuredMs(c, key, path, at);
 }
 
 std::string text(const nlohmann::json &c, const char *key, const std::string &path, const std::string &at) {
@@ -255,6 +267,36 @@ ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const Mod
 }
 
 } // namespace
+
+std::string measuredGpuName(const std::string &path) {
+  nlohmann::json j = readJson(path);
+  if (!j.is_object() || !j.contains("gpu") || !j["gpu"].is_object() || !j["gpu"].contains("name"))
+    return "";
+  if (!j["gpu"]["name"].is_string())
+    throw InputError({path, 0, 0}, "field 'gpu.name': not a string");
+  return j["gpu"]["name"].get<std::string>();
+}
+
+bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw) {
+  auto squash = [](const std::string &s) {
+    std::string out;
+    for (unsigned char c : s)
+      if (std::isalnum(c))
+        out += static_cast<char>(std::tolower(c));
+    return out;
+  };
+  std::string spec = squash(hw.name);
+  return !spec.empty() && squash(gpuName).find(spec) != std::string::npos;
+}
+
+void requireSameGpu(const std::string &path, const HwSpec &hw) {
+  std::string gpu = measuredGpuName(path);
+  if (!gpu.empty() && !gpuMatchesSpec(gpu, hw))
+    throw InputError({path, 0, 0},
+                     fmt::format("field 'gpu.name': measured on '{}', not on the spec's GPU '{}': give "
+                                 "its spec with --hw, or --force to compare anyway",
+                                 gpu, hw.name));
+}
 
 bool isProgramMeasurements(const std::string &path) {
   nlohmann::json j = readJson(path);
@@ -284,6 +326,8 @@ ProgramValidation validatePrograms(const std::vector<std::string> &paths, const 
     v.path += (v.path.empty() ? "" : " + ") + path;
     nlohmann::json j = readJson(path);
     checkMeasurementFile(j, path);
+    if (v.gpuName.empty())
+      v.gpuName = measuredGpuName(path);
     if (!j.contains("fusion") && !j.contains("hotspot_steps"))
       throw InputError({path, 0, 0}, "field 'fusion': missing; a program measurement file has "
                                      "'fusion' or 'hotspot_steps'");

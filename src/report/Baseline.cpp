@@ -32,7 +32,13 @@ std::string str(const json &o, const std::string &key, const std::string &path, 
   return it->get<std::string>();
 }
 
-double round6(double v) { return std::strtod(fmt::format("{:.6g}", v).c_str(), nullptr); }
+/// A baseline's time or speedup: finite, within (0, 1e15].
+double inRange(const std::string &path, const std::string &field, double v) {
+  if (!std::isfinite(v) || !(v > 0) || v > 1e15)
+    fail(path, field, fmt::format("{} is out of range (0, 1e+15]", v));
+  return v;
+}
+
 
 using Key = std::tuple<std::string, std::string, std::string>;
 
@@ -92,16 +98,16 @@ Baseline parseBaseline(const std::string &text, const std::string &path) {
     auto t = e.find("time_ms");
     if (t == e.end())
       fail(path, at + "time_ms", "missing");
-    if (!t->is_number() || !(t->get<double>() > 0) || !std::isfinite(t->get<double>()))
+    if (!t->is_number() || !(t->get<double>() > 0))
       fail(path, at + "time_ms", fmt::format("must be a positive number, is {}", t->dump()));
-    be.timeMs = t->get<double>();
+    be.timeMs = inRange(path, at + "time_ms", t->get<double>());
     auto s = e.find("speedup");
     if (s == e.end())
       fail(path, at + "speedup", "missing (null when the benchmark has no CPU time)");
     if (!s->is_null()) {
-      if (!s->is_number() || !(s->get<double>() > 0) || !std::isfinite(s->get<double>()))
+      if (!s->is_number() || !(s->get<double>() > 0))
         fail(path, at + "speedup", fmt::format("must be a positive number or null, is {}", s->dump()));
-      be.speedup = s->get<double>();
+      be.speedup = inRange(path, at + "speedup", s->get<double>());
     }
     if (!seen.insert({be.benchmark, be.kernel, be.gpu}).second)
       fail(path, fmt::format("entries[{}]", i),
@@ -142,8 +148,10 @@ std::string renderBaselineJson(const Baseline &b) {
     json line = {{"benchmark", e.benchmark},
                  {"kernel", e.kernel},
                  {"gpu", e.gpu},
-                 {"time_ms", round6(e.timeMs)},
-                 {"speedup", e.speedup ? json(round6(*e.speedup)) : json(nullptr)}};
+                 // every digit (nlohmann writes the shortest text that reads back the
+                 // same double): an unchanged suite passes at any tolerance
+                 {"time_ms", e.timeMs},
+                 {"speedup", e.speedup ? json(*e.speedup) : json(nullptr)}};
     // nlohmann sorts keys; keep the documented order instead.
     out += fmt::format("{}\n    {{\"benchmark\": {}, \"kernel\": {}, \"gpu\": {}, \"time_ms\": {}, "
                        "\"speedup\": {}}}",
@@ -166,6 +174,9 @@ double parseTolerance(const std::string &text) {
                      fmt::format("'{}' is not a tolerance: write a percentage ('5%') or a fraction "
                                  "('0.05')",
                                  text));
+  if (percent && v > 1000)
+    throw InputError({"--tolerance", 0, 0},
+                     fmt::format("'{}' is out of range: a tolerance is at most 1000%", text));
   if (percent)
     return v / 100;
   if (v > 1)

@@ -49,6 +49,13 @@ std::optional<double> speedup(const BenchmarkResult &b, size_t gpu) {
   return *b.cpuMs / *t;
 }
 
+std::optional<double> kernelSpeedup(const BenchmarkResult &b, size_t gpu) {
+  std::optional<double> t = benchmarkTimeMs(b, gpu);
+  if (!b.cpuMs || !t || !(*t > 0))
+    return std::nullopt;
+  return *b.cpuMs / *t;
+}
+
 std::vector<BatchFailure> batchFailures(const BatchReport &r) {
   std::vector<BatchFailure> fs;
   for (const auto &b : r.benchmarks) {

@@ -1,23 +1,11 @@
 // report.csv of `skelcast batch`: one row per benchmark, kernel, GPU and layout
 // rank, every number in its own column; a failure is one row with `error` set.
+#include "Csv.h"
 #include "Format.h"
 #include "skelcast/report/Batch.h"
 
 namespace skelcast::report {
 namespace {
-
-/// RFC 4180 field: quoted when it holds a comma, a quote or a line break.
-std::string field(const std::string &s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos)
-    return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"')
-      q += '"';
-    q += c;
-  }
-  return q + '"';
-}
 
 std::string opt(const std::optional<double> &v, int prec) { return v ? num(*v, prec) : ""; }
 
@@ -30,10 +18,10 @@ std::string renderBatchCsv(const BatchReport &r) {
       "comp_insts,coal_mem_insts,uncoal_mem_insts,synch_insts,compulsory_bytes,roofline_ms,"
       "layouts_explored,layouts_pruned,cpu_ms,benchmark_time_ms,program_ms,transfer_share,speedup,error\n";
   for (const auto &b : r.benchmarks) {
-    std::string head = field(b.name) + "," + field(b.input) + ",";
+    std::string head = csvField(b.name) + "," + csvField(b.input) + ",";
     if (!b.error.empty()) {
       // kernel, gpu, the 21 layout columns, layouts_explored, layouts_pruned: empty
-      out += head + std::string(25, ',') + opt(b.cpuMs, 8) + ",,,,," + field(b.error) + "\n";
+      out += head + std::string(25, ',') + opt(b.cpuMs, 8) + ",,,,," + csvField(b.error) + "\n";
       continue;
     }
     for (const auto &k : b.kernels) {
@@ -43,9 +31,9 @@ std::string renderBatchCsv(const BatchReport &r) {
                                        opt(b.cpuMs, 8), opt(benchmarkTimeMs(b, g), 8),
                                        opt(programTimeMs(b, g), 8), opt(transferShare(b, g), 4),
                                        opt(speedup(b, g), 6));
-        std::string kgHead = head + field(k.name) + "," + field(r.gpus[g].name) + ",";
+        std::string kgHead = head + csvField(k.name) + "," + csvField(r.gpus[g].name) + ",";
         if (!kg.ok()) {
-          out += kgHead + std::string(21, ',') + tail + field(kg.error) + "\n"; // no layout columns
+          out += kgHead + std::string(21, ',') + tail + csvField(kg.error) + "\n"; // no layout columns
           continue;
         }
         for (size_t i = 0; i < kg.layouts.size(); ++i) {
@@ -53,7 +41,7 @@ std::string renderBatchCsv(const BatchReport &r) {
           const auto &w = l.characterization.workload;
           out += kgHead + fmt::format(
                               "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", i + 1,
-                              field(l.layoutString), num(l.result.timeMs, 8),
+                              csvField(l.layoutString), num(l.result.timeMs, 8),
                               num(l.result.totalCycles, 10), l.result.bound, num(l.result.mwp, 6),
                               num(l.result.cwp, 6), num(l.result.n, 6), l.result.execCase,
                               num(l.result.memCycles, 10), num(l.result.compCycles, 10),

@@ -2,7 +2,8 @@
 // and the charts are SVG drawn here (no script, no font or image to fetch), so
 // the file opens offline in any browser and prints as it shows.
 //
-// Charts: the projected speedup over the CPU per benchmark and GPU (log scale),
+// Charts: the projected speedup over the CPU per benchmark and GPU (log scale;
+// the whole program's, transfers included, and the kernels' alone behind it),
 // the memory/compute split of every kernel's best layout per GPU (Hong-Kim's
 // Mem_cycles against Comp_cycles), and per kernel the projected time of its top
 // layouts on each GPU (one linear scale for all GPUs of the kernel).
@@ -107,7 +108,9 @@ void gpuLegend(Svg &s, const BatchReport &r, double right, double y) {
 }
 
 /// Grouped horizontal bars, one group per benchmark with a CPU time, one bar
-/// per GPU, on a log scale with a dashed line at 1x (as fast as the CPU).
+/// per GPU, on a log scale with a dashed line at 1x (as fast as the CPU). The
+/// solid bar is the program's speedup (speedup(): transfers, launches, repeats,
+/// fusion); the light bar behind it the kernels' alone (kernelSpeedup()).
 std::string speedupChart(const BatchReport &r) {
   std::vector<const BenchmarkResult *> rows;
   double lo = 1, hi = 1;
@@ -116,10 +119,11 @@ std::string speedupChart(const BatchReport &r) {
       continue;
     rows.push_back(&b);
     for (size_t g = 0; g < r.gpus.size(); ++g)
-      if (auto s = speedup(b, g)) {
-        lo = std::min(lo, *s);
-        hi = std::max(hi, *s);
-      }
+      for (auto s : {speedup(b, g), kernelSpeedup(b, g)})
+        if (s) {
+          lo = std::min(lo, *s);
+          hi = std::max(hi, *s);
+        }
   }
   if (rows.empty())
     return "";
@@ -129,7 +133,7 @@ std::string speedupChart(const BatchReport &r) {
   double labelW = 0;
   for (const auto *b : rows)
     labelW = std::max(labelW, textWidth(clip(b->name, 40), 12));
-  const double x0 = labelW + 18, valueW = 110, plotW = kChartWidth - x0 - valueW;
+  const double x0 = labelW + 18, valueW = 190, plotW = kChartWidth - x0 - valueW;
   const double barH = 13, barGap = 3, groupGap = 12;
   const double groupH = static_cast<double>(r.gpus.size()) * (barH + barGap) - barGap;
   auto xOf = [&](double v) { return x0 + plotW * (std::log10(v) - l0) / (l1 - l0); };
@@ -148,18 +152,36 @@ std::string speedupChart(const BatchReport &r) {
     s.text(labelW + 8, y + groupH / 2 + 4, clip(b->name, 40), 12, "text-anchor=\"end\"");
     for (size_t g = 0; g < r.gpus.size(); ++g) {
       double by = y + static_cast<double>(g) * (barH + barGap);
-      std::optional<double> sp = speedup(*b, g);
-      if (!sp) {
+      std::optional<double> sp = speedup(*b, g), ks = kernelSpeedup(*b, g);
+      if (!sp && !ks) {
         s.text(x0 + 4, by + barH - 3, fmt::format("{}: no projection", r.gpus[g].name), 11,
                "fill=\"#9aa5b1\"");
         continue;
       }
-      std::string tip = fmt::format("{} on {}: {} (CPU {} ms, GPU {} ms)", b->name, r.gpus[g].name,
-                                    speedupText(*sp), num(*b->cpuMs, 4),
-                                    num(*benchmarkTimeMs(*b, g), 4));
-      double w = std::max(2.0, xOf(*sp) - x0);
-      s.rect(x0, by, w, barH, gpuColor(g), tip, "rx=\"2\"");
-      s.text(x0 + w + 5, by + barH - 3, speedupText(*sp), 11);
+      std::string label, tip = fmt::format("{} on {}: CPU {} ms", b->name, r.gpus[g].name,
+                                           num(*b->cpuMs, 4));
+      if (sp) {
+        label = "program " + speedupText(*sp);
+        tip += fmt::format("; program {} ({} ms, transfers included)", speedupText(*sp),
+                           num(*programTimeMs(*b, g), 4));
+      }
+      if (ks) {
+        label += (label.empty() ? "" : ", ") + std::string("kernels ") + speedupText(*ks);
+        tip += fmt::format("; kernels alone {} ({} ms)", speedupText(*ks),
+                           num(*benchmarkTimeMs(*b, g), 4));
+      }
+      double w = 0;
+      if (ks) { // light, behind
+        double kw = std::max(2.0, xOf(*ks) - x0);
+        s.rect(x0, by, kw, barH, gpuColor(g), tip, "rx=\"2\" fill-opacity=\"0.35\"");
+        w = kw;
+      }
+      if (sp) { // solid, narrower, in front
+        double pw = std::max(2.0, xOf(*sp) - x0);
+        s.rect(x0, by + 2, pw, barH - 4, gpuColor(g), tip, "rx=\"2\"");
+        w = std::max(w, pw);
+      }
+      s.text(x0 + w + 5, by + barH - 3, label, 11);
     }
     y += groupH + groupGap;
   }
@@ -167,7 +189,8 @@ std::string speedupChart(const BatchReport &r) {
   s.line(x1, top - 8, x1, bottom + 4, "#323f4b", "stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
   s.text(x1 + 4, top - 10, "CPU (1x)", 11, "fill=\"#323f4b\"");
   s.height = bottom + 30;
-  return s.render("speedup", "Projected speedup over the CPU per benchmark and GPU (log scale)");
+  return s.render("speedup", "Projected speedup over the CPU per benchmark and GPU (log scale): "
+                             "the whole program (solid) and its kernels alone (light)");
 }
 
 /// One 100% bar per kernel and GPU: the memory and compute shares of the best
@@ -412,8 +435,11 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "<p class=\"note\">No benchmark of this suite gives a measured CPU time "
          "(<code>cpu_ms</code> in the manifest), so there is no speedup to show.</p>\n";
   } else {
-    o += "<p class=\"note\">Measured CPU time / projected GPU time (best layout of each kernel, "
-         "summed over the benchmark's kernels). Log scale; the dashed line is the CPU.</p>\n";
+    o += "<p class=\"note\">Measured CPU time / projected GPU time. Solid bar: the whole program "
+         "(copies to and from the GPU, every kernel with its repeats and launches, fusion where it "
+         "wins), the speedup <code>project --cpu-ms</code> gives. Light bar behind it: the kernels "
+         "alone (the best layout of each kernel, summed, without transfers). Log scale; the dashed "
+         "line is the CPU.</p>\n";
     o += "<div class=\"panel\">" + sc + "</div>\n";
   }
 
@@ -431,18 +457,21 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "<div class=\"panel\"><table>\n<tr><th>benchmark</th><th class=\"num\">CPU (ms)</th>";
     for (const auto &g : r.gpus)
       o += fmt::format("<th class=\"num\">{} program (ms)</th><th class=\"num\">{} transfers</th>"
-                       "<th class=\"num\">{} speedup</th>",
-                       esc(g.name), esc(g.name), esc(g.name));
+                       "<th class=\"num\">{} program speedup</th><th class=\"num\">{} kernel "
+                       "speedup</th>",
+                       esc(g.name), esc(g.name), esc(g.name), esc(g.name));
     o += "</tr>\n";
     for (const auto &b : r.benchmarks) {
       if (!b.cpuMs)
         continue;
       o += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td>", esc(b.name), num(*b.cpuMs, 5));
       for (size_t g = 0; g < r.gpus.size(); ++g) {
-        std::optional<double> t = programTimeMs(b, g), s = speedup(b, g), x = transferShare(b, g);
-        o += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+        std::optional<double> t = programTimeMs(b, g), s = speedup(b, g), x = transferShare(b, g),
+                              k = kernelSpeedup(b, g);
+        o += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td class=\"num\">{}</td>",
                          t ? num(*t, 4) : "-", x ? fixed(100 * *x, 0) + "%" : "-",
-                         s ? speedupText(*s) : "-");
+                         s ? speedupText(*s) : "-", k ? speedupText(*k) : "-");
       }
       o += "</tr>\n";
     }

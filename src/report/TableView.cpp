@@ -1,3 +1,4 @@
+#include "Csv.h"
 #include "Format.h"
 #include "skelcast/report/Report.h"
 
@@ -128,10 +129,9 @@ std::string renderCsv(const Report &r) {
     size_t n = std::min(r.top, p.layouts.size());
     for (size_t i = 0; i < n; ++i) {
       const auto &l = p.layouts[i];
-      out += fmt::format("{},{},{},{},\"{}\",{},{},{},{},{},{}\n", p.kernel, k.file, r.hwName, i + 1,
-                         l.layoutString, num(l.result.timeMs, 8), num(l.result.totalCycles, 10),
-                         num(l.result.mwp, 6), num(l.result.cwp, 6), num(l.result.n, 6),
-                         l.result.bound);
+      out += csvRecord({p.kernel, k.file, r.hwName, std::to_string(i + 1), l.layoutString,
+                        num(l.result.timeMs, 8), num(l.result.totalCycles, 10), num(l.result.mwp, 6),
+                        num(l.result.cwp, 6), num(l.result.n, 6), l.result.bound});
     }
   }
   return out;

@@ -111,4 +111,54 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+std::string renderProgramValidationMarkdown(const model::ProgramValidation &v) {
+  std::string out = fmt::format("Programs measured on {}; spec `{}`; model `{}`.\n\n",
+                                v.gpuName.empty() ? "an unnamed GPU" : v.gpuName, v.hwName, v.model);
+  out += "| program | quantity | host memory | measured | projected | error | target met |\n";
+  out += "| --- | --- | --- | ---: | ---: | ---: | --- |\n";
+  for (const auto &c : v.checks) {
+    const char *memory = c.pinned ? "pinned" : "pageable";
+    if (c.quantity == "winner")
+      out += fmt::format("| {} | winner | {} | {} | {} | | {} |\n", c.what, memory, c.measuredWinner,
+                         c.projectedWinner, c.ok ? "yes" : "no");
+    else
+      out += fmt::format("| {} | {} | {} | {} ms | {} ms | {}% | {} |\n", c.what, c.quantity, memory,
+                         num(c.measuredMs, 5), num(c.projectedMs, 5), fixed(100 * c.error, 1),
+                         c.ok ? "yes" : "no");
+  }
+  out += fmt::format("\nTransfers within 15%: {}. Fused/unfused winner right: {}. Program totals "
+                     "within 25%: {}.\n",
+                     v.transfersWithin15 ? "yes" : "no", v.winnersRight ? "yes" : "no",
+                     v.totalsWithin25 ? "yes" : "no");
+  return out;
+}
+
+std::string renderProgramValidationJson(const model::ProgramValidation &v) {
+  using nlohmann::json;
+  json j;
+  j["hw"] = v.hwName;
+  j["gpu"] = v.gpuName;
+  j["model"] = v.model;
+  j["measurements"] = v.path;
+  j["transfers_within_15pct"] = v.transfersWithin15;
+  j["winners_right"] = v.winnersRight;
+  j["totals_within_25pct"] = v.totalsWithin25;
+  json checks = json::array();
+  for (const auto &c : v.checks) {
+    json x = {{"program", c.what}, {"quantity", c.quantity},
+              {"host_memory", c.pinned ? "pinned" : "pageable"}, {"target_met", c.ok}};
+    if (c.quantity == "winner") {
+      x["measured_winner"] = c.measuredWinner;
+      x["projected_winner"] = c.projectedWinner;
+    } else {
+      x["measured_ms"] = c.measuredMs;
+      x["projected_ms"] = c.projectedMs;
+      x["error"] = c.error;
+    }
+    checks.push_back(x);
+  }
+  j["checks"] = checks;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 } // namespace skelcast::report

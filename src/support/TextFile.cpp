@@ -2,7 +2,10 @@
 
 #include "skelcast/support/Diagnostic.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 #include <fstream>
 
 namespace skelcast {
@@ -17,15 +20,23 @@ void checkInputFile(const std::string &path) {
     throw InputError({path, 0, 0}, "is a directory, not a file");
   if (st.type() == fs::file_type::character || st.type() == fs::file_type::block)
     throw InputError({path, 0, 0}, "is a device, not a file");
-  if (!fs::exists(st))
-    throw InputError({path, 0, 0}, "cannot open file");
+  if (!fs::exists(st)) {
+    // The system's reason: "No such file or directory", "Not a directory", ...
+    int err = ec ? ec.value() : ENOENT;
+    struct stat sb;
+    if (::stat(path.c_str(), &sb) != 0)
+      err = errno;
+    throw InputError({path, 0, 0}, std::string("cannot open file: ") + std::strerror(err));
+  }
 }
 
 std::string readTextFile(const std::string &path) {
   checkInputFile(path);
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw InputError({path, 0, 0}, "cannot open file");
+    throw InputError({path, 0, 0}, std::string("cannot open file") +
+                                       (errno ? std::string(": ") + std::strerror(errno) : ""));
   // Read in chunks up to the cap, so that a pipe that never ends is refused too.
   std::string text;
   char buf[1 << 16];

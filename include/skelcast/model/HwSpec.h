@@ -60,6 +60,9 @@ struct HwSpec {
   double departureDelCoalCycles = 0;
   double departureDelUncoalCycles = 0;
   int64_t l1CacheBytes = 0, l2CacheBytes = 0;
+  /// Device memory the arrays of a kernel or program must fit in; 0: not
+  /// given (no check).
+  int64_t memCapacityBytes = 0;
   double l1LatencyCycles = 0, l2LatencyCycles = 0;
   double peakSpGflops = 0, peakDpGflops = 0;
   /// Wavefronts (one 32-lane access of 128 bytes) the L1/shared-memory data

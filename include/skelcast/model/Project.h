@@ -67,8 +67,17 @@ double rankTime(double ms);
 /// then the layout string (docs/model.md, section 2).
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
 
+/// When `arrays` (name, bytes) exceed the spec's device memory
+/// (`mem_capacity_bytes`; never when the spec does not give it), what they need
+/// against what it has: "needs 120 GB of device memory for its arrays (A 40 GB,
+/// ...); h100 has 85.02 GB (mem_capacity_bytes)". projectKernel throws it as an
+/// InputError; projectProgram makes it the verdict's reason.
+std::optional<std::string> deviceMemoryShortfall(
+    const HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays);
+
 /// Enumerate, project and rank (rankedBefore); `only` restricts to one given
-/// layout. Keeps the `mo.keepTop` best (all when 0).
+/// layout. Keeps the `mo.keepTop` best (all when 0). A kernel the spec cannot
+/// run (FP64 without FP64 units, arrays beyond its memory) is an InputError.
 KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);

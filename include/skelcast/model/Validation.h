@@ -76,9 +76,22 @@ struct ProgramCheck {
 
 struct ProgramValidation {
   std::string hwName, model, path;
+  std::string gpuName; ///< the measured GPU (the first file's `gpu.name`), "" when not given
   std::vector<ProgramCheck> checks;
   bool transfersWithin15 = true, winnersRight = true, totalsWithin25 = true;
 };
+
+/// The GPU a measurement file (kernels or programs) was measured on: its
+/// `gpu.name`, "" when absent.
+std::string measuredGpuName(const std::string &path);
+
+/// Whether `gpuName` (as CUDA reports it, "NVIDIA H100 80GB HBM3") is the GPU
+/// of `hw`: the spec's name, letters and digits only, is in it ("h100").
+bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw);
+
+/// InputError naming `path`'s field 'gpu.name' when the file was measured on
+/// another GPU than `hw`'s (a file without a GPU name passes).
+void requireSameGpu(const std::string &path, const HwSpec &hw);
 
 /// Whether a measurement file holds programs rather than kernel cases.
 bool isProgramMeasurements(const std::string &path);

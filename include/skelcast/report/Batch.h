@@ -84,6 +84,10 @@ std::optional<double> transferShare(const BenchmarkResult &b, size_t gpu);
 /// nullopt without a CPU time or a program projection.
 std::optional<double> speedup(const BenchmarkResult &b, size_t gpu);
 
+/// cpu_ms / benchmarkTimeMs: the kernels alone (best layout of each, summed,
+/// without transfers or launches); nullopt without a CPU time or a kernel time.
+std::optional<double> kernelSpeedup(const BenchmarkResult &b, size_t gpu);
+
 /// Something that did not produce a projection: an input (kernel and gpu
 /// empty) or one kernel on one GPU.
 struct BatchFailure {

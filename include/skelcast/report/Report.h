@@ -64,5 +64,9 @@ std::string renderValidation(const model::ValidationReport &v);
 std::string renderValidationMarkdown(const model::ValidationReport &v);
 std::string renderValidationJson(const model::ValidationReport &v);
 std::string renderProgramValidation(const model::ProgramValidation &v);
+/// The same as a Markdown table and as JSON (`validate --format markdown|json`
+/// of a program measurement file).
+std::string renderProgramValidationMarkdown(const model::ProgramValidation &v);
+std::string renderProgramValidationJson(const model::ProgramValidation &v);
 
 } // namespace skelcast::report

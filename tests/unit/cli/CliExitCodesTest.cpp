@@ -52,3 +52,27 @@ TEST(CliExitCodes, MissingFileIsInputError) {
   EXPECT_NE(r.err.find("/nonexistent/file.skel: error: cannot open file"), std::string::npos)
       << r.err;
 }
+
+// Usage errors in words, pointing at the subcommand's help (issue 17, item 17).
+TEST(CliExitCodes, UsageErrorsPointAtTheSubcommandsHelp) {
+  CliRun r = run({"project", "--top"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "skelcast: error: --top: needs a value\nrun 'skelcast project --help' for usage\n");
+  r = run({"hw", "show"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("run 'skelcast hw show --help' for usage"), std::string::npos) << r.err;
+  r = run({"frobnicate"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("run 'skelcast --help' for usage"), std::string::npos) << r.err;
+}
+
+TEST(CliExitCodes, ProjectOnSeveralGpusSaysThatItTakesOne) {
+  CliRun r = run({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100", "--hw", "a100"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "skelcast: error: --hw: takes one value, was given 2\n"
+                   "run 'skelcast project --help' for usage\n");
+  r = run({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100,a100"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "--hw: error: 'h100,a100' names several GPUs; this command takes one (batch and "
+                   "check take several: --hw h100,a100)\n");
+}

@@ -40,3 +40,27 @@ TEST(CliHardening, FileNameThatIsNotUtf8InJson) {
   ASSERT_EQ(rc, 0) << verr.str();
   EXPECT_NO_THROW(nlohmann::json::parse(vout.str()));
 }
+
+// An unwritable --junit printed "check passed" and then exited 1 (issue 17,
+// item 18): the JUnit file is written before anything is reported, and a
+// directory that cannot take it is refused before the suite runs.
+TEST(CliHardening, UnwritableJUnitIsReportedBeforeTheResult) {
+  auto dir = std::filesystem::temp_directory_path() / "skelcast-junit";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "suite");
+  std::filesystem::copy_file(kSrc + "/skeletons/matmul.skel", dir / "suite" / "matmul.skel");
+  std::string suite = (dir / "suite").string(), base = (dir / "base.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(skelcast::cli::runCli({"check", suite, "--baseline", base, "--hw", "h100",
+                                   "--update-baseline"},
+                                  out, err),
+            0)
+      << err.str();
+  std::string junit = (dir / "no_such_dir" / "j.xml").string();
+  std::ostringstream out2, err2;
+  int rc = skelcast::cli::runCli({"check", suite, "--baseline", base, "--junit", junit}, out2, err2);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(out2.str(), "");
+  EXPECT_EQ(err2.str(), junit + ": error: cannot write: No such file or directory\n");
+  std::filesystem::remove_all(dir);
+}

@@ -125,6 +125,11 @@ TEST_P(FiniteOutput, EveryModelGivesFiniteNumbers) {
                                   "json", "--top", "1000000", "--cpu-ms", "1"};
     args.insert(args.end(), GetParam().inputArgs.begin(), GetParam().inputArgs.end());
     int rc = runCli(args, out, err);
+    // A GPU that cannot run the input at all says so (issue 17, items 7 and 8):
+    // FP64 on a GPU without FP64 units, arrays beyond its device memory.
+    if (rc == 1 && (err.str().find("has no FP64 units") != std::string::npos ||
+                    err.str().find("(mem_capacity_bytes)") != std::string::npos))
+      continue;
     ASSERT_EQ(rc, 0) << skel << " on " << spec << " with " << model << ": " << err.str();
     std::vector<std::string> bad = skelcast::testsupport::nonFinite(out.str());
     EXPECT_TRUE(bad.empty()) << skel << " on " << spec << " with " << model

@@ -68,13 +68,20 @@ TEST(LayoutLimits, ParallelIndexGivenTwiceIsAnError) {
   EXPECT_EQ(errorOf("block=i:4,i:8"), "--layout: error: 'block=i:4,i:8': 'i' is given twice");
   EXPECT_EQ(errorOf("block=i:16 fold=j:2,j:2"), "--layout: error: 'fold=j:2,j:2': 'j' is given twice");
   EXPECT_EQ(errorOf("block=i:16 stage=k:4,k:8 cache=A"),
-            "--layout: error: 'stage=k:4,k:8': kernel 'matmul' has 1 loop named 'k'");
+            "--layout: error: 'stage=k:4,k:8': 'k' is given twice");
+  EXPECT_EQ(errorOf("block=i:16 unroll=k:4,k:1"),
+            "--layout: error: 'unroll=k:4,k:1': 'k' is given twice");
+  EXPECT_EQ(errorOf("block=i:16,j:16 cache=A,A"), "--layout: error: 'cache=A,A': 'A' is given twice");
+  EXPECT_EQ(errorOf("block=i:16 unroll=k#2:4"),
+            "--layout: error: 'unroll=k#2:4': kernel 'matmul' has 1 loop named 'k'");
 }
 
-// spinflap's kernel has two loops named 'n'; layoutString prints
-// "unroll=n:4,n:4", which parsed to the first loop twice (and the fuzz round
-// trip would have failed once names given twice were refused).
-TEST(LayoutLimits, LoopsSharingANameAreMentionedInOrder) {
+// spinflap's kernel has two loops named 'n' (issue 17, item 15): "unroll=n:4,n:1"
+// was read as the first and the second loop, and echoed as "unroll=n:4", which
+// reads back as the first: "unroll=n:1,n:4" came back as the wrong loop. A name
+// that several loops share is ambiguous; 'n#2' names the second loop of that
+// name, and layoutString writes it so.
+TEST(LayoutLimits, LoopsSharingANameAreNamedByTheirOrdinal) {
   skeleton::SkeletonFile s =
       skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/skeletons/spinflap.skel");
   layout::KernelInfo ki = layout::analyzeKernel(s, 0);
@@ -83,9 +90,33 @@ TEST(LayoutLimits, LoopsSharingANameAreMentionedInOrder) {
     if (ki.loops[lp].index == "n")
       ns.push_back(static_cast<int>(lp));
   ASSERT_EQ(ns.size(), 2u);
-  layout::Layout l = layout::parseLayout(ki, "block=j:2,i:128 unroll=n:4,n:2", fx().hw);
+  auto errorIn = [&](const std::string &text) -> std::string {
+    try {
+      layout::parseLayout(ki, text, fx().hw);
+    } catch (const InputError &e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_EQ(errorIn("block=j:2,i:128 unroll=n:4,n:1"),
+            "--layout: error: 'unroll=n:4,n:1': kernel 'spinflap' has 2 loops named 'n': name "
+            "them 'n#1', 'n#2'");
+  EXPECT_EQ(errorIn("block=j:2,i:128 unroll=n:4"),
+            "--layout: error: 'unroll=n:4': kernel 'spinflap' has 2 loops named 'n': name them "
+            "'n#1', 'n#2'");
+  EXPECT_EQ(errorIn("block=j:2,i:128 unroll=n#2:4,n#2:2"),
+            "--layout: error: 'unroll=n#2:4,n#2:2': 'n#2' is given twice");
+  EXPECT_EQ(errorIn("block=j:2,i:128 unroll=n#3:4"),
+            "--layout: error: 'unroll=n#3:4': kernel 'spinflap' has 2 loops named 'n'");
+  EXPECT_EQ(errorIn("block=j:2,i:128 unroll=n#0:4"),
+            "--layout: error: 'unroll=n#0:4': kernel 'spinflap' has 2 loops named 'n'");
+  layout::Layout l = layout::parseLayout(ki, "block=j:2,i:128 unroll=n#2:4", fx().hw);
+  EXPECT_EQ(l.unrollFactor(ns[0]), 1);
+  EXPECT_EQ(l.unrollFactor(ns[1]), 4);
+  EXPECT_EQ(layout::layoutString(ki, l), "block=j:2,i:128 unroll=n#2:4");
+  l = layout::parseLayout(ki, "block=j:2,i:128 unroll=n#2:2,n#1:4", fx().hw);
   EXPECT_EQ(l.unrollFactor(ns[0]), 4);
   EXPECT_EQ(l.unrollFactor(ns[1]), 2);
-  EXPECT_EQ(layout::layoutString(ki, l), "block=j:2,i:128 unroll=n:4,n:2");
+  EXPECT_EQ(layout::layoutString(ki, l), "block=j:2,i:128 unroll=n#1:4,n#2:2");
   EXPECT_EQ(layout::parseLayout(ki, layout::layoutString(ki, l), fx().hw), l);
 }

@@ -125,6 +125,9 @@ TEST_P(ExtremeSizes, ProjectToFiniteNumbers) {
   // fx5600, whose coalescing rules (segments, half-warps) compute addresses otherwise.
   for (const char *spec : {"h100", "c1060", "fx5600"}) {
     model::HwSpec hw = model::loadHwSpec(kSpecs + "/" + spec + ".json");
+    // The arithmetic at the edges, not the device memory (whose check refuses
+    // these arrays: Program.ArraysBeyondTheDeviceMemoryAreNotPorted).
+    hw.memCapacityBytes = 0;
     std::vector<std::string> models = model::modelNames();
     if (std::string(spec) != "h100")
       models = {"skelcast"};

@@ -3,6 +3,7 @@
 #include "skelcast/model/Project.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/skeleton/Parser.h"
+#include "skelcast/support/Diagnostic.h"
 
 #include <gtest/gtest.h>
 
@@ -278,4 +279,31 @@ TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
     logSum += std::log(std::max(p / c.timeMs, c.timeMs / p));
   }
   EXPECT_LT(v.geomeanError, std::expm1(logSum / static_cast<double>(m.cases.size())));
+}
+
+// A double kernel on a GPU without FP64 (fx5600, peak_dp_gflops 0) got "fp64
+// extra issue 0", as if FP64 were free (issue 17, item 8): it is an error naming
+// the kernel and the spec, whatever the model.
+TEST(Fp64, AGpuWithoutFp64RefusesAKernelWithFp64Instructions) {
+  auto fx = model::resolveHwSpec("fx5600", kSrc + "/hwspecs");
+  ASSERT_EQ(fx.peakDpGflops, 0);
+  layout::KernelInfo ki = kernelOf("#define N 1024\ndouble a[N]\nparallel_for dbl(N) : i {\n"
+                                   "  ld a[i]\n  comp 4 (fp64:2)\n  st a[i]\n}\n");
+  for (const char *m : {"skelcast", "hong-kim", "roofline"}) {
+    model::ModelOptions mo;
+    mo.model = m;
+    try {
+      model::projectKernel(ki, fx, {}, mo);
+      ADD_FAILURE() << m << ": no error";
+    } catch (const InputError &e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--hw: error: kernel 'dbl' executes FP64 instructions, but fx5600 has no FP64 "
+                "units (peak_dp_gflops 0)")
+          << m;
+    }
+  }
+  // Without FP64 instructions the same GPU projects it.
+  layout::KernelInfo sp = kernelOf("#define N 1024\nfloat a[N]\nparallel_for sp(N) : i {\n"
+                                   "  ld a[i]\n  comp 4\n  st a[i]\n}\n");
+  EXPECT_FALSE(model::projectKernel(sp, fx, {}, {}).layouts.empty());
 }

@@ -589,3 +589,34 @@ TEST(Program, SweptReuseDistancesAreTheWalkedOnes) {
     EXPECT_EQ(model::analyzeProgramKernel(f, 77).arrays.size(), infos[77].arrays.size());
   }
 }
+
+// Device memory (issue 17, item 7): `#define N 9999999999999999` projected two
+// 40,000,000,000 MB arrays on an 80 GB H100. A kernel whose arrays do not fit is
+// an error (docs/errors.md); a program whose kernels each fit but whose arrays
+// together do not gets "do not port" with the figures, whatever the speedup.
+TEST(Program, ArraysBeyondTheDeviceMemoryAreNotPorted) {
+  std::string text = kSrc.empty() ? "" : std::string(R"(#define N 7500000000
+float A[N]
+float B[N]
+float C[N]
+float D[N]
+parallel_for first(N) : i {
+  ld A[i]
+  st B[i]
+}
+parallel_for second(N) : i {
+  ld C[i]
+  st D[i]
+}
+)");
+  model::ProgramOptions po;
+  po.cpuMs = 1e9;
+  model::ProgramProjection p = program(text, po);
+  EXPECT_EQ(p.verdict, "do not port");
+  EXPECT_EQ(p.reason, "the program needs 120 GB of device memory for its arrays (A 30 GB, B 30 GB, "
+                      "C 30 GB, D 30 GB); h100 has 85.02 GB (mem_capacity_bytes)");
+  // Half the size fits.
+  std::string half = text;
+  half.replace(half.find("7500000000"), 10, "3750000000");
+  EXPECT_EQ(program(half, po).verdict, "port");
+}

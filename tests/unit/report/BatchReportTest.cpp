@@ -6,6 +6,8 @@
 #include "skelcast/report/Batch.h"
 #include "skelcast/skeleton/Parser.h"
 
+#include "../../../src/report/SpeedupFormat.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -287,4 +289,29 @@ TEST(BatchReport, RenderersArePureFunctions) {
   EXPECT_EQ(report::renderBatchJson(r), report::renderBatchJson(sample()));
   EXPECT_EQ(report::renderBatchCsv(r), report::renderBatchCsv(sample()));
   EXPECT_EQ(report::renderBatchMarkdown(r), report::renderBatchMarkdown(sample()));
+}
+
+// The speedup chart said "best layout of each kernel, summed" but plotted the
+// program's speedup, transfers included (issue 17, item 10): it labels what it
+// plots and shows the kernels' speedup beside the program's.
+TEST(BatchReport, HtmlSpeedupChartLabelsTheProgramAndTheKernelSpeedup) {
+  BatchReport r = sample();
+  const auto &b = r.benchmarks[0];
+  ASSERT_TRUE(report::kernelSpeedup(b, 0));
+  EXPECT_DOUBLE_EQ(*report::kernelSpeedup(b, 0), 50 / *report::benchmarkTimeMs(b, 0));
+  EXPECT_FALSE(report::kernelSpeedup(r.benchmarks[1], 0)); // no CPU time
+  std::string h = report::renderBatchHtml(r);
+  EXPECT_EQ(h.find("best layout of each kernel, summed over the benchmark's kernels). Log scale"),
+            std::string::npos);
+  EXPECT_NE(h.find("the whole program"), std::string::npos);
+  std::string program = report::speedupText(*report::speedup(b, 0));
+  std::string kernels = report::speedupText(*report::kernelSpeedup(b, 0));
+  ASSERT_NE(program, kernels);
+  // Both figures on the chart and in the table, each named.
+  size_t chart = h.find("<svg class=\"chart speedup\""), chartEnd = h.find("</svg>", chart);
+  std::string svg = h.substr(chart, chartEnd - chart);
+  EXPECT_NE(svg.find("program " + program), std::string::npos) << svg.substr(0, 3000);
+  EXPECT_NE(svg.find("kernels " + kernels), std::string::npos);
+  EXPECT_NE(h.find("kernel speedup</th>"), std::string::npos);
+  EXPECT_NE(h.find(">" + kernels + "<"), std::string::npos);
 }

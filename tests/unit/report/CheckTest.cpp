@@ -286,3 +286,24 @@ TEST(JUnit, OneTestcasePerKernelAndGpuWithFailures) {
   EXPECT_EQ(x.find("t<&>"), std::string::npos);
   EXPECT_NE(x.find("tests=\"8\" failures=\"4\""), std::string::npos) << x;
 }
+
+// The baseline keeps every double as it was (issue 17, item 9): written with 6
+// digits, 0.0086294 came back as 0.008629 and `check --tolerance 0` straight
+// after `--update-baseline` failed unchanged kernels.
+TEST(Baseline, RoundTripsFullPrecisionSoThatAnUnchangedSuitePassesAtZeroTolerance) {
+  BatchReport r = run(0.0086294371);
+  r.benchmarks[1].cpuMs = 1.0 / 3.0; // a speedup of many digits too
+  addPrograms(r);
+  Baseline b = parseBaseline(renderBaselineJson(baselineFromReport(r)), "base.json");
+  Baseline direct = baselineFromReport(r);
+  ASSERT_EQ(b.entries.size(), direct.entries.size());
+  for (size_t i = 0; i < b.entries.size(); ++i) {
+    EXPECT_EQ(b.entries[i].timeMs, direct.entries[i].timeMs) << b.entries[i].kernel;
+    EXPECT_EQ(b.entries[i].speedup, direct.entries[i].speedup) << b.entries[i].kernel;
+  }
+  CheckOptions o;
+  o.tolerance = 0;
+  CheckReport c = compareWithBaseline(r, b, o);
+  EXPECT_FALSE(c.failed());
+  EXPECT_EQ(c.count(CheckStatus::Unchanged), c.entries.size());
+}

@@ -37,7 +37,7 @@ TEST(TextFile, ReadsARegularFileWhole) {
 
 TEST(TextFile, RefusesWhatIsNoFileByName) {
   testsupport::TempDir tmp("skelcast-textfile");
-  EXPECT_EQ(refusal(tmp.file("no_such_file")), "cannot open file");
+  EXPECT_EQ(refusal(tmp.file("no_such_file")), "cannot open file: No such file or directory");
   EXPECT_EQ(refusal(std::filesystem::temp_directory_path().string()), "is a directory, not a file");
   // /dev/zero and /dev/full never end: a reader that tried would hang.
   EXPECT_EQ(refusal("/dev/zero"), "is a device, not a file");
