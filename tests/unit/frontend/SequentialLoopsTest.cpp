@@ -187,6 +187,61 @@ void wave(float A[N][N]) {
   roundTrips(o);
 }
 
+TEST(SequentialLoops, NeedlemanWunschAntiDiagonals) {
+  // Rodinia's nw: one launch per anti-diagonal d, whose length is d (`i <= d`)
+  Out o = skel(R"(#define N 2049
+int maximum(int a, int b, int c) { int k = a > b ? a : b; return k > c ? k : c; }
+void nw(int score[N][N], int ref[N][N], int penalty) {
+  for (int d = 1; d < N; d++)
+    for (int i = 1; i <= d; i++) {
+      int j = d - i + 1;
+      score[i][j] = maximum(score[i - 1][j - 1] + ref[i][j], score[i][j - 1] - penalty,
+                            score[i - 1][j] - penalty);
+    }
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u) << o.text << o.warnings;
+  EXPECT_TRUE(has(o.text, "repeat d = 1:N {")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for nw(1:d + 1) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "st score[i][d - i + 1]")) << o.text;
+  roundTrips(o);
+}
+
+TEST(SequentialLoops, GramSchmidtKeepsItsHostStepsInTheRepeat) {
+  // the norm is a reduction without OpenMP: host code between the launches
+  Out o = skel(R"(#include <math.h>
+#define M 200
+#define N 240
+void kernel_gramschmidt(double A[M][N], double R[N][N], double Q[M][N]) {
+  int i, j, k;
+  double nrm;
+  for (k = 0; k < N; k++) {
+    nrm = 0.0;
+    for (i = 0; i < M; i++)
+      nrm += A[i][k] * A[i][k];
+    R[k][k] = sqrt(nrm);
+    for (i = 0; i < M; i++)
+      Q[i][k] = A[i][k] / R[k][k];
+    for (j = k + 1; j < N; j++) {
+      R[k][j] = 0.0;
+      for (i = 0; i < M; i++)
+        R[k][j] += Q[i][k] * A[i][j];
+      for (i = 0; i < M; i++)
+        A[i][j] = A[i][j] - Q[i][k] * R[k][j];
+    }
+  }
+}
+)");
+  ASSERT_EQ(o.f.repeats.size(), 1u) << o.text << o.warnings;
+  const skeleton::Repeat &r = o.f.repeats[0];
+  EXPECT_EQ(r.index, "k");
+  EXPECT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.hostSteps.size(), 2u); // reads A for the norm, writes R[k][k]
+  EXPECT_TRUE(has(o.text, "parallel_for kernel_gramschmidt_1(k + 1:N) : j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "st Q[i][k]")) << o.text;
+  roundTrips(o);
+}
+
 TEST(SequentialLoops, TriangularInnerLoopStreamsToTheIndex) {
   // a forward substitution: row k takes the rows above it, 0:k
   Out o = skel(R"(#define N 256
