@@ -133,6 +133,14 @@ bool HostProgram::ownHostCodeSince(size_t firstStep) {
   return false;
 }
 
+HostProgram::Saved HostProgram::save() const { return {pending_, pendingLoc_, steps_}; }
+
+void HostProgram::restore(const Saved &s) {
+  pending_ = s.pending;
+  pendingLoc_ = s.pendingLoc;
+  steps_ = s.steps;
+}
+
 void HostProgram::inRepeat(size_t firstStep, int r) {
   for (size_t i = firstStep; i < steps_.size(); ++i)
     if (steps_[i].repeat < 0)

@@ -91,6 +91,11 @@ public:
   bool ownHostCodeSince(size_t firstStep);
   /// The host steps gathered since `firstStep` run in each pass of repeat r.
   void inRepeat(size_t firstStep, int r);
+  /// What the host side has gathered so far, to walk a loop body again (the
+  /// nest finder's second try of a sequential loop, NestFinder.cpp).
+  struct Saved;
+  Saved save() const;
+  void restore(const Saved &s);
   /// At the end of the function, whose kernels begin at `first`: the roles of
   /// their arrays, the host steps with skeleton names, the signature.
   void finish(size_t first);
@@ -127,6 +132,15 @@ private:
   std::map<const clang::VarDecl *, bool> pending_; ///< host code since the last kernel
   clang::SourceLocation pendingLoc_;
   std::vector<RawHostStep> steps_;
+
+public:
+  struct Saved {
+    std::map<const clang::VarDecl *, bool> pending;
+    clang::SourceLocation pendingLoc;
+    std::vector<RawHostStep> steps;
+  };
+
+private:
   std::optional<std::map<const clang::VarDecl *, std::vector<const clang::VarDecl *>>> aliases_;
 };
 

@@ -38,6 +38,11 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
   Block top{&k.body, 0};
   blk_ = &top;
   countOps_ = false; // the loop space's bounds are not the thread's work
+  if (const SequentialLoop *r = na_.repeatIndex()) {
+    // the index of the indexed repeat around the kernel: a name no local takes
+    scopes_.back().insert(r->name());
+    loopVal_[r->var] = Expr::ref(r->name());
+  }
   for (const clang::ForStmt *f : plan_.parallel) {
     const LoopHeader &h = scan_.headers.at(f);
     std::string idx = declare(h.var->getName().str());

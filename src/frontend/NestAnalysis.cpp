@@ -2,6 +2,8 @@
 #include "NestAnalysis.h"
 #include "ClangNodes.h"
 
+#include "skelcast/skeleton/Parser.h"
+
 #include <fmt/format.h>
 
 namespace skelcast::frontend {
@@ -55,8 +57,34 @@ std::optional<int64_t> NestAnalysis::knownValue(const clang::Expr *e) {
   });
 }
 
+std::string SequentialLoop::name() const {
+  std::string n = var->getName().str();
+  return skeleton::isKeyword(n) ? n + "_" : n;
+}
+
+const SequentialLoop *NestAnalysis::repeatIndex() const {
+  if (!sequential || sequential->empty() || !sequential->back().indexed())
+    return nullptr;
+  return &sequential->back();
+}
+
 std::string NestAnalysis::noValueReason(const clang::VarDecl *v) const {
   std::string name = v->getName().str();
+  if (sequential && !sequential->empty()) {
+    const SequentialLoop &in = sequential->back();
+    for (const SequentialLoop &s : *sequential) {
+      if (s.var != v)
+        continue;
+      if (&s != &in)
+        return fmt::format("it uses '{}', the index of the loop at line {}, outside the loop "
+                           "'{}' (line {}) around this nest: {} (a 'repeat' holds no 'repeat')",
+                           name, s.line, in.var->getName().str(), in.line, kTwoSequentialLoops);
+      if (!s.indexed())
+        return fmt::format("it uses '{}', the index of an enclosing loop that is not ported, "
+                           "and that loop cannot launch it once per iteration: {}",
+                           name, s.whyNotIndexed);
+    }
+  }
   for (const clang::VarDecl *e : enclosing)
     if (e == v)
       return fmt::format("it uses '{}', the index of an enclosing loop that is not ported", name);
@@ -104,8 +132,12 @@ Affine NestAnalysis::affine(const clang::Expr *e) {
 std::optional<Interval> NestAnalysis::varRange(const clang::ValueDecl *d) {
   auto *v = llvm::dyn_cast<clang::VarDecl>(d);
   auto it = plan.loops.find(v);
-  if (it == plan.loops.end())
+  if (it == plan.loops.end()) {
+    // the index of the indexed repeat around the nest: the values it takes
+    if (const SequentialLoop *r = repeatIndex(); r && r->var == v)
+      return r->range;
     return std::nullopt;
+  }
   auto c = rangeCache_.find(d);
   if (c != rangeCache_.end())
     return c->second;

@@ -53,6 +53,32 @@ struct NestPlan {
   std::string why;                                   ///< how independence was established
 };
 
+/// A sequential loop around the nest, not ported itself (docs/skeletonizer.md,
+/// "Programs"). The innermost one, when its header is canonical with known
+/// bounds, is an indexed `repeat k = LO:HI[:STEP]`: a nest inside may use its
+/// index, which is then a symbol invariant in one launch with a known range.
+struct SequentialLoop {
+  const clang::ForStmt *loop = nullptr;
+  const clang::VarDecl *var = nullptr;
+  unsigned line = 0;
+  /// Indexed: the repeat's bounds in skeleton form and the values the index takes.
+  std::optional<skeleton::Expr> lo, hi, step;
+  Interval range;
+  std::string whyNotIndexed; ///< empty when indexed
+  bool indexed() const { return lo.has_value(); }
+  /// The index as the skeleton writes it (a keyword of the language gets a `_`).
+  std::string name() const;
+  bool used = false;         ///< a nest ported inside uses the index
+  /// why nests inside that use this index were refused, for the loop's own warning
+  std::vector<std::string> refusedUses;
+};
+
+/// The words that end the reason of a nest using the index of a sequential loop
+/// outside the innermost one (NestAnalysis::noValueReason); the nest finder
+/// looks for them to name the nest at the outer loop.
+inline constexpr const char *kTwoSequentialLoops =
+    "launches per iteration of two nested loops cannot be written";
+
 /// The analysis state of one nest, shared by every step from the dependence
 /// test to the body builder.
 class NestAnalysis {
@@ -66,6 +92,12 @@ public:
   const NestScan &scan;
   NestPlan &plan;
   const std::vector<const clang::VarDecl *> &enclosing; ///< indices of enclosing loops not ported
+  /// The sequential loops around the nest, outermost first (set by the nest
+  /// finder; null in a nest analysed alone). Only the innermost one's index
+  /// may be used, and only when it is indexed.
+  const std::vector<SequentialLoop> *sequential = nullptr;
+  /// The enclosing loop whose index the nest may use (an indexed repeat), or null.
+  const SequentialLoop *repeatIndex() const;
 
   /// A scalar with a value known when skeletonizing (`--extent n=512`, a
   /// const with a constant initialiser): its value and skeleton form.

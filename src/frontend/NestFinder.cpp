@@ -34,8 +34,10 @@ bool isTrustedDirective(llvm::omp::Directive k) {
 class PlanMaker {
 public:
   PlanMaker(TUContext &tu, const FunctionFacts &facts, CalleeChecker &callees,
-            const std::vector<const clang::VarDecl *> &enclosing)
-      : tu_(tu), facts_(facts), callees_(callees), enclosing_(enclosing) {}
+            const std::vector<const clang::VarDecl *> &enclosing,
+            const std::vector<SequentialLoop> &sequential)
+      : tu_(tu), facts_(facts), callees_(callees), enclosing_(enclosing),
+        sequential_(sequential) {}
 
   /// Throws Unsupported when the nest cannot be ported.
   void make(const clang::Stmt *root, NestScan &scan, NestPlan &plan) {
@@ -60,6 +62,7 @@ public:
       plan.loops[h.var] = li;
     }
     NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+    na.sequential = &sequential_;
     unsigned trusted = plan.omp ? std::max(1u, plan.omp->getLoopsNumber()) : 0;
     ShapeErrors shapeErrors = makeShapes(na, scan, plan);
 
@@ -110,18 +113,41 @@ public:
   }
 
 private:
-  /// Bounds that make a loop-space dimension: known constants.
+  /// Bounds that make a loop-space dimension: known constants, or affine
+  /// forms in the index of the indexed repeat around the nest (`k + 1:N`).
   bool constantBounds(NestAnalysis &na, const LoopHeader &h, std::string &why) {
+    const SequentialLoop *rep = na.repeatIndex();
+    bool usesIndex = false;
     for (const clang::Expr *e : {h.init, h.bound}) {
       if (na.knownValue(e))
         continue;
       std::set<const clang::VarDecl *> vs;
       collectVars(e, vs);
+      bool index = false;
       for (const clang::VarDecl *v : vs) {
+        if (rep && v == rep->var) {
+          index = true;
+          continue;
+        }
         if (na.plan.loops.count(v) || na.knownScalar(v))
           continue;
         why = fmt::format("the loop bound '{}' is not a known constant: {}",
                           tu_.sourceText(e->getSourceRange()), na.noValueReason(v));
+        return false;
+      }
+      bool others = std::any_of(vs.begin(), vs.end(), [&](const clang::VarDecl *v) {
+        return na.plan.loops.count(v) > 0;
+      });
+      if (index && !others) {
+        Affine a = na.affine(e);
+        if (a.valid) {
+          usesIndex = true;
+          continue;
+        }
+        why = fmt::format("the loop bound '{}' is not affine in '{}', the index of the loop "
+                          "around it (line {}) that launches it once per iteration",
+                          tu_.sourceText(e->getSourceRange()), rep->var->getName().str(),
+                          rep->line);
         return false;
       }
       why = fmt::format("the loop bound '{}' is not a known constant",
@@ -130,6 +156,12 @@ private:
     }
     if (h.stepExpr) {
       why = "the loop step is not a known constant";
+      return false;
+    }
+    if (usesIndex && h.step > 1) {
+      why = fmt::format("a stepped loop whose bounds use '{}', the index of the loop around it: "
+                        "its iteration count changes with '{}'",
+                        rep->var->getName().str(), rep->var->getName().str());
       return false;
     }
     return true;
@@ -182,6 +214,7 @@ private:
   const FunctionFacts &facts_;
   CalleeChecker &callees_;
   const std::vector<const clang::VarDecl *> &enclosing_;
+  const std::vector<SequentialLoop> &sequential_;
 };
 
 // ---------------------------------------------------------------------------
@@ -264,6 +297,93 @@ private:
     }
   }
 
+  /// A bound of a sequential loop around kernels: a constant (macro names
+  /// kept), a scalar given by --extent, or a value from the file's callers.
+  std::optional<std::pair<int64_t, skeleton::Expr>> boundForm(const clang::Expr *e) {
+    if (auto v = tu_.constantValue(e))
+      if (auto x = tu_.constantExpr(e))
+        return std::make_pair(*v, *x);
+    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
+      if (auto v = tu_.scalarOption(dr->getDecl()->getName().str()))
+        return std::make_pair(*v, tu_.useScalarOption(dr->getDecl()->getName().str()));
+      if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(dr->getDecl()))
+        if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
+          if (auto a = tu_.callValues.valueOf(pv))
+            return std::make_pair(a->value, a->form);
+    }
+    return std::nullopt;
+  }
+
+  /// What the sequential loop `f` is to the nests inside it: an indexed
+  /// `repeat k = LO:HI[:STEP]` when its header allows one (counting up by a
+  /// constant step between known bounds), else the reason it is not.
+  SequentialLoop sequentialLoop(const clang::ForStmt *f, const LoopHeader &h) {
+    SequentialLoop s;
+    s.loop = f;
+    s.var = h.var;
+    s.line = tu_.line(f->getBeginLoc());
+    auto no = [&](std::string why) {
+      s.whyNotIndexed = std::move(why);
+      return s;
+    };
+    if (h.stepExpr)
+      return no("its step is not a known constant");
+    if (h.decreasing)
+      return no("it counts down, and an indexed 'repeat' counts up");
+    auto a = boundForm(h.init);
+    if (!a)
+      return no(fmt::format("its start '{}' is not a known constant",
+                            tu_.sourceText(h.init->getSourceRange())));
+    auto b = boundForm(h.bound);
+    if (!b)
+      return no(fmt::format("its bound '{}' is not a known constant",
+                            tu_.sourceText(h.bound->getSourceRange())));
+    int64_t hi = h.inclusive ? b->first + 1 : b->first;
+    if (hi <= a->first)
+      return no("it never runs");
+    s.lo = a->second;
+    s.hi = h.inclusive ? plusConst(b->second, 1) : b->second;
+    if (h.step > 1)
+      s.step = skeleton::Expr::lit(h.step);
+    s.range = Interval{a->first, hi - 1};
+    return s;
+  }
+
+  /// Is one of the kernels from `first` on in a repeat already (an inner loop's)?
+  bool repeatSince(size_t first) const {
+    for (const auto &r : out_.repeats)
+      for (size_t k : r.kernels)
+        if (k >= first)
+          return true;
+    return false;
+  }
+
+  /// Everything walking a loop body changes, to walk it again.
+  struct Snapshot {
+    size_t kernels, repeats, warnings;
+    FileAssembler::Mark mark;
+    HostProgram::Saved host;
+    int count;
+    decltype(TUContext::macros) macros;
+    decltype(TUContext::usedTrips) usedTrips;
+    std::vector<SequentialLoop> seq;
+  };
+  Snapshot snapshot() const {
+    return {out_.kernels.size(), out_.repeats.size(), out_.warnings.size(), out_.mark(),
+            host_.save(), count_, tu_.macros, tu_.usedTrips, seq_};
+  }
+  void restore(const Snapshot &s) {
+    out_.kernels.resize(s.kernels);
+    out_.repeats.resize(s.repeats);
+    out_.warnings.resize(s.warnings);
+    out_.rollback(s.mark);
+    host_.restore(s.host);
+    count_ = s.count;
+    tu_.macros = s.macros;
+    tu_.usedTrips = s.usedTrips;
+    seq_ = s.seq;
+  }
+
   /// The trip count of a sequential loop around kernels, as the repeat count,
   /// with a comment saying where it came from; nullopt with a warning if unknown.
   std::optional<std::pair<skeleton::Expr, std::string>> repeatCount(const clang::ForStmt *f,
@@ -272,23 +392,8 @@ private:
     if (auto p = tu_.pragmaClause(f, "trip"))
       return std::make_pair(skeleton::Expr::lit(static_cast<int64_t>(p->value)),
                             std::string("from '#pragma skelcast trip'"));
-    // a bound: a constant (macro names kept) or a scalar given by --extent
-    auto form = [&](const clang::Expr *e) -> std::optional<std::pair<int64_t, skeleton::Expr>> {
-      if (auto v = tu_.constantValue(e))
-        if (auto x = tu_.constantExpr(e))
-          return std::make_pair(*v, *x);
-      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
-        if (auto v = tu_.scalarOption(dr->getDecl()->getName().str()))
-          return std::make_pair(*v, tu_.useScalarOption(dr->getDecl()->getName().str()));
-        if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(dr->getDecl()))
-          if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
-            if (auto a = tu_.callValues.valueOf(pv))
-              return std::make_pair(a->value, a->form);
-      }
-      return std::nullopt;
-    };
-    auto a = h.stepExpr ? std::nullopt : form(h.init);
-    auto b = h.stepExpr ? std::nullopt : form(h.bound);
+    auto a = h.stepExpr ? std::nullopt : boundForm(h.init);
+    auto b = h.stepExpr ? std::nullopt : boundForm(h.bound);
     if (a && b) {
       int64_t lo = h.decreasing ? b->first : a->first, hi = h.decreasing ? a->first : b->first;
       int64_t n = hi - lo + (h.inclusive || h.decreasing ? 1 : 0);
@@ -320,8 +425,28 @@ private:
   /// A sequential loop (a time-step loop) around kernels [first, end): they
   /// run its trip count times, `repeat T { ... }`.
   void wrapInRepeat(const clang::ForStmt *f, const std::optional<LoopHeader> &hdr, size_t first,
-                    size_t firstStep) {
+                    size_t firstStep, const SequentialLoop *indexed) {
     size_t end = out_.kernels.size();
+    if (indexed) {
+      // kernels that use the loop's index: launched once per iteration,
+      // `repeat k = LO:HI[:STEP] { ... }` (the walk made sure no inner
+      // repeat holds any of them)
+      skeleton::Repeat r;
+      r.count = skeleton::Expr::lit(0);
+      r.index = indexed->name();
+      r.lo = *indexed->lo;
+      r.hi = *indexed->hi;
+      r.step = indexed->step;
+      for (size_t k = first; k < end; ++k)
+        r.kernels.push_back(k);
+      r.comments.leading.push_back(
+          fmt::format("// from {}:{}: the sequential loop '{}' around these kernels, one pass per "
+                      "value of '{}'",
+                      tu_.fileName, indexed->line, indexed->var->getName().str(), r.index));
+      out_.repeats.push_back(std::move(r));
+      host_.inRepeat(firstStep, static_cast<int>(out_.repeats.size() - 1));
+      return;
+    }
     if (!hdr) {
       out_.warnings.push_back(tu_.warning(
           f->getBeginLoc(), "the kernels inside this loop are counted once: its header has no "
@@ -343,6 +468,15 @@ private:
                                 [&](size_t k) { return k >= first; });
       if (!inside)
         continue;
+      if (r.kernels == ks && r.indexed()) {
+        out_.warnings.push_back(tu_.warning(
+            f->getBeginLoc(),
+            fmt::format("the kernels inside this loop are counted once: they are launched once "
+                        "per iteration of '{}', an indexed 'repeat', and a 'repeat' cannot hold "
+                        "a 'repeat'",
+                        r.index)));
+        return;
+      }
       if (r.kernels == ks) {
         // nested time loops over the same kernels: the counts multiply, unless
         // this loop has host code of its own (a repeat holds no repeat)
@@ -392,7 +526,7 @@ private:
     auto macros = tu_.macros;
     auto usedTrips = tu_.usedTrips;
     try {
-      PlanMaker pm(tu_, facts_, callees_, enclosing_);
+      PlanMaker pm(tu_, facts_, callees_, enclosing_, seq_);
       pm.make(root, scan, plan);
       for (const AccessRec &a : scan.accesses) {
         ArrayShape &s = plan.shapes.at(a.base);
@@ -400,10 +534,17 @@ private:
           s.name = out_.declareArray(s);
       }
       NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+      na.sequential = &seq_;
       std::string name = fn_->getNameAsString();
       if (count_ > 0)
         name += fmt::format("_{}", count_);
       skeleton::Kernel k = buildKernel(na, name, nestWarnings);
+      if (!seq_.empty() && seq_.back().indexed() && mentions(root, seq_.back().var)) {
+        seq_.back().used = true;
+        k.comments.leading.push_back(fmt::format("// launched once per iteration of '{}' ({}:{})",
+                                                 seq_.back().var->getName().str(), tu_.fileName,
+                                                 seq_.back().line));
+      }
       ++count_;
       host_.flushHost();
       out_.addKernel(std::move(k));
@@ -430,25 +571,60 @@ private:
       if (u.loc.isValid() && tu_.line(u.loc) != tu_.line(at))
         posNote = fmt::format(" (line {})", tu_.line(u.loc));
       std::string reason = u.reason + posNote;
+      // a nest that uses the index of a sequential loop outside the innermost
+      // one: the outer loop's warning names it
+      if (reason.find(kTwoSequentialLoops) != std::string::npos) {
+        for (size_t i = 0; i + 1 < seq_.size(); ++i)
+          if (mentions(root, seq_[i].var))
+            seq_[i].refusedUses.push_back(fmt::format(
+                "the nest at line {} uses its index '{}' inside the sequential loop '{}' (line "
+                "{}): {}",
+                tu_.line(at), seq_[i].var->getName().str(), seq_.back().var->getName().str(),
+                seq_.back().line, kTwoSequentialLoops));
+      } else if (!seq_.empty() && !seq_.back().indexed() && mentions(root, seq_.back().var)) {
+        seq_.back().refusedUses.push_back(fmt::format(
+            "the nest at line {} uses its index '{}', and it cannot launch that nest once per "
+            "iteration: {}",
+            tu_.line(at), seq_.back().var->getName().str(), seq_.back().whyNotIndexed));
+      }
+      SequentialLoop me;
       if (f) {
         std::string why;
         auto hdr = parseLoopHeader(f, tu_.ast, why);
-        if (hdr)
-          enclosing_.push_back(hdr->var);
         host_.flushHost(); // host code before the loop runs once, not in each pass
         size_t firstStep = host_.stepCount();
-        walk(f->getBody());
-        if (hdr)
+        if (hdr) {
+          enclosing_.push_back(hdr->var);
+          seq_.push_back(sequentialLoop(f, *hdr));
+          Snapshot before = snapshot();
+          walk(f->getBody());
+          if (seq_.back().used && repeatSince(kernels)) {
+            // kernels that use the index beside an inner loop's repeat: a
+            // repeat cannot hold a repeat, so the index is not visible
+            restore(before);
+            seq_.back().lo.reset();
+            seq_.back().whyNotIndexed =
+                "a loop inside it launches kernels once per pass of its own, and a 'repeat' "
+                "cannot hold a 'repeat'";
+            walk(f->getBody());
+          }
+          me = seq_.back();
+          seq_.pop_back();
           enclosing_.pop_back();
+        } else {
+          walk(f->getBody());
+        }
         if (out_.kernels.size() > kernels) {
           host_.flushHost(); // the body's host code after its last kernel
-          wrapInRepeat(f, hdr, kernels, firstStep);
+          wrapInRepeat(f, hdr, kernels, firstStep, me.used ? &me : nullptr);
         } else {
           host_.noteHost(f); // a loop of host code, header and all
         }
       }
       if (out_.kernels.size() == kernels) {
         out_.warnings.resize(warns);
+        for (const std::string &note : me.refusedUses)
+          reason += "; " + note;
         out_.warnings.push_back(tu_.warning(at, "cannot port this loop: " + reason));
       }
     }
@@ -460,6 +636,7 @@ private:
   FunctionFacts facts_;
   CalleeChecker callees_;
   std::vector<const clang::VarDecl *> enclosing_;
+  std::vector<SequentialLoop> seq_; ///< the sequential loops around the walk, outermost first
   int count_ = 0;
   HostProgram host_;
 };

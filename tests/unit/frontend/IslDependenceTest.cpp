@@ -91,8 +91,8 @@ TEST(IslDependence, AScratchArrayReadAfterTheLoopIsNotPrivatized) {
 #define NQ 40
 #define NP 60
 double A[NQ][NP], sum[NP], out;
-void f(void) {
-  for (int q = 0; q < NQ; q++)
+void f(int nq) { // nq unknown: the p loop cannot launch once per q
+  for (int q = 0; q < nq; q++)
     for (int p = 0; p < NP; p++) {
       sum[p] = A[q][p];
       A[q][p] = 2 * sum[p];
