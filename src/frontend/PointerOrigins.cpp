@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 namespace skelcast::frontend {
@@ -284,14 +285,35 @@ struct PointerOrigins::Impl {
     return it == calls->calls.end() ? none : it->second;
   }
 
-  /// The root a call passes for parameter `p` (nullptr: untraced or fresh).
-  const clang::VarDecl *passed(const clang::CallExpr *c, const clang::FunctionDecl *caller,
-                               const clang::ParmVarDecl *p) {
+  /// What a call passes for parameter `p`: its origin in the caller (root
+  /// nullptr: an anonymous allocation).
+  PointerOrigin passed(const clang::CallExpr *c, const clang::FunctionDecl *caller,
+                       const clang::ParmVarDecl *p) {
     unsigned i = p->getFunctionScopeIndex();
     if (i >= c->getNumArgs())
-      return nullptr;
-    PointerOrigin o = trace(caller, c->getArg(i));
-    return o.kind == PointerOrigin::Kind::Unknown ? nullptr : o.root;
+      return unknown("a call passes no argument for it");
+    return trace(caller, c->getArg(i));
+  }
+
+  /// An Unknown verdict when a call passes, for one of `ps`, a pointer whose
+  /// origin the caller does not show.
+  std::optional<AliasVerdict> untraced(const clang::FunctionDecl *fn,
+                                       std::initializer_list<const clang::ParmVarDecl *> ps) {
+    for (const auto &[c, caller] : callsOf(fn))
+      for (const clang::ParmVarDecl *p : ps) {
+        unsigned i = p->getFunctionScopeIndex();
+        if (i < c->getNumArgs() &&
+            passed(c, caller, p).kind == PointerOrigin::Kind::Unknown) {
+          AliasVerdict r;
+          r.kind = AliasVerdict::Kind::Unknown;
+          r.why = fmt::format("the call on line {} passes '{}' for '{}', whose origin skelcast "
+                              "cannot follow",
+                              tu.line(c->getBeginLoc()),
+                              tu.sourceText(c->getArg(i)->getSourceRange()), name(p));
+          return r;
+        }
+      }
+    return std::nullopt;
   }
 
   AliasVerdict relate(const clang::FunctionDecl *fn, const clang::VarDecl *a,
@@ -327,8 +349,10 @@ struct PointerOrigins::Impl {
         return r;
       }
       auto *p = llvm::cast<clang::ParmVarDecl>(par.root);
+      if (auto u = untraced(fn, {p}))
+        return *u;
       for (const auto &[c, caller] : callsOf(fn))
-        if (passed(c, caller, p) == obj.root) {
+        if (passed(c, caller, p).root == obj.root) {
           r.kind = AliasVerdict::Kind::Overlap;
           r.why = fmt::format("the call on line {} passes '{}' for '{}'",
                               tu.line(c->getBeginLoc()), name(obj.root), name(p));
@@ -339,8 +363,10 @@ struct PointerOrigins::Impl {
       return r;
     }
     auto *pa = llvm::cast<clang::ParmVarDecl>(oa.root), *pb = llvm::cast<clang::ParmVarDecl>(ob.root);
+    if (auto u = untraced(fn, {pa, pb}))
+      return *u;
     for (const auto &[c, caller] : callsOf(fn)) {
-      const clang::VarDecl *x = passed(c, caller, pa), *y = passed(c, caller, pb);
+      const clang::VarDecl *x = passed(c, caller, pa).root, *y = passed(c, caller, pb).root;
       if (x && x == y) {
         r.kind = AliasVerdict::Kind::Overlap;
         r.why = fmt::format("the call on line {} passes '{}' for both '{}' and '{}'",

@@ -306,3 +306,36 @@ TEST(Aliasing, TrapAPointerFromACall) {
                                   "}\n");
   EXPECT_TRUE(has(w, "may point to the same memory ('p' is set from 'get()'")) << w;
 }
+
+TEST(Aliasing, TrapACallerPassingAnUntracedPointer) {
+  // the caller's pointer is swapped: which array reaches 'src' is unknown
+  std::string w = refusedWarnings("#define N 256\n"
+                                  "void scale(float *dst, const float *src) {\n"
+                                  "  for (int i = 0; i < N; i++) dst[i] = src[i] * 2;\n"
+                                  "}\n"
+                                  "void run(float *a, float *b) {\n"
+                                  "  float *t = a; a = b; b = t;\n"
+                                  "  scale(a, b);\n"
+                                  "}\n");
+  EXPECT_TRUE(has(w, "the call on line 7 passes 'a' for 'dst', whose origin skelcast cannot "
+                     "follow"))
+      << w;
+}
+
+TEST(Aliasing, CallersPassingDistinctArraysKeepTheAssumption) {
+  Out o = skel("#include <stdlib.h>\n"
+               "#define N 256\n"
+               "void scale(float *dst, const float *src) {\n"
+               "  for (int i = 0; i < N; i++) dst[i] = src[i + 1] * 2;\n"
+               "}\n"
+               "float x[N + 1];\n"
+               "void run(void) {\n"
+               "  float *y = malloc(N * sizeof(float));\n"
+               "  scale(y, x);\n"
+               "  free(y);\n"
+               "}\n");
+  EXPECT_EQ(o.r.file.kernels.size(), 1u) << o.text << o.warnings;
+  EXPECT_TRUE(has(o.warnings, "t.c:3:6: warning: 'scale' assumes its pointer parameters 'dst', "
+                              "'src' do not overlap"))
+      << o.warnings;
+}
