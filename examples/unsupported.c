@@ -41,16 +41,17 @@ void report(void) {
     printf("%f\n", c[i]);
 }
 
-/* warning: the two pointers may alias */
+/* warning: the two pointers alias: shift_in_place passes one array for both */
 void shift(float *dst, const float *src, int n) {
-  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'dst' and 'src' may point to the same memory (declare the pointers 'restrict')
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: 'dst' and 'src' point to the same memory: the call on line 50 passes 'buf' for both 'dst' and 'src'
   for (int i = 0; i < N; i++)
     dst[i] = src[i] * 2.0f;
 }
+void shift_in_place(float *buf) { shift(buf + 1, buf, N); }
 
 /* warning: a goto leaves the loop */
 void find(float v) {
-  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: a 'goto' (line 56)
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: warning: cannot port this loop: a 'goto' (line 57)
   for (int i = 0; i < N; i++) {
     if (a[i] == v)
       goto found;

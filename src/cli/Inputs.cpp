@@ -97,6 +97,7 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
     so.extents = opts.extents;
     so.trips = opts.trips;
     so.samples = opts.samples;
+    so.assumeAliasing = opts.assumeAliasing;
     frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);
     return {std::move(r.file), std::move(r.warnings), std::move(r.functions)};
 #else

@@ -23,6 +23,7 @@ struct InputOptions {
   std::map<std::string, std::vector<int64_t>> extents; ///< C inputs only: `--extent a=N,N`
   std::map<std::string, int64_t> trips;       ///< loop index -> average trip count (`--trip n=14`)
   std::map<std::string, std::string> samples; ///< array -> sample file, already resolved (`--sample M=FILE`)
+  bool assumeAliasing = false;                ///< C inputs only: `--assume-aliasing`
 };
 
 /// A parsed input and the warnings reading it produced (the skeletonizer's

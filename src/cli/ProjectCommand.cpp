@@ -41,6 +41,7 @@ struct ProjectOpts {
     in.extents = so.extents;
     in.trips = so.trips;
     in.samples = so.samples;
+    in.assumeAliasing = so.assumeAliasing;
 #endif
     return in;
   }

@@ -60,6 +60,9 @@ void SkeletonizeCliOptions::addFlags(CLI::App *cmd) {
       ->allow_extra_args(false);
   cmd->add_option("--sample", samples, "Sample contents of an index array (M=FILE)")
       ->allow_extra_args(false);
+  cmd->add_flag("--assume-aliasing", assumeAliasing,
+                "Any two pointers may overlap unless declared 'restrict' (refuse such loops "
+                "instead of tracing where the pointers come from)");
 }
 
 frontend::SkeletonizeOptions SkeletonizeCliOptions::finish() const {
@@ -76,6 +79,7 @@ frontend::SkeletonizeOptions SkeletonizeCliOptions::finish() const {
   opts.clangArgs.insert(opts.clangArgs.end(), rest.begin(), rest.end());
   opts.compilationDbDir = db;
   opts.function = function;
+  opts.assumeAliasing = assumeAliasing;
   for (const auto &e : extents) {
     auto [name, values] = splitAssign(e, "--extent");
     std::vector<int64_t> v;

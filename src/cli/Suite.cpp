@@ -99,7 +99,7 @@ private:
   BenchmarkSpec benchmark(const json &e, const std::string &at) {
     if (!e.is_object())
       fail(at, fmt::format("must be an object {{\"name\", \"input\", ...}}, is {}", e.type_name()));
-    static const std::set<std::string> known{"name", "input", "args", "trip", "sample", "extent", "function", "cpu_ms", "description"};
+    static const std::set<std::string> known{"name", "input", "args", "trip", "sample", "extent", "function", "cpu_ms", "description", "assume_aliasing"};
     for (auto &[k, v] : e.items())
       if (!known.count(k))
         fail(at + "." + k, "unknown field (known: name, input, args, trip, sample, cpu_ms, description)");
@@ -116,6 +116,11 @@ private:
           fail(fmt::format("{}.args[{}]", at, j), fmt::format("must be a string, is {}", (*a)[j].type_name()));
         b.options.compilerArgs.push_back((*a)[j].get<std::string>());
       }
+    }
+    if (auto x = e.find("assume_aliasing"); x != e.end()) {
+      if (!x->is_boolean())
+        fail(at + ".assume_aliasing", fmt::format("must be true or false, is {}", x->dump()));
+      b.options.assumeAliasing = x->get<bool>();
     }
     if (auto t = e.find("trip"); t != e.end()) {
       if (!t->is_object())

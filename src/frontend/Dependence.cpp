@@ -4,6 +4,8 @@
 #include "PolyNestBuilder.h"
 #include "ClangNodes.h"
 #include "NestAnalysis.h"
+#include "PointerOrigins.h"
+#include "TUContext.h"
 
 #include <clang/AST/ParentMapContext.h>
 
@@ -199,10 +201,14 @@ public:
     std::string r = scalarDependence(na, scan, L, v);
     if (!r.empty())
       return r;
-    r = aliasing(scan, L);
+    assumed_.clear();
+    r = aliasing(na, scan, L);
     if (!r.empty())
       return r;
-    return arrayVerdict(na, scan, plan, L, v);
+    r = arrayVerdict(na, scan, plan, L, v);
+    if (r.empty() && !assumed_.empty() && na.facts.fn)
+      tu_.assumedDistinct[na.facts.fn].insert(assumed_.begin(), assumed_.end());
+    return r;
   }
 
   std::string how(const clang::ForStmt *L) const {
@@ -224,7 +230,7 @@ private:
       const clang::ForStmt *root = L;
       while (scan.parent.at(root))
         root = scan.parent.at(root);
-      PolyView view = buildPolyNest(na, scan, root);
+      PolyView view = buildPolyNest(na, scan, root, nestAliases(na, scan));
       PolyResult result = view.complete ? analyzeDependences(view.nest) : PolyResult{};
       if (!view.complete) {
         result.ok = false;
@@ -272,6 +278,15 @@ private:
         islWhy = lr->reason;
         break;
       }
+    }
+    if (!view.aliased.empty()) {
+      // the pairwise rules take names apart: they cannot judge pointers into one array
+      std::string why = !view.aliasProblem.empty() ? view.aliasProblem
+                        : !islWhy.empty()          ? islWhy
+                                                   : "no answer for this loop";
+      return fmt::format("'{}' points into another array of the loop and isl cannot decide "
+                         "the dependence ({})",
+                         view.aliased.front(), why);
     }
     std::string r = arrayDependence(na, scan, plan, L, v);
     if (!r.empty() && !islWhy.empty())
@@ -381,7 +396,13 @@ private:
     return ctx.hasSameType(a, b);
   }
 
-  std::string aliasing(const NestScan &scan, const clang::ForStmt *L) {
+  /// The aliasing rule: each name written in the loop against each other name
+  /// of it. By default the names' origins decide (PointerOrigins.h): distinct
+  /// objects never overlap, names into one object go to isl with their offsets,
+  /// parameters the file's calls do not join are assumed apart (one warning per
+  /// function); `--assume-aliasing`, or an origin that cannot be traced, keeps
+  /// the strict rule (restrict, or another element type).
+  std::string aliasing(const NestAnalysis &na, const NestScan &scan, const clang::ForStmt *L) {
     std::vector<const clang::VarDecl *> written, all;
     for (const AccessRec &a : scan.accesses) {
       if (!scan.inside(a.loop, L) || scan.registerArrays.count(a.base))
@@ -391,14 +412,74 @@ private:
       if (a.write && std::find(written.begin(), written.end(), a.base) == written.end())
         written.push_back(a.base);
     }
+    const clang::FunctionDecl *fn = na.facts.fn;
     for (const clang::VarDecl *w : written)
-      for (const clang::VarDecl *o : all)
-        if (o != w && mayAlias(w, o, tu_.ast))
-          return fmt::format("'{}' and '{}' may point to the same memory (declare the pointers "
-                             "'restrict')",
-                             w->getName().str(), o->getName().str());
+      for (const clang::VarDecl *o : all) {
+        if (o == w || !mayAlias(w, o, tu_.ast))
+          continue;
+        std::string strict = fmt::format("'{}' and '{}' may point to the same memory (declare "
+                                         "the pointers 'restrict')",
+                                         w->getName().str(), o->getName().str());
+        if (tu_.opts.assumeAliasing || !fn)
+          return strict;
+        AliasVerdict v = tu_.origins.relate(fn, w, o);
+        switch (v.kind) {
+        case AliasVerdict::Kind::Distinct:
+        case AliasVerdict::Kind::SameObject: // isl decides, with the offsets
+          break;
+        case AliasVerdict::Kind::AssumedDistinct:
+          assumed_.insert(v.params.begin(), v.params.end());
+          break;
+        case AliasVerdict::Kind::Overlap:
+          return fmt::format("'{}' and '{}' point to the same memory: {}", w->getName().str(),
+                             o->getName().str(), v.why);
+        case AliasVerdict::Kind::Unknown:
+          return fmt::format("'{}' and '{}' may point to the same memory ({}; declare the "
+                             "pointers 'restrict')",
+                             w->getName().str(), o->getName().str(), v.why);
+        }
+      }
     return {};
   }
+
+  /// The names of the nest that point into another one, for isl.
+  std::vector<NestAlias> nestAliases(const NestAnalysis &na, const NestScan &scan) {
+    std::vector<NestAlias> out;
+    const clang::FunctionDecl *fn = na.facts.fn;
+    if (!fn)
+      return out;
+    std::vector<const clang::VarDecl *> names;
+    for (const AccessRec &a : scan.accesses)
+      if (!scan.registerArrays.count(a.base) &&
+          std::find(names.begin(), names.end(), a.base) == names.end())
+        names.push_back(a.base);
+    auto rootOf = [&](const clang::VarDecl *v) -> const clang::VarDecl * {
+      const PointerOrigin &o = tu_.origins.origin(fn, v);
+      return o.kind == PointerOrigin::Kind::Unknown || !o.offsetKnown ? nullptr : o.root;
+    };
+    for (const clang::VarDecl *v : names) {
+      const PointerOrigin &o = tu_.origins.origin(fn, v);
+      const clang::VarDecl *root = rootOf(v);
+      if (!root || root == v)
+        continue;
+      // only where another name of the nest shares the object
+      bool shared = false;
+      for (const clang::VarDecl *x : names)
+        if (x != v && rootOf(x) == root)
+          shared = true;
+      if (!shared)
+        continue;
+      NestAlias al;
+      al.name = v;
+      al.base = root;
+      for (const OffsetTerm &t : o.offset)
+        al.offset.push_back({t.expr, t.sign});
+      out.push_back(std::move(al));
+    }
+    return out;
+  }
+
+  std::set<const clang::ParmVarDecl *> assumed_; ///< parameters assumed apart in this loop
 
   std::string arrayDependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
                               const clang::ForStmt *L, const clang::VarDecl *v) {

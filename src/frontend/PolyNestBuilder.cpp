@@ -44,8 +44,29 @@ class Builder {
 public:
   Builder(NestAnalysis &na, const NestScan &scan) : na_(na), scan_(scan) {}
 
-  PolyView build(const clang::ForStmt *root) {
+  PolyView build(const clang::ForStmt *root, const std::vector<NestAlias> &aliases) {
     walk(root, -1, false);
+    for (const NestAlias &al : aliases) {
+      PolyAffine off(0);
+      bool ok = true;
+      for (const auto &[e, sign] : al.offset) {
+        std::optional<PolyAffine> t = affine(e);
+        if (!t) {
+          ok = false;
+          break;
+        }
+        off = off + sign * *t;
+      }
+      std::string name = arrayName(al.name);
+      view_.aliased.push_back(name);
+      if (!ok) {
+        // isl cannot relate them: no answer of isl may take them apart
+        view_.aliasProblem = fmt::format("the offset of '{}' into '{}' is not affine", name,
+                                         arrayName(al.base));
+        continue;
+      }
+      view_.nest.aliases.push_back(PolyAlias{name, arrayName(al.base), {off}});
+    }
     for (const AccessRec &a : scan_.accesses)
       if (!done_.count(&a) && !scan_.registerArrays.count(a.base))
         view_.complete = false;
@@ -243,8 +264,9 @@ private:
 
 } // namespace
 
-PolyView buildPolyNest(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *root) {
-  return Builder(na, scan).build(root);
+PolyView buildPolyNest(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *root,
+                       const std::vector<NestAlias> &aliases) {
+  return Builder(na, scan).build(root, aliases);
 }
 
 } // namespace skelcast::frontend

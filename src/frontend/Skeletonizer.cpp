@@ -560,6 +560,25 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
                      fmt::format("no function '{}' with a body in this file", st.opts.function));
   for (auto &w : fa.warnings)
     warnings.push_back(std::move(w));
+  for (const auto &[fd, params] : tu.assumedDistinct) {
+    std::vector<const clang::ParmVarDecl *> ps(params.begin(), params.end());
+    std::sort(ps.begin(), ps.end(), [](auto *a, auto *b) {
+      return a->getFunctionScopeIndex() < b->getFunctionScopeIndex();
+    });
+    std::vector<std::string> names;
+    for (auto *p : ps)
+      names.push_back(p->getName().str());
+    warnings.push_back(tu.warning(
+        fd->getLocation(),
+        names.size() == 1
+            ? fmt::format("'{}' assumes its pointer parameter '{}' does not overlap the arrays "
+                          "it is used with (a port must guarantee it; --assume-aliasing refuses "
+                          "instead)",
+                          fd->getName().str(), names[0])
+            : fmt::format("'{}' assumes its pointer parameters '{}' do not overlap (a port must "
+                          "guarantee it; --assume-aliasing refuses instead)",
+                          fd->getName().str(), fmt::join(names, "', '"))));
+  }
   std::optional<std::string> sizes = missingSizes(warnings);
   if (sizes && !fa.kernels.empty())
     warnings.push_back(Warning{{st.userPath, 0, 0}, *sizes});

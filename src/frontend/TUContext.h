@@ -6,6 +6,7 @@
 #pragma once
 
 #include "CallValues.h"
+#include "PointerOrigins.h"
 #include "skelcast/frontend/Skeletonizer.h"
 #include "skelcast/skeleton/Skeleton.h"
 
@@ -76,6 +77,10 @@ public:
   std::set<std::string> usedExtents;    ///< --extent entries that were used
   std::set<std::string> usedSamples;    ///< --sample entries that were used
   CallValues callValues{*this};         ///< parameters' values from the file's calls
+  PointerOrigins origins{*this};        ///< whose memory each pointer holds (aliasing)
+  /// pointer parameters a ported loop assumed not to overlap, per function (one
+  /// warning each, written with the others at the end)
+  std::map<const clang::FunctionDecl *, std::set<const clang::ParmVarDecl *>> assumedDistinct;
 
   /// `file:line:col` of a location (its expansion, for macros); the main file
   /// is named as the user named it.

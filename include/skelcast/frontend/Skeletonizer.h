@@ -35,6 +35,9 @@ struct SkeletonizeOptions {
   std::map<std::string, std::vector<int64_t>> extents; ///< --extent a=N,N (a scalar: its value)
   std::map<std::string, int64_t> trips;                ///< --trip n=14 (by loop index name)
   std::map<std::string, std::string> samples;          ///< --sample M=FILE
+  /// --assume-aliasing: any two pointers may overlap unless declared
+  /// 'restrict' (the strict rule); by default pointer origins are traced
+  bool assumeAliasing = false;
 };
 
 /// A parameter of a function with kernels, as a CPU harness needs it to call

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 using skelcast::cli::runCli;
 
@@ -66,4 +69,32 @@ TEST(SkeletonizeCli, MissingFileIsAnInputError) {
   CliRun r = run({"skeletonize", "/nonexistent/k.c"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("/nonexistent/k.c: error: cannot open file"), std::string::npos) << r.err;
+}
+
+TEST(SkeletonizeCli, AssumeAliasingRefusesPlainPointerParameters) {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("skelcast_alias_" + std::to_string(::getpid()) + ".c"))
+                         .string();
+  {
+    std::ofstream out(path);
+    out << "void step(float *a, const float *b) {\n"
+           "  for (int i = 0; i < 1024; i++) a[i] = b[i] + 1;\n"
+           "}\n";
+  }
+  CliRun traced = run({"skeletonize", path});
+  EXPECT_EQ(traced.rc, 0) << traced.err;
+  EXPECT_NE(traced.err.find(":1:6: warning: 'step' assumes its pointer parameters 'a', 'b' do "
+                            "not overlap (a port must guarantee it; --assume-aliasing refuses "
+                            "instead)"),
+            std::string::npos)
+      << traced.err;
+  for (const char *cmd : {"skeletonize", "project"}) {
+    CliRun strict = run({cmd, path, "--assume-aliasing"});
+    EXPECT_EQ(strict.rc, 1) << cmd << ": " << strict.out;
+    EXPECT_NE(strict.err.find("'a' and 'b' may point to the same memory (declare the pointers "
+                              "'restrict')"),
+              std::string::npos)
+        << cmd << ": " << strict.err;
+  }
+  std::filesystem::remove(path);
 }

@@ -302,15 +302,23 @@ TEST(Dependence, ScatterThroughDataIsRefusedUnlessOpenMPSaysSo) {
   EXPECT_TRUE(has(o.text, "st a[idx[i]]")) << o.text;
 }
 
-TEST(Dependence, PointersMayAliasUnlessRestrict) {
+TEST(Dependence, PointersMayAliasUnlessRestrictWithAssumeAliasing) {
   const char *body = "for (int i = 0; i < 100; i++) p[i] = q[i] * 2.0f;";
-  std::string w = refused(std::string("void f(float *p, const float *q) {") + body + "}");
+  SkeletonizeOptions strict;
+  strict.assumeAliasing = true;
+  std::string w = refused(std::string("void f(float *p, const float *q) {") + body + "}", strict);
   EXPECT_TRUE(has(w, "'p' and 'q' may point to the same memory")) << w;
-  Out o = skel(std::string("void f(float *restrict p, const float *q) {") + body + "}");
+  Out o = skel(std::string("void f(float *restrict p, const float *q) {") + body + "}", strict);
   EXPECT_TRUE(has(o.text, "float p[100]")) << o.text;
   // different element types do not alias (C's effective-type rules)
-  Out o2 = skel("void f(float *p, const int *q) { for (int i = 0; i < 100; i++) p[i] = q[i]; }");
+  Out o2 = skel("void f(float *p, const int *q) { for (int i = 0; i < 100; i++) p[i] = q[i]; }",
+                strict);
   EXPECT_TRUE(has(o2.text, "int q[100]")) << o2.text;
+  // by default, parameters no call of the file joins are assumed apart, with a warning
+  Out o3 = skel(std::string("void f(float *p, const float *q) {") + body + "}");
+  EXPECT_TRUE(has(o3.text, "float p[100]")) << o3.text;
+  EXPECT_TRUE(has(o3.warnings, "t.c:1:6: warning: 'f' assumes its pointer parameters 'p', 'q' do "
+                               "not overlap")) << o3.warnings;
 }
 
 // ---------------------------------------------------------------------------
