@@ -33,6 +33,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -746,6 +747,51 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
   return std::move(*st.result);
 }
 
+/// A skeleton that fails its checks on a value (an extent that is not
+/// positive, an array over 2^62 bytes) holds the user's sizes (`-D N=0`,
+/// `--extent row=-5`), not a bug: the error names the array, its extents and
+/// the values behind them, with where each came from (the macro's comment:
+/// `-D`, `--extent`, a header).
+std::optional<InputError> sizeError(const SkeletonizeResult &r, const InputError &e) {
+  const std::string &m = e.message();
+  if (m.find("must be positive") == std::string::npos &&
+      m.find("more than 2^62") == std::string::npos)
+    return std::nullopt;
+  for (const skeleton::Array &a : r.file.arrays) {
+    if (m.find("'" + a.name + "'") == std::string::npos)
+      continue;
+    std::set<std::string> names;
+    std::function<void(const Expr &)> refs = [&](const Expr &x) {
+      if (x.kind == Expr::Kind::Name)
+        names.insert(x.name);
+      for (const Expr &c : x.args)
+        refs(c);
+    };
+    std::string dims;
+    for (const Expr &x : a.extents) {
+      refs(x);
+      dims += "[" + skeleton::printExpr(x) + "]";
+    }
+    std::string values;
+    for (const skeleton::Macro &mac : r.file.macros)
+      if (names.count(mac.name)) {
+        std::string from = mac.comments.trailing;
+        if (from.rfind("// ", 0) == 0)
+          from = from.substr(3);
+        if (from == "-D")
+          from = fmt::format("-D {}={}", mac.name, skeleton::printExpr(mac.value));
+        values += fmt::format("{}{} = {}{}", values.empty() ? "" : ", ", mac.name,
+                              skeleton::printExpr(mac.value),
+                              from.empty() ? "" : " (" + from + ")");
+      }
+    return InputError({r.file.path, 0, 0},
+                      fmt::format("array '{}' is {}{}{}: {}; give sizes that make every extent "
+                                  "positive and the array fit",
+                                  a.name, dims, values.empty() ? "" : " with ", values, m));
+  }
+  return std::nullopt;
+}
+
 /// The printed skeleton must parse back to the same IR (and its sample files
 /// must fit the arrays they describe).
 void selfCheck(const SkeletonizeResult &r) {
@@ -756,6 +802,8 @@ void selfCheck(const SkeletonizeResult &r) {
   } catch (const InputError &e) {
     if (e.loc().file != r.file.path)
       throw; // a sample file that does not fit
+    if (auto user = sizeError(r, e))
+      throw *user;
     throw InputError({r.file.path, 0, 0},
                      fmt::format("internal error: the skeleton written for this file does not "
                                  "parse ({}); please report it",
