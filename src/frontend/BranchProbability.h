@@ -3,8 +3,9 @@
 /// `if (p=P)`, from `#pragma skelcast prob(P)`, else counted exactly over the
 /// loop space when the condition and those of the enclosing branches are
 /// functions of loop indices and constants (the fraction of the iterations
-/// reaching the branch that take it; up to 2^24 points), else 0.5 with a
-/// warning.
+/// reaching the branch that take it; beyond 2^18 points each loop's interior is
+/// sampled at evenly spaced points, its first and last values counted
+/// exactly), else 0.5 with a warning.
 #pragma once
 
 #include "TUContext.h"
