@@ -32,18 +32,11 @@ struct ProjectOpts {
   SkeletonizeCliOptions c; ///< for C inputs
 #endif
   InputOptions cInput() const {
-    InputOptions in;
 #ifdef SKELCAST_HAVE_FRONTEND
-    frontend::SkeletonizeOptions so = c.finish();
-    in.compilerArgs = so.clangArgs;
-    in.function = so.function;
-    in.compilationDbDir = so.compilationDbDir;
-    in.extents = so.extents;
-    in.trips = so.trips;
-    in.samples = so.samples;
-    in.assumeAliasing = so.assumeAliasing;
+    return c.inputOptions();
+#else
+    return {};
 #endif
-    return in;
   }
   double minSpeedup = 2;
   bool pinned = false;
@@ -207,8 +200,11 @@ void registerProject(CLI::App &app, Context &ctx) {
 void registerExplain(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("explain", "Print every intermediate quantity of one layout's projection");
-  cmd->add_option("file", o->files, "Skeleton file (.skel)")->required()->expected(1);
+  cmd->add_option("file", o->files, "C or skeleton file (.c, .skel)")->required()->expected(1);
   addCommon(cmd, *o);
+#ifdef SKELCAST_HAVE_FRONTEND
+  o->c.addFlags(cmd); // the same C input options as project
+#endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
   cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); }; });

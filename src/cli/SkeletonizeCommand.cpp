@@ -107,6 +107,34 @@ frontend::SkeletonizeOptions SkeletonizeCliOptions::finish() const {
   return opts;
 }
 
+InputOptions SkeletonizeCliOptions::inputOptions() const {
+  frontend::SkeletonizeOptions so = finish();
+  InputOptions in;
+  in.compilerArgs = so.clangArgs;
+  in.function = so.function;
+  in.compilationDbDir = so.compilationDbDir;
+  in.extents = so.extents;
+  in.trips = so.trips;
+  in.samples = so.samples;
+  in.assumeAliasing = so.assumeAliasing;
+  return in;
+}
+
+InputOptions withCommandLine(InputOptions base, const InputOptions &cli) {
+  std::vector<std::string> args = cli.compilerArgs;
+  args.insert(args.end(), base.compilerArgs.begin(), base.compilerArgs.end());
+  base.compilerArgs = std::move(args);
+  if (base.function.empty())
+    base.function = cli.function;
+  if (base.compilationDbDir.empty())
+    base.compilationDbDir = cli.compilationDbDir;
+  base.extents.insert(cli.extents.begin(), cli.extents.end()); // keeps the entry's
+  base.trips.insert(cli.trips.begin(), cli.trips.end());
+  base.samples.insert(cli.samples.begin(), cli.samples.end());
+  base.assumeAliasing = base.assumeAliasing || cli.assumeAliasing;
+  return base;
+}
+
 void registerSkeletonize(CLI::App &app, Context &ctx) {
   auto *cmd = app.add_subcommand(
       "skeletonize", "Print the code skeletons of the parallel loop nests of a C file");

@@ -6,6 +6,7 @@
 
 #ifdef SKELCAST_HAVE_FRONTEND
 
+#include "Inputs.h"
 #include "skelcast/frontend/Skeletonizer.h"
 
 #include <CLI/CLI.hpp>
@@ -30,7 +31,15 @@ struct SkeletonizeCliOptions {
   /// The library's options; throws CLI::ValidationError (a usage error) on a
   /// malformed --extent/--trip/--sample. Call it from the subcommand callback.
   frontend::SkeletonizeOptions finish() const;
+  /// The same as a command's input options (project, explain, batch, check).
+  InputOptions inputOptions() const;
 };
+
+/// `base` (a manifest's entry) with the command line's C options under it:
+/// the command line's compiler arguments first, its --extent, --trip and
+/// --sample where the entry gives none for that name, its --function and -p
+/// where the entry has none, --assume-aliasing if either says so.
+InputOptions withCommandLine(InputOptions base, const InputOptions &cli);
 
 } // namespace skelcast::cli
 

@@ -103,11 +103,21 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
       ->check(integerWithin(1, kMaxTop));
   cmd->add_flag("-q,--quiet", o.quiet,
                 "No progress on stderr (by default a bar on a terminal, else a line per input)");
+#ifdef SKELCAST_HAVE_FRONTEND
+  o.c.addFlags(cmd); // for every C input of the suite: -D, -I, -std, -p, --extent, ...
+  cmd->add_option("clang_args", o.c.rest, "Arguments for Clang for every C input (after --)");
+#endif
 }
 
 report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
                                  std::optional<DirectoryLock> &outLock) {
   Suite suite = loadSuite(o.suite);
+#ifdef SKELCAST_HAVE_FRONTEND
+  const InputOptions cli = o.c.inputOptions();
+  for (BenchmarkSpec &b : suite.benchmarks)
+    if (isCInput(b.input))
+      b.options = withCommandLine(std::move(b.options), cli);
+#endif
   SuiteRunOptions ro;
   std::set<std::string> names;
   for (const auto &h : o.hw) {

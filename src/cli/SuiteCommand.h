@@ -4,6 +4,9 @@
 #pragma once
 
 #include "Commands.h"
+#ifdef SKELCAST_HAVE_FRONTEND
+#include "SkeletonizeOptions.h"
+#endif
 #include "skelcast/report/Batch.h"
 #include "skelcast/support/AtomicFile.h"
 
@@ -22,6 +25,9 @@ struct SuiteCommandOptions {
   unsigned jobs = 0; ///< 0: std::thread::hardware_concurrency()
   size_t top = 5;
   bool quiet = false; ///< no progress on stderr
+#ifdef SKELCAST_HAVE_FRONTEND
+  SkeletonizeCliOptions c; ///< C options for every C input (a manifest's entries add to them)
+#endif
   /// "skelcast", or "skelcast without a,b" with the terms sorted (so that the
   /// label, which baselines compare, does not depend on the order of --without).
   std::string modelLabel() const;

@@ -206,6 +206,28 @@ TEST_F(BatchTest, DirectorySuiteTakesEveryCAndSkelFile) {
   EXPECT_NE(slurp(dir_ / "out" / "report.md").find("## Failures"), std::string::npos);
 }
 
+#ifdef SKELCAST_HAVE_FRONTEND
+TEST_F(BatchTest, CInputOptionsApplyToEveryCFile) {
+  // PolyBench's way: the sizes come from a header chosen by a -D, through -I
+  fs::create_directories(dir_ / "suite" / "inc");
+  spit(dir_ / "suite" / "inc" / "sizes.h", "#ifdef LARGE\n#define N 4096\n#else\n#define N 64\n#endif\n");
+  spit(dir_ / "suite" / "a.c", "#include \"sizes.h\"\nfloat x[N], y[N];\n"
+                               "void a(void) { for (int i = 0; i < N; i++) y[i] = 2 * x[i]; }\n");
+  spit(dir_ / "suite" / "b.c", "#include \"sizes.h\"\nvoid b(int n, float *y) {\n"
+                               "  for (int i = 0; i < n; i++) y[i] += 1; }\n");
+  CliRun r = run({"batch", path("suite"), "--out", path("out"), "-I", path("suite/inc"), "-D",
+                  "LARGE", "--extent", "n=1000", "-q"});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  std::string md = slurp(dir_ / "out" / "report.json");
+  // x and y of 4096 floats each (64 each without the -D)
+  EXPECT_NE(md.find("\"compulsory_bytes\": 32768.0"), std::string::npos) << "the -D did not reach a.c";
+  auto j = nlohmann::json::parse(md);
+  ASSERT_EQ(j["benchmarks"].size(), 2u);
+  EXPECT_TRUE(j["benchmarks"][0]["error"].is_null()) << j["benchmarks"][0]["error"];
+  EXPECT_TRUE(j["benchmarks"][1]["error"].is_null()) << j["benchmarks"][1]["error"];
+}
+#endif
+
 TEST_F(BatchTest, AFailingInputDoesNotStopTheOthers) {
   spit(dir_ / "bad.skel", "parallel_for (N) : i {\n");
   std::string suite = manifest(bench("missing", "nope.skel") + "," + bench("bad", "bad.skel") + "," +
