@@ -170,7 +170,7 @@ void addCommon(CLI::App *cmd, ProjectOpts &o) {
 void registerProject(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("project", "Rank the GPU code layouts of each kernel by projected time");
-  cmd->add_option("files", o->files, "Skeleton files (.skel)")->required();
+  cmd->add_option("files", o->files, "C or skeleton files (.c, .skel)")->required();
   addCommon(cmd, *o);
   cmd->add_option("--layout", o->layout, "Project exactly this layout");
   cmd->add_option("--top", o->top, "Layouts shown per kernel")->capture_default_str()
