@@ -286,9 +286,18 @@ private:
     size_t warns = out_.warnings.size();
     walk(body);
     if (out_.kernels.size() == kernels) {
-      out_.warnings.resize(warns);
-      if (containsArrayAccess(body))
-        out_.warnings.push_back(tu_.warning(s->getBeginLoc(), "cannot port this loop: " + why));
+      // The nests inside that were refused keep their own reasons (the real
+      // ones: Rodinia's bfs loops inside a 'do' were dropped without a word);
+      // the loop itself is named when nothing inside was.
+      bool innerNamed = false;
+      for (size_t w = warns; w < out_.warnings.size(); ++w)
+        innerNamed = innerNamed ||
+                     out_.warnings[w].message.rfind("cannot port this loop", 0) == 0;
+      if (!innerNamed) {
+        out_.warnings.resize(warns);
+        if (containsArrayAccess(body))
+          out_.warnings.push_back(tu_.warning(s->getBeginLoc(), "cannot port this loop: " + why));
+      }
     } else {
       // kernels in a loop of unknown count: they are counted once, and say so
       out_.warnings.push_back(tu_.warning(
@@ -511,6 +520,8 @@ private:
       return false;
     if (llvm::isa<clang::ArraySubscriptExpr>(s))
       return true;
+    if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s))
+      return containsArrayAccess(directiveBody(d)); // `#pragma omp target` around a loop
     for (const clang::Stmt *c : s->children())
       if (containsArrayAccess(c))
         return true;

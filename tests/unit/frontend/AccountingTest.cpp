@@ -1,0 +1,44 @@
+// Every loop accounted for (issue 16, item 6): a nest inside a 'do' or
+// 'while' that cannot be ported is named with its own reason.
+#include "skelcast/frontend/Skeletonizer.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace skelcast;
+using namespace skelcast::frontend;
+
+TEST(Accounting, NestsInsideADoLoopKeepTheirOwnReasons) {
+  // Rodinia's bfs: OpenMP loops under 'target' inside a do/while; the size is
+  // read at run time. Both loops must be named, with the real reason.
+  std::string code = R"(
+#include <stdlib.h>
+struct Node { int starting, no_of_edges; };
+void bfs(int n, struct Node *nodes, int *mask, int *cost, int *stop) {
+  do {
+    *stop = 0;
+#pragma omp target
+#pragma omp parallel for
+    for (int tid = 0; tid < n; tid++)
+      if (mask[tid]) { mask[tid] = 0; cost[tid] = nodes[tid].starting; }
+#pragma omp target
+#pragma omp parallel for
+    for (int tid = 0; tid < n; tid++)
+      if (mask[tid]) *stop = 1;
+  } while (*stop);
+}
+)";
+  std::ostringstream d;
+  std::string err;
+  try {
+    skeletonizeCode(code, "t.c", {}, d);
+  } catch (const InputError &e) {
+    err = e.what();
+  }
+  std::string w = d.str();
+  EXPECT_NE(w.find("t.c:9:5: warning: cannot port this loop"), std::string::npos) << w;
+  EXPECT_NE(w.find("t.c:13:5: warning: cannot port this loop"), std::string::npos) << w;
+  EXPECT_EQ(w.find("a 'do' loop"), std::string::npos) << w; // the inner reasons, not the do's
+  EXPECT_NE(err.find("no loop nest"), std::string::npos) << err;
+}
