@@ -3,6 +3,7 @@
 
 #include "Affine.h"
 #include "ClangNodes.h"
+#include "NestScan.h"
 #include "TUContext.h"
 
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -15,13 +16,13 @@ using skeleton::Expr;
 
 namespace {
 
-/// Every call with a known callee, and the writes to each variable, per function.
+/// Every call with a known callee, with the function it is in; the functions
+/// named other than as a callee.
 class CallIndexer : public clang::RecursiveASTVisitor<CallIndexer> {
 public:
   CallIndexer(std::function<void(const clang::CallExpr *, const clang::FunctionDecl *)> onCall,
-              std::set<const clang::FunctionDecl *> &escaped,
-              std::map<const clang::FunctionDecl *, std::map<const clang::VarDecl *, int>> &writes)
-      : onCall_(std::move(onCall)), escaped_(escaped), writes_(writes) {}
+              std::set<const clang::FunctionDecl *> &escaped)
+      : onCall_(std::move(onCall)), escaped_(escaped) {}
 
   bool TraverseFunctionDecl(clang::FunctionDecl *fd) {
     if (!fd->doesThisDeclarationHaveABody())
@@ -33,12 +34,11 @@ public:
     return ok;
   }
   bool VisitCallExpr(clang::CallExpr *c) {
-    if (const clang::FunctionDecl *callee = c->getDirectCallee()) {
+    if (c->getDirectCallee()) {
       if (fn_)
         onCall_(c, fn_);
       if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(c->getCallee()->IgnoreParenImpCasts()))
         calleeRefs_.insert(dr);
-      (void)callee;
     }
     return true;
   }
@@ -48,23 +48,10 @@ public:
         escaped_.insert(fd->getCanonicalDecl());
     return true;
   }
-  bool VisitBinaryOperator(clang::BinaryOperator *b) {
-    if (fn_ && b->isAssignmentOp())
-      if (auto *v = refVar(b->getLHS()))
-        ++writes_[fn_][v];
-    return true;
-  }
-  bool VisitUnaryOperator(clang::UnaryOperator *u) {
-    if (fn_ && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf))
-      if (auto *v = refVar(u->getSubExpr()))
-        ++writes_[fn_][v]; // `&n` may be written through (scanf("%d", &n))
-    return true;
-  }
 
 private:
   std::function<void(const clang::CallExpr *, const clang::FunctionDecl *)> onCall_;
   std::set<const clang::FunctionDecl *> &escaped_;
-  std::map<const clang::FunctionDecl *, std::map<const clang::VarDecl *, int>> &writes_;
   std::set<const clang::DeclRefExpr *> calleeRefs_;
   const clang::FunctionDecl *fn_ = nullptr;
 };
@@ -81,13 +68,17 @@ void CallValues::index() {
       [&](const clang::CallExpr *c, const clang::FunctionDecl *caller) {
         calls_[c->getDirectCallee()->getCanonicalDecl()].push_back({c, caller});
       },
-      escaped_, writes_);
+      escaped_);
   ix.TraverseDecl(tu_.ast.getTranslationUnitDecl());
 }
 
 bool CallValues::writtenIn(const clang::VarDecl *v, const clang::FunctionDecl *fn) {
-  auto f = writes_.find(fn);
-  return f != writes_.end() && f->second.count(v);
+  auto f = facts_.find(fn);
+  if (f == facts_.end())
+    f = facts_.emplace(fn, scanFunction(fn)).first;
+  auto a = f->second.assignments.find(v);
+  // `&n` may be written through (scanf("%d", &n))
+  return (a != f->second.assignments.end() && a->second > 0) || f->second.addressTaken.count(v);
 }
 
 CallValues::Resolved CallValues::resolve(const clang::Expr *e, const clang::FunctionDecl *caller,

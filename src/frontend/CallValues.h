@@ -7,6 +7,7 @@
 /// docs/skeletonizer.md ("Sizes") states the rule.
 #pragma once
 
+#include "FunctionFacts.h"
 #include "skelcast/skeleton/Skeleton.h"
 
 #include <clang/AST/Decl.h>
@@ -59,7 +60,8 @@ private:
   bool indexed_ = false;
   std::map<const clang::FunctionDecl *, std::vector<Call>> calls_; ///< by canonical callee
   std::set<const clang::FunctionDecl *> escaped_; ///< named other than as a callee
-  std::map<const clang::FunctionDecl *, std::map<const clang::VarDecl *, int>> writes_;
+  /// assignments and addresses taken in each caller, from scanFunction (NestScan.h)
+  std::map<const clang::FunctionDecl *, FunctionFacts> facts_;
   std::set<const clang::ParmVarDecl *> busy_;
   std::map<const clang::ParmVarDecl *, Resolved> memo_;
 };

@@ -10,6 +10,7 @@
 /// taken) are scanned here too.
 #pragma once
 
+#include "FunctionFacts.h"
 #include "LoopHeader.h"
 #include "TUContext.h"
 
@@ -53,13 +54,6 @@ struct NestScan {
   std::set<const clang::VarDecl *> indexScalars;   ///< scalars used in subscripts or bounds
 
   bool inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const;
-};
-
-/// Facts about a whole function that the analysis of a nest needs.
-struct FunctionFacts {
-  const clang::FunctionDecl *fn = nullptr;
-  std::map<const clang::VarDecl *, int> assignments; ///< assignment sites (not the declaration)
-  std::set<const clang::VarDecl *> addressTaken;
 };
 
 /// The facts of `fn`, from one walk over its body.
