@@ -1,38 +1,18 @@
 // The skeletonizer's array dependence test on isl (Dependence.cpp,
 // PolyNestBuilder.cpp): C nests in PolyBench's shapes, decided exactly.
-#include "skelcast/frontend/Skeletonizer.h"
-#include "skelcast/skeleton/Printer.h"
+#include "SkeletonizeText.h"
 
 #include <gtest/gtest.h>
-
-#include <sstream>
 
 using namespace skelcast;
 using namespace skelcast::frontend;
 
 namespace {
 
-struct Out {
-  std::string text, warnings, error;
-  bool ok = false;
-};
+using Out = testsupport::Skeletonized;
+using testsupport::has;
 
-Out run(const std::string &code) {
-  Out o;
-  std::ostringstream d;
-  try {
-    SkeletonizeResult r = skeletonizeCode(code, "t.c", {}, d);
-    o.text = skeleton::printSkeleton(r.file);
-    for (const auto &w : r.warnings)
-      o.warnings += w.str() + "\n";
-    o.ok = true;
-  } catch (const InputError &e) {
-    o.error = d.str() + e.what();
-  }
-  return o;
-}
-
-bool has(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
+Out run(const std::string &code) { return testsupport::skeletonizeText(code); }
 
 } // namespace
 

@@ -1,39 +1,20 @@
 // The languages real code comes in: C-style C++ (`.cpp`) and pre-C99 C, as
 // GCC takes them.
-#include "skelcast/frontend/Skeletonizer.h"
-#include "skelcast/skeleton/Printer.h"
+#include "SkeletonizeText.h"
 
 #include <gtest/gtest.h>
-
-#include <sstream>
 
 using namespace skelcast;
 using namespace skelcast::frontend;
 
 namespace {
 
-struct Out {
-  std::string text, warnings, diag, error;
-  bool ok = false;
-};
+using Out = testsupport::Skeletonized;
+using testsupport::has;
 
 Out run(const std::string &code, const std::string &path) {
-  Out o;
-  std::ostringstream d;
-  try {
-    SkeletonizeResult r = skeletonizeCode(code, path, {}, d);
-    o.text = skeleton::printSkeleton(r.file);
-    for (const auto &w : r.warnings)
-      o.warnings += w.str() + "\n";
-    o.ok = true;
-  } catch (const InputError &e) {
-    o.error = e.what();
-  }
-  o.diag = d.str();
-  return o;
+  return testsupport::skeletonizeText(code, path);
 }
-
-bool has(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
 
 } // namespace
 

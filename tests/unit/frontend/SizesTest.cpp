@@ -1,39 +1,21 @@
 // Sizes that are parameters: values followed from the file's calls (PolyBench's
 // `main` → `kernel_gemm(ni, nj, nk, ...)`), and the one message that asks for
 // those read at run time.
-#include "skelcast/frontend/Skeletonizer.h"
-#include "skelcast/skeleton/Printer.h"
+#include "SkeletonizeText.h"
 
 #include <gtest/gtest.h>
-
-#include <sstream>
 
 using namespace skelcast;
 using namespace skelcast::frontend;
 
 namespace {
 
-struct Out {
-  std::string text, warnings, error;
-  bool ok = false;
-};
+using Out = testsupport::Skeletonized;
+using testsupport::has;
 
-Out run(const std::string &code, SkeletonizeOptions opts = {}) {
-  Out o;
-  std::ostringstream d;
-  try {
-    SkeletonizeResult r = skeletonizeCode(code, "t.c", opts, d);
-    o.text = skeleton::printSkeleton(r.file);
-    for (const auto &w : r.warnings)
-      o.warnings += w.str() + "\n";
-    o.ok = true;
-  } catch (const InputError &e) {
-    o.error = d.str() + e.what();
-  }
-  return o;
+Out run(const std::string &code, const SkeletonizeOptions &opts = {}) {
+  return testsupport::skeletonizeText(code, "t.c", opts);
 }
-
-bool has(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
 
 // PolyBench 4.2's shape: sizes as macros copied into locals of main, passed to
 // the kernel, arrays declared with the macros.
