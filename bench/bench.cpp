@@ -81,7 +81,7 @@ const char *kParseFiles[] = {
     "skeletons/ispinex_real.skel",  "skeletons/spinflap.skel", "bench/skeletons/conv3d.skel",
 };
 
-model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 
 layout::KernelInfo kernelOf(const char *path) {
   return layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/" + path), 0);
@@ -89,7 +89,7 @@ layout::KernelInfo kernelOf(const char *path) {
 
 void EnumerateProject(benchmark::State &state, const Case &c) {
   layout::KernelInfo ki = kernelOf(c.path);
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   model::ModelOptions mo;
   mo.keepTop = 10; // what `skelcast project` keeps by default
   int64_t explored = 0, projected = 0;
@@ -111,7 +111,7 @@ void EnumerateProject(benchmark::State &state, const Case &c) {
 
 void LayoutWarm(benchmark::State &state, const Case &c) {
   layout::KernelInfo ki = kernelOf(c.path);
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   layout::Layout l = layout::parseLayout(ki, c.layout, hw);
   layout::Characterizer z(ki, hw);
   z.setShape(l.block, l.fold);
@@ -138,7 +138,7 @@ void LayoutWarm(benchmark::State &state, const Case &c) {
 
 void LayoutCold(benchmark::State &state, const Case &c) {
   layout::KernelInfo ki = kernelOf(c.path);
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   layout::Layout l = layout::parseLayout(ki, c.layout, hw);
   model::ModelOptions mo;
   for (auto _ : state) {
@@ -197,7 +197,7 @@ std::string generatedProgram(size_t n) {
 void ProgramProject(benchmark::State &state) {
   size_t n = static_cast<size_t>(state.range(0));
   skeleton::SkeletonFile f = skeleton::parseSkeleton(generatedProgram(n), "generated.skel");
-  model::HwSpec hw = model::resolveHwSpec("h100", kSrc + "/hwspecs");
+  hw::HwSpec hw = hw::resolveHwSpec("h100", kSrc + "/hwspecs");
   model::ModelOptions mo;
   mo.keepTop = 10;
   for (auto _ : state) {

@@ -1,7 +1,7 @@
 // `skelcast hw list` and `skelcast hw show NAME|FILE`.
 #include "Commands.h"
 #include "skelcast/cli/Cli.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include <fmt/format.h>
 
@@ -18,8 +18,8 @@ void registerHw(CLI::App &app, Context &ctx) {
       return guarded(ctx, [&] {
         ctx.out << fmt::format("{:<8} {:>5} {:>9} {:>10}  {}\n", "name", "SMs", "clock_GHz",
                                "mem_GB/s", "description");
-        for (const auto &n : model::listHwSpecs(ctx.specDir)) {
-          model::HwSpec h = model::resolveHwSpec(n, ctx.specDir);
+        for (const auto &n : hw::listHwSpecs(ctx.specDir)) {
+          hw::HwSpec h = hw::resolveHwSpec(n, ctx.specDir);
           ctx.out << fmt::format("{:<8} {:>5} {:>9} {:>10}  {}\n", h.name, h.smCount, h.clockGHz,
                                  h.memBandwidthGBps, h.description);
         }
@@ -33,9 +33,9 @@ void registerHw(CLI::App &app, Context &ctx) {
   show->callback([&ctx, name] {
     ctx.action = [&ctx, name] {
       return guarded(ctx, [&] {
-        model::HwSpec h = model::resolveHwSpec(*name, ctx.specDir);
+        hw::HwSpec h = hw::resolveHwSpec(*name, ctx.specDir);
         ctx.out << fmt::format("{} ({})\nfile {}\ncoalescing rule: {}\n\n", h.name, h.description,
-                               h.path, model::coalescingRuleName(h.coalescing()));
+                               h.path, hw::coalescingRuleName(h.coalescing()));
         auto field = [&](const std::string &k, const std::string &v) {
           auto s = h.sources.find(k);
           ctx.out << fmt::format("  {:<28} {:>14}  {}\n", k, v,
@@ -72,7 +72,7 @@ void registerHw(CLI::App &app, Context &ctx) {
         if (h.sources.count("launch_back_to_back_us"))
           field("launch_back_to_back_us", fmt::format("{}", h.launchBackToBackUs));
         if (h.hostLink) {
-          const model::HostLink &l = *h.hostLink;
+          const hw::HostLink &l = *h.hostLink;
           field("host_link", fmt::format("{} {}/{} GB/s", l.kind, l.h2dPinnedGBps, l.d2hPinnedGBps));
           ctx.out << fmt::format("  {:<28} {:>14}  pageable {}/{} GB/s, latency {} us{}\n", "", "",
                                  l.h2dPageableGBps, l.d2hPageableGBps, l.latencyUs,

@@ -68,7 +68,7 @@ std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::st
 }
 
 int runProject(Context &ctx, const ProjectOpts &o) {
-  model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
+  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
   model::ModelOptions mo = o.modelOptions();
   mo.keepTop = o.top; // only the layouts shown are kept
   report::Report rep;
@@ -131,7 +131,7 @@ int runProject(Context &ctx, const ProjectOpts &o) {
 }
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
-  model::HwSpec hw = model::resolveHwSpec(o.hw, ctx.specDir);
+  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
   LoadedInput in = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
   for (const auto &w : in.warnings)
     ctx.err << w.str() << '\n';

@@ -4,7 +4,7 @@
 #include "Suite.h"
 #include "SuiteRunner.h"
 #include "skelcast/cli/Cli.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
 
@@ -121,7 +121,7 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
   SuiteRunOptions ro;
   std::set<std::string> names;
   for (const auto &h : o.hw) {
-    model::HwSpec spec = model::resolveHwSpec(h, ctx.specDir);
+    hw::HwSpec spec = hw::resolveHwSpec(h, ctx.specDir);
     if (!names.insert(spec.name).second)
       throw InputError({"--hw", 0, 0}, fmt::format("GPU '{}' is given twice", spec.name));
     ro.gpus.push_back(std::move(spec));

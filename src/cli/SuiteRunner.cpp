@@ -24,7 +24,7 @@ struct Job {
 
 report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
   report::KernelGpuResult r;
-  const model::HwSpec &hw = o.gpus[j.gpu];
+  const hw::HwSpec &hw = o.gpus[j.gpu];
   try {
     // Only the reported layouts are kept while enumerating (as `project --top`
     // does): same ranking and counts, without holding every layout.

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "Suite.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/report/Batch.h"
 
@@ -25,7 +25,7 @@ struct InputProgress {
 };
 
 struct SuiteRunOptions {
-  std::vector<model::HwSpec> gpus;
+  std::vector<hw::HwSpec> gpus;
   model::ModelOptions model;
   std::string modelLabel;
   layout::EnumerateOptions enumerate;

@@ -44,7 +44,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&] {
-        model::HwSpec hw = model::resolveHwSpec(o->hw, ctx.specDir);
+        hw::HwSpec hw = hw::resolveHwSpec(o->hw, ctx.specDir);
         model::ModelOptions mo;
         mo.model = o->model;
         mo.disabledTerms.insert(o->without.begin(), o->without.end());

@@ -190,7 +190,7 @@ struct Characterizer::Impl {
   };
 
   const KernelInfo &ki;
-  const model::HwSpec &hw;
+  const hw::HwSpec &hw;
   size_t nDims, nArrays, nAccesses;
 
   // Kernel level.
@@ -222,7 +222,7 @@ struct Characterizer::Impl {
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
 
-  Impl(const KernelInfo &k, const model::HwSpec &h);
+  Impl(const KernelInfo &k, const hw::HwSpec &h);
   void setBlock(const std::vector<int64_t> &b);
   void setShape(const std::vector<int64_t> &b, const std::vector<int64_t> &f);
   Tile &makeTile();
@@ -241,7 +241,7 @@ struct Characterizer::Impl {
   }
 };
 
-Characterizer::Impl::Impl(const KernelInfo &k, const model::HwSpec &h)
+Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
     : ki(k), hw(h), nDims(k.dimNames.size()), nArrays(k.arrays.size()),
       nAccesses(k.accesses.size()) {
   full = fullLoops(ki);
@@ -488,7 +488,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     c.accesses.swap(accesses);
     c.stages.swap(stages);
   }
-  model::Workload &w = c.workload;
+  hw::Workload &w = c.workload;
   w.threadsPerBlock = tpb;
   w.blocks = blocks;
 
@@ -673,7 +673,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
                                    std::min<double>(hw.warpSize, tpb);
 }
 
-Characterizer::Characterizer(const KernelInfo &ki, const model::HwSpec &hw)
+Characterizer::Characterizer(const KernelInfo &ki, const hw::HwSpec &hw)
     : impl_(std::make_unique<Impl>(ki, hw)) {}
 Characterizer::~Characterizer() = default;
 
@@ -686,7 +686,7 @@ int64_t Characterizer::stageSize(int loop, const std::vector<int> &cached) {
 }
 void Characterizer::characterize(const Layout &l, Characterization &out) { impl_->run(l, out); }
 
-Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw) {
+Characterization characterize(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw) {
   Characterizer z(ki, hw);
   z.setShape(l.block, l.fold);
   Characterization c;

@@ -63,7 +63,7 @@ bool dependsOn(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<
 
 /// Appends the byte addresses of the representative warp (see warpAddresses).
 void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const KernelInfo &ki,
-                         const AccessInfo &a, const Layout &l, const model::HwSpec &hw,
+                         const AccessInfo &a, const Layout &l, const hw::HwSpec &hw,
                          int64_t innerIteration) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
   size_t nd = ki.dimNames.size();
@@ -150,12 +150,12 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
 } // namespace
 
 WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb,
-                        model::CoalescingRule rule) {
+                        hw::CoalescingRule rule) {
   return classifyWarp(addrs.data(), addrs.size(), eb, rule);
 }
 
 WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
-                        model::CoalescingRule rule) {
+                        hw::CoalescingRule rule) {
   WarpAccess w;
   if (n == 0)
     return w;
@@ -172,7 +172,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
   nk = countDistinct(known.data(), nk);
   w.distinct = static_cast<double>(nk) + unknown;
   switch (rule) {
-  case model::CoalescingRule::HalfWarp: {
+  case hw::CoalescingRule::HalfWarp: {
     double trans = 0;
     bool all = true;
     for (size_t h = 0; h < n; h += 16) {
@@ -189,7 +189,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
     w.transactions = all ? 1.0 : trans;
     return w;
   }
-  case model::CoalescingRule::Segment: {
+  case hw::CoalescingRule::Segment: {
     int64_t seg = eb == 1 ? 32 : eb == 2 ? 64 : 128;
     double trans = 0;
     bool all = true;
@@ -202,7 +202,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
     w.transactions = all ? 1.0 : trans;
     return w;
   }
-  case model::CoalescingRule::Sector: {
+  case hw::CoalescingRule::Sector: {
     double sectors = distinctUnits(addrs, 0, n, 32);
     bool anyUnknown = unknown > 0;
     const int64_t *k = known.data();
@@ -221,7 +221,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
 }
 
 std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
-                                                  const Layout &l, const model::HwSpec &hw,
+                                                  const Layout &l, const hw::HwSpec &hw,
                                                   int64_t innerIteration) {
   std::vector<std::optional<int64_t>> addrs;
   appendWarpAddresses(addrs, ki, a, l, hw, innerIteration);
@@ -229,14 +229,14 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 }
 
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                               const model::HwSpec &hw) {
+                               const hw::HwSpec &hw) {
   std::vector<std::optional<int64_t>> addrs;
   appendWarpAddresses(addrs, ki, a, l, hw, 0);
   return classifyWarp(addrs, ki.arrays[static_cast<size_t>(a.array)].elemBytes, hw.coalescing());
 }
 
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
-                       const Layout &l, const model::HwSpec &hw) {
+                       const Layout &l, const hw::HwSpec &hw) {
   if (accesses.empty())
     return 1.0;
   // The warp's addresses over the first iterations of each access's innermost
@@ -269,7 +269,7 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
 }
 
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,
-                              int64_t threadsPerBlock, const model::HwSpec &hw) {
+                              int64_t threadsPerBlock, const hw::HwSpec &hw) {
   size_t nd = box.lo.size();
   int64_t warp = std::min<int64_t>(hw.warpSize, threadsPerBlock);
   constexpr size_t kInline = 64;

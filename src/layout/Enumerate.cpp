@@ -88,7 +88,7 @@ std::vector<char> cacheableArrays(const KernelInfo &ki) {
 /// of the dimension, size(B) within the maximum block and at least a warp (a
 /// block smaller than a warp leaves SIMD lanes idle; it is considered only when
 /// the whole loop space is smaller than a warp).
-std::vector<std::vector<int64_t>> blockShapes(const KernelInfo &ki, const model::HwSpec &hw) {
+std::vector<std::vector<int64_t>> blockShapes(const KernelInfo &ki, const hw::HwSpec &hw) {
   size_t nd = ki.dimNames.size();
   std::vector<int64_t> blockLim(nd);
   for (size_t d = 0; d < nd; ++d)
@@ -122,7 +122,7 @@ bool stageKind(const LoopInfo &li) { return li.isStream && li.constTrip && li.tr
 
 } // namespace
 
-SpaceBound spaceBound(const KernelInfo &ki, const model::HwSpec &hw, const EnumerateOptions &opts) {
+SpaceBound spaceBound(const KernelInfo &ki, const hw::HwSpec &hw, const EnumerateOptions &opts) {
   SpaceBound b;
   std::vector<char> cacheable = cacheableArrays(ki);
   for (char c : cacheable)
@@ -157,7 +157,7 @@ SpaceBound spaceBound(const KernelInfo &ki, const model::HwSpec &hw, const Enume
   return b;
 }
 
-EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
+EnumerationStats enumerateLayouts(const KernelInfo &ki, const hw::HwSpec &hw,
                                   const EnumerateOptions &opts,
                                   const std::function<void(const Layout &, const Characterization &)> &emit) {
   EnumerationStats st;

@@ -138,7 +138,7 @@ int64_t maxFold(const KernelInfo &ki, size_t d, int64_t block) {
   return std::max(tiles, nextPow2(n) / block);
 }
 
-Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw) {
+Layout parseLayout(const KernelInfo &ki, const std::string &text, const hw::HwSpec &hw) {
   Layout l;
   size_t nd = ki.dimNames.size();
   l.block.assign(nd, 1);

@@ -11,15 +11,15 @@ bool nearlyEqual(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::ma
 
 } // namespace
 
-double warpsPerBlock(const Workload &w, const HwSpec &hw) {
+double warpsPerBlock(const hw::Workload &w, const hw::HwSpec &hw) {
   return std::ceil(w.threadsPerBlock / hw.warpSize);
 }
 
-double activeSMs(const Workload &w, const HwSpec &hw) {
+double activeSMs(const hw::Workload &w, const hw::HwSpec &hw) {
   return std::max(1.0, std::min(static_cast<double>(hw.smCount), w.blocks));
 }
 
-double activeBlocksPerSM(const Workload &w, const HwSpec &hw, double activeSMs) {
+double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs) {
   double byWarps = std::floor(hw.maxWarpsPerSM / warpsPerBlock(w, hw));
   double bySharedMem = w.sharedMemBytesPerBlock > 0
                            ? std::floor(static_cast<double>(hw.sharedMemPerSMBytes) /
@@ -81,7 +81,7 @@ double synchCost(double dd, double mwp, double synchInsts, double activeBlocks, 
   return dd * std::max(0.0, mwp - 1.0) * synchInsts * activeBlocks * rep;
 }
 
-HongKimResult hongKim(const Workload &w, const HwSpec &hw) {
+HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw) {
   HongKimResult r;
   r.activeSMs = activeSMs(w, hw);
   r.warpsPerBlock = warpsPerBlock(w, hw);

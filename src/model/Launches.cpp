@@ -51,7 +51,7 @@ int64_t threadsAt(const skeleton::SkeletonFile &file, size_t k, const skeleton::
 
 /// One layout at one launch: its time, or nothing when it does not fit there.
 std::optional<double> launchMs(const layout::KernelInfo &ki, const layout::Layout &l,
-                               const HwSpec &hw, const ModelOptions &mo) {
+                               const hw::HwSpec &hw, const ModelOptions &mo) {
   LayoutProjection p = projectLayout(ki, l, hw, mo);
   if (!p.characterization.fits || !std::isfinite(p.result.timeMs))
     return std::nullopt;
@@ -77,14 +77,14 @@ int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k) {
 }
 
 KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t k,
-                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const hw::HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only) {
   return projectProgramKernel(ProgramAnalysis(file), k, hw, eo, mo, only);
 }
 
 KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
-                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const hw::HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only) {
   const skeleton::SkeletonFile &file = analysis.file();

@@ -55,7 +55,7 @@ TermMask termMask(const std::set<std::string> &enabled) {
 }
 
 AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
-                                const layout::Layout &l, const HwSpec &hw,
+                                const layout::Layout &l, const hw::HwSpec &hw,
                                 const std::set<std::string> &on) {
   AdjustedInputs a{c.workload, hw, {}};
   TermScratch scratch;
@@ -64,7 +64,7 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
 }
 
 void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
-                      const layout::Layout &l, const HwSpec &hw, TermMask on,
+                      const layout::Layout &l, const hw::HwSpec &hw, TermMask on,
                       AdjustedInputs &a, TermScratch &scratch) {
   a.workload = c.workload;
   a.effects = TermEffects{};
@@ -73,7 +73,7 @@ void applyModernTerms(const layout::Characterization &c, const layout::KernelInf
   a.hw.maxBlocksPerSM = hw.maxBlocksPerSM;
   a.hw.dramLatencyCycles = hw.dramLatencyCycles;
   a.effects.effectiveLatencyCycles = hw.dramLatencyCycles;
-  Workload &w = a.workload;
+  hw::Workload &w = a.workload;
 
   // schedulers: S schedulers issue S warp instructions per Issue_cycles.
   if (on & kSchedulers)

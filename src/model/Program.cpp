@@ -370,13 +370,13 @@ layout::KernelInfo analyzeProgramKernel(const skeleton::SkeletonFile &file, size
   return ProgramAnalysis(file).kernel(k, indexValue);
 }
 
-double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
+double transferMs(const hw::HwSpec &hw, double bytes, bool hostToDevice, bool pinned) {
   if (!hw.hostLink)
     throw InputError({hw.path, 0, 0}, "field 'host_link': missing; a program's transfers need it");
-  const HostLink &h = *hw.hostLink;
+  const hw::HostLink &h = *hw.hostLink;
   double gbps = hostToDevice ? (pinned ? h.h2dPinnedGBps : h.h2dPageableGBps)
                              : (pinned ? h.d2hPinnedGBps : h.d2hPageableGBps);
-  const CopyCurve &curve = hostToDevice ? h.h2dPageableCurve : h.d2hPageableCurve;
+  const hw::CopyCurve &curve = hostToDevice ? h.h2dPageableCurve : h.d2hPageableCurve;
   if (pinned || curve.empty() || bytes < curve.front().first)
     return h.latencyUs / 1000.0 + bytes / (gbps * 1e6);
   // Within the measured sizes: linear between the neighbouring points; beyond
@@ -391,7 +391,7 @@ double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned
 }
 
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
-                                 const std::vector<KernelProjection> &kps, const HwSpec &hw,
+                                 const std::vector<KernelProjection> &kps, const hw::HwSpec &hw,
                                  const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                  const ProgramOptions &po) {
   ProgramProjection pp;

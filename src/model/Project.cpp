@@ -26,7 +26,7 @@ ModelKind kindOf(const std::string &name) {
 /// layout to the next (the adjusted spec is a copy made once, not per layout).
 class Evaluator {
 public:
-  Evaluator(const layout::KernelInfo &ki, const HwSpec &hw, const ModelOptions &mo)
+  Evaluator(const layout::KernelInfo &ki, const hw::HwSpec &hw, const ModelOptions &mo)
       : ki_(ki), hw_(hw), mo_(mo), kind_(kindOf(mo.model)), terms_(termMask(mo.enabledTerms())),
         adjusted_{{}, hw, {}} {}
 
@@ -84,7 +84,7 @@ public:
 
 private:
   const layout::KernelInfo &ki_;
-  const HwSpec &hw_;
+  const hw::HwSpec &hw_;
   const ModelOptions &mo_;
   ModelKind kind_;
   TermMask terms_;
@@ -129,7 +129,7 @@ std::set<std::string> ModelOptions::enabledTerms() const {
 }
 
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
-                               const HwSpec &hw, const ModelOptions &mo) {
+                               const hw::HwSpec &hw, const ModelOptions &mo) {
   layout::Characterization c = layout::characterize(ki, l, hw);
   Evaluator ev(ki, hw, mo);
   ev.evaluate(l, c);
@@ -137,7 +137,7 @@ LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layou
 }
 
 std::optional<std::string> deviceMemoryShortfall(
-    const HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays) {
+    const hw::HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays) {
   if (hw.memCapacityBytes <= 0)
     return std::nullopt;
   double total = 0;
@@ -153,7 +153,7 @@ std::optional<std::string> deviceMemoryShortfall(
                      total / 1e9, list, hw.name, static_cast<double>(hw.memCapacityBytes) / 1e9);
 }
 
-KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
+KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only) {
   KernelProjection kp;

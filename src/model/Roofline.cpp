@@ -5,8 +5,8 @@
 
 namespace skelcast::model {
 
-RooflineResult roofline(const layout::Characterization &c, const HwSpec &hw) {
-  const Workload &w = c.workload;
+RooflineResult roofline(const layout::Characterization &c, const hw::HwSpec &hw) {
+  const hw::Workload &w = c.workload;
   RooflineResult r;
   r.memoryMs = c.compulsoryBytes / (hw.memBandwidthGBps * 1e6);
   double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);

@@ -127,7 +127,7 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
   return m;
 }
 
-ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOptions &mo,
+ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel) {
   ValidationReport r;
   r.hwName = hw.name;
@@ -255,7 +255,7 @@ std::string text(const nlohmann::json &c, const char *key, const std::string &pa
 }
 
 /// Project a whole skeleton file as `project` does.
-ProgramProjection programOf(const std::string &skel, const HwSpec &hw, const ModelOptions &mo,
+ProgramProjection programOf(const std::string &skel, const hw::HwSpec &hw, const ModelOptions &mo,
                             bool pinned) {
   skeleton::SkeletonFile f = skeleton::parseSkeletonFile(skel);
   std::vector<KernelProjection> kps;
@@ -277,7 +277,7 @@ std::string measuredGpuName(const std::string &path) {
   return j["gpu"]["name"].get<std::string>();
 }
 
-bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw) {
+bool gpuMatchesSpec(const std::string &gpuName, const hw::HwSpec &hw) {
   auto squash = [](const std::string &s) {
     std::string out;
     for (unsigned char c : s)
@@ -289,7 +289,7 @@ bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw) {
   return !spec.empty() && squash(gpuName).find(spec) != std::string::npos;
 }
 
-void requireSameGpu(const std::string &path, const HwSpec &hw) {
+void requireSameGpu(const std::string &path, const hw::HwSpec &hw) {
   std::string gpu = measuredGpuName(path);
   if (!gpu.empty() && !gpuMatchesSpec(gpu, hw))
     throw InputError({path, 0, 0},
@@ -303,7 +303,7 @@ bool isProgramMeasurements(const std::string &path) {
   return j.is_object() && (j.contains("fusion") || j.contains("hotspot_steps"));
 }
 
-ProgramValidation validatePrograms(const std::vector<std::string> &paths, const HwSpec &hw,
+ProgramValidation validatePrograms(const std::vector<std::string> &paths, const hw::HwSpec &hw,
                                    const ModelOptions &mo, const std::string &modelLabel) {
   ProgramValidation v;
   v.hwName = hw.name;

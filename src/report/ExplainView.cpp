@@ -12,7 +12,7 @@ void row(std::string &out, const std::string &name, const std::string &value,
 } // namespace
 
 std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
-                          const model::HwSpec &hw, const std::string &modelLabel) {
+                          const hw::HwSpec &hw, const std::string &modelLabel) {
   const auto &c = p.characterization;
   const auto &w = c.workload;
   const auto &r = p.result;
@@ -52,7 +52,7 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   }
 
   out += "\naccesses (eq. 13; coalescing by the " +
-         std::string(model::coalescingRuleName(hw.coalescing())) + " rule)\n";
+         std::string(hw::coalescingRuleName(hw.coalescing())) + " rule)\n";
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     std::string what = fmt::format("{} {} ({}:{})", a.isStore ? "st" : "ld",

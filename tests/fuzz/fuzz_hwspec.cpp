@@ -1,11 +1,11 @@
-// libFuzzer target: the hwspec loader (model::parseHwSpec). Any text must load
+// libFuzzer target: the hwspec loader (hw::parseHwSpec). Any text must load
 // or be refused with an InputError. A spec that loads must project a small
 // kernel with every model to finite numbers: the loader's ranges are what keeps
 // NaN and infinity out of the model.
 #include "FuzzCommon.h"
 
 #include "skelcast/layout/KernelInfo.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Parser.h"
 
@@ -49,7 +49,7 @@ void checkFinite(double v, const char *what, const std::string &layout) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   fuzz::onlyInputErrors([&] {
-    model::HwSpec hw = model::parseHwSpec(text, "fuzz.json");
+    hw::HwSpec hw = hw::parseHwSpec(text, "fuzz.json");
     // The default model over the whole (small) layout space; the others on its
     // favourite layout, which keeps each input well within the one-second budget.
     layout::EnumerateOptions eo;

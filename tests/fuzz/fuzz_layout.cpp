@@ -6,7 +6,7 @@
 #include "FuzzCommon.h"
 
 #include "skelcast/layout/Layout.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Parser.h"
 
@@ -23,7 +23,7 @@ namespace {
 
 struct Fixture {
   std::vector<layout::KernelInfo> kernels;
-  std::vector<model::HwSpec> specs;
+  std::vector<hw::HwSpec> specs;
 };
 
 const Fixture &fixture() {
@@ -40,8 +40,8 @@ const Fixture &fixture() {
       for (size_t k = 0; k < sf.kernels.size(); ++k)
         f.kernels.push_back(layout::analyzeKernel(sf, k));
     }
-    f.specs.push_back(model::loadHwSpec(src + "/hwspecs/h100.json"));
-    f.specs.push_back(model::loadHwSpec(src + "/hwspecs/fx5600.json"));
+    f.specs.push_back(hw::loadHwSpec(src + "/hwspecs/h100.json"));
+    f.specs.push_back(hw::loadHwSpec(src + "/hwspecs/fx5600.json"));
     return f;
   }();
   return fx;

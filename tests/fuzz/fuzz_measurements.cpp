@@ -5,7 +5,7 @@
 
 #include "FuzzCommon.h"
 
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Validation.h"
 
 #include <unistd.h>
@@ -46,8 +46,8 @@ void writeScratch(const uint8_t *data, size_t size) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const model::HwSpec hw =
-      model::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json");
+  static const hw::HwSpec hw =
+      hw::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json");
   writeScratch(data, size);
   const std::string &path = scratchPath();
   fuzz::onlyInputErrors([&] {

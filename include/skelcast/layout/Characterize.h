@@ -6,8 +6,8 @@
 
 #include "skelcast/layout/Coalescing.h"
 #include "skelcast/layout/Layout.h"
-#include "skelcast/model/HwSpec.h"
-#include "skelcast/model/Workload.h"
+#include "skelcast/hw/HwSpec.h"
+#include "skelcast/hw/Workload.h"
 
 #include <memory>
 #include <string>
@@ -56,7 +56,7 @@ struct StageUse {
 };
 
 struct Characterization {
-  model::Workload workload;
+  hw::Workload workload;
   std::vector<ArrayUse> arrays;
   std::vector<AccessUse> accesses;
   std::vector<StageUse> stages;
@@ -83,7 +83,7 @@ std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l);
 int64_t paperStageSize(const KernelInfo &ki, const Layout &l, int loop,
                        const std::vector<int> &cached);
 
-Characterization characterize(const KernelInfo &ki, const Layout &l, const model::HwSpec &hw);
+Characterization characterize(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw);
 
 /// Characterizes many layouts of one kernel on one GPU (the enumerator's loop),
 /// with the numbers characterize() gives. What depends only on the kernel is
@@ -95,7 +95,7 @@ Characterization characterize(const KernelInfo &ki, const Layout &l, const model
 /// storage: no allocation per layout once the caches are warm.
 class Characterizer {
 public:
-  Characterizer(const KernelInfo &ki, const model::HwSpec &hw);
+  Characterizer(const KernelInfo &ki, const hw::HwSpec &hw);
   ~Characterizer();
   Characterizer(const Characterizer &) = delete;
   Characterizer &operator=(const Characterizer &) = delete;

@@ -14,7 +14,7 @@
 
 #include "skelcast/layout/Footprint.h"
 #include "skelcast/layout/Layout.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include <optional>
 #include <vector>
@@ -31,18 +31,18 @@ struct WarpAccess {
 /// address is unknown (data without a sample): it is assumed to need its own
 /// transaction.
 WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int elemBytes,
-                        model::CoalescingRule rule);
+                        hw::CoalescingRule rule);
 WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int elemBytes,
-                        model::CoalescingRule rule);
+                        hw::CoalescingRule rule);
 
 /// A direct global access of the representative warp.
 WarpAccess directAccessPattern(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                               const model::HwSpec &hw);
+                               const hw::HwSpec &hw);
 
 /// Byte addresses the representative warp's threads touch with access `a`, at
 /// iteration `innerIteration` of its innermost loop (the others at their first).
 std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const AccessInfo &a,
-                                                  const Layout &l, const model::HwSpec &hw,
+                                                  const Layout &l, const hw::HwSpec &hw,
                                                   int64_t innerIteration);
 
 /// 32-byte sectors the representative warp moves for all of `accesses` (one
@@ -50,11 +50,11 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 /// it uses: 1 when dense, up to 32 / element size when every element sits in
 /// its own sector.
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
-                       const Layout &l, const model::HwSpec &hw);
+                       const Layout &l, const hw::HwSpec &hw);
 
 /// The loads that fill shared memory with a footprint's bounding box, threads
 /// taking consecutive elements in row-major order.
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,
-                              int64_t threadsPerBlock, const model::HwSpec &hw);
+                              int64_t threadsPerBlock, const hw::HwSpec &hw);
 
 } // namespace skelcast::layout

@@ -8,7 +8,7 @@
 
 #include "skelcast/layout/Characterize.h"
 #include "skelcast/layout/Layout.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include <functional>
 
@@ -40,7 +40,7 @@ struct SpaceBound {
   bool reduced() const { return cacheCap < cacheable || stageCap < stageable; }
 };
 
-SpaceBound spaceBound(const KernelInfo &ki, const model::HwSpec &hw, const EnumerateOptions &opts);
+SpaceBound spaceBound(const KernelInfo &ki, const hw::HwSpec &hw, const EnumerateOptions &opts);
 
 struct EnumerationStats {
   int64_t explored = 0; ///< candidate layouts generated (at most spaceBound().candidates)
@@ -49,7 +49,7 @@ struct EnumerationStats {
 
 /// Calls `emit` for every layout that survives pruning, with its
 /// characterization; returns the counts.
-EnumerationStats enumerateLayouts(const KernelInfo &ki, const model::HwSpec &hw,
+EnumerationStats enumerateLayouts(const KernelInfo &ki, const hw::HwSpec &hw,
                                   const EnumerateOptions &opts,
                                   const std::function<void(const Layout &, const Characterization &)> &emit);
 

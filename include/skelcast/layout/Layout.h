@@ -7,7 +7,7 @@
 #pragma once
 
 #include "skelcast/layout/KernelInfo.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include <string>
 #include <vector>
@@ -49,6 +49,6 @@ int64_t maxFold(const KernelInfo &ki, size_t d, int64_t block);
 /// The dimension's size rounded up to a power of two (capped at 2^40).
 int64_t nextPow2(int64_t x);
 
-Layout parseLayout(const KernelInfo &ki, const std::string &text, const model::HwSpec &hw);
+Layout parseLayout(const KernelInfo &ki, const std::string &text, const hw::HwSpec &hw);
 
 } // namespace skelcast::layout

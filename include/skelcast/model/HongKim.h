@@ -7,8 +7,8 @@
 /// source and the decisions where the papers leave room.
 #pragma once
 
-#include "skelcast/model/HwSpec.h"
-#include "skelcast/model/Workload.h"
+#include "skelcast/hw/HwSpec.h"
+#include "skelcast/hw/Workload.h"
 
 #include <string>
 
@@ -16,11 +16,11 @@ namespace skelcast::model {
 
 /// GROPHECY eq. 8: min(Max_warps / warps_per_block, floor(SharedMem_size /
 /// SharedMem_per_block), Max_blocks, Blocks / Active_SMs).
-double activeBlocksPerSM(const Workload &w, const HwSpec &hw, double activeSMs);
+double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs);
 /// warps_per_block = ceil(Thread_per_block / warp_size).
-double warpsPerBlock(const Workload &w, const HwSpec &hw);
+double warpsPerBlock(const hw::Workload &w, const hw::HwSpec &hw);
 /// Active_SMs = min(SMs, Blocks): SMs that receive at least one block.
-double activeSMs(const Workload &w, const HwSpec &hw);
+double activeSMs(const hw::Workload &w, const hw::HwSpec &hw);
 
 // Hong & Kim, ISCA'09, §3: one function per equation, named after the quantity.
 double memLUncoal(double memLD, double uncoalPerMw, double departureDelUncoal);
@@ -52,6 +52,6 @@ struct HongKimResult {
 };
 
 /// The whole model for one workload on one GPU.
-HongKimResult hongKim(const Workload &w, const HwSpec &hw);
+HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw);
 
 } // namespace skelcast::model

@@ -22,8 +22,8 @@
 #pragma once
 
 #include "skelcast/layout/Characterize.h"
-#include "skelcast/model/HwSpec.h"
-#include "skelcast/model/Workload.h"
+#include "skelcast/hw/HwSpec.h"
+#include "skelcast/hw/Workload.h"
 
 #include <cstdint>
 #include <set>
@@ -52,13 +52,13 @@ struct TermEffects {
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.
 struct AdjustedInputs {
-  Workload workload;
-  HwSpec hw;
+  hw::Workload workload;
+  hw::HwSpec hw;
   TermEffects effects;
 };
 
 AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
-                                const layout::Layout &l, const HwSpec &hw,
+                                const layout::Layout &l, const hw::HwSpec &hw,
                                 const std::set<std::string> &enabled);
 
 /// Enabled terms as bits: bit i is modernTermNames()[i].
@@ -75,7 +75,7 @@ struct TermScratch {
 /// fields the terms change are reset from `hw` first), and nothing is allocated
 /// once `scratch` has grown.
 void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
-                      const layout::Layout &l, const HwSpec &hw, TermMask enabled,
+                      const layout::Layout &l, const hw::HwSpec &hw, TermMask enabled,
                       AdjustedInputs &a, TermScratch &scratch);
 
 /// A register estimate per thread (docs/model.md, "registers").

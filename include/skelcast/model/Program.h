@@ -89,7 +89,7 @@ int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k);
 /// launches, with the best one's launches summed (KernelProjection::launches;
 /// docs/model.md, section 9). `only`: one layout, as projectKernel.
 KernelProjection projectProgramKernel(const skeleton::SkeletonFile &file, size_t k,
-                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const hw::HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only = std::nullopt);
 
@@ -114,20 +114,20 @@ private:
 /// projectProgramKernel with the program analyzed once (what `project` uses
 /// for every kernel of a file).
 KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
-                                      const HwSpec &hw, const layout::EnumerateOptions &eo,
+                                      const hw::HwSpec &hw, const layout::EnumerateOptions &eo,
                                       const ModelOptions &mo,
                                       const std::optional<layout::Layout> &only = std::nullopt);
 
 /// `kernels` holds the projection of every kernel of `file`, in file order
 /// (projectProgramKernel: a kernel of an indexed repeat with its launches).
 ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
-                                 const std::vector<KernelProjection> &kernels, const HwSpec &hw,
+                                 const std::vector<KernelProjection> &kernels, const hw::HwSpec &hw,
                                  const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                  const ProgramOptions &po);
 
 /// Host-link time of `bytes` in one direction: latency + bytes / bandwidth, or,
 /// for pageable memory within the sizes of the spec's measured curve, the curve
 /// (linear between its points, proportional beyond its largest size).
-double transferMs(const HwSpec &hw, double bytes, bool hostToDevice, bool pinned);
+double transferMs(const hw::HwSpec &hw, double bytes, bool hostToDevice, bool pinned);
 
 } // namespace skelcast::model

@@ -56,7 +56,7 @@ struct KernelProjection {
 
 /// Project one layout.
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
-                               const HwSpec &hw, const ModelOptions &mo);
+                               const hw::HwSpec &hw, const ModelOptions &mo);
 
 /// A projected time as the ranking compares it: to 12 significant digits, so
 /// that layouts held at one floor, which differ only by rounding, tie.
@@ -73,12 +73,12 @@ bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
 /// ...); h100 has 85.02 GB (mem_capacity_bytes)". projectKernel throws it as an
 /// InputError; projectProgram makes it the verdict's reason.
 std::optional<std::string> deviceMemoryShortfall(
-    const HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays);
+    const hw::HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays);
 
 /// Enumerate, project and rank (rankedBefore); `only` restricts to one given
 /// layout. Keeps the `mo.keepTop` best (all when 0). A kernel the spec cannot
 /// run (FP64 without FP64 units, arrays beyond its memory) is an InputError.
-KernelProjection projectKernel(const layout::KernelInfo &ki, const HwSpec &hw,
+KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "skelcast/layout/Characterize.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 namespace skelcast::model {
 
@@ -14,6 +14,6 @@ struct RooflineResult {
   double memoryMs = 0, computeMs = 0, launchMs = 0, timeMs = 0;
 };
 
-RooflineResult roofline(const layout::Characterization &c, const HwSpec &hw);
+RooflineResult roofline(const layout::Characterization &c, const hw::HwSpec &hw);
 
 } // namespace skelcast::model

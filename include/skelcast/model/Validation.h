@@ -60,7 +60,7 @@ struct ValidationReport {
   int topWithinTen = 0;
 };
 
-ValidationReport validate(const Measurements &m, const HwSpec &hw, const ModelOptions &mo,
+ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel);
 
 /// Measured whole programs (validation/results/*_programs.json): the fusion
@@ -87,16 +87,16 @@ std::string measuredGpuName(const std::string &path);
 
 /// Whether `gpuName` (as CUDA reports it, "NVIDIA H100 80GB HBM3") is the GPU
 /// of `hw`: the spec's name, letters and digits only, is in it ("h100").
-bool gpuMatchesSpec(const std::string &gpuName, const HwSpec &hw);
+bool gpuMatchesSpec(const std::string &gpuName, const hw::HwSpec &hw);
 
 /// InputError naming `path`'s field 'gpu.name' when the file was measured on
 /// another GPU than `hw`'s (a file without a GPU name passes).
-void requireSameGpu(const std::string &path, const HwSpec &hw);
+void requireSameGpu(const std::string &path, const hw::HwSpec &hw);
 
 /// Whether a measurement file holds programs rather than kernel cases.
 bool isProgramMeasurements(const std::string &path);
 
-ProgramValidation validatePrograms(const std::vector<std::string> &paths, const HwSpec &hw,
+ProgramValidation validatePrograms(const std::vector<std::string> &paths, const hw::HwSpec &hw,
                                    const ModelOptions &mo, const std::string &modelLabel);
 
 } // namespace skelcast::model

@@ -45,7 +45,7 @@ std::string renderMarkdown(const Report &r);
 /// Every intermediate quantity of one layout's projection, in the order of
 /// docs/model.md.
 std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
-                          const model::HwSpec &hw, const std::string &modelLabel);
+                          const hw::HwSpec &hw, const std::string &modelLabel);
 
 /// A kernel of an indexed repeat: the representative iterations its layouts
 /// were ranked on, and how its launches were summed (docs/model.md, section 9).

@@ -6,7 +6,7 @@
 
 #include "../support/CliRun.h"
 #include "SuiteRunner.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -161,7 +161,7 @@ TEST_F(BatchTest, ProgressCountsInputsAgainstAFixedTotal) {
                                bench("hotspot", kHotspot) + "," + bench("triad", kTriad));
   skelcast::cli::SuiteRunOptions o;
   for (const char *g : {"h100", "a100"})
-    o.gpus.push_back(skelcast::model::loadHwSpec(kSrc + "/hwspecs/" + g + ".json"));
+    o.gpus.push_back(skelcast::hw::loadHwSpec(kSrc + "/hwspecs/" + g + ".json"));
   o.jobs = 3;
   std::vector<skelcast::cli::InputProgress> seen;
   o.progress = [&](const skelcast::cli::InputProgress &p) { seen.push_back(p); };

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+hw::HwSpec spec(const std::string &n) { return hw::resolveHwSpec(n, kSrc + "/hwspecs"); }
 
 KernelInfo fileKernel(const std::string &rel) {
   return analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/" + rel), 0);
@@ -126,7 +126,7 @@ void expectSame(const Characterization &a, const Characterization &b) {
 /// shareDegrees.
 void checkKernel(const KernelInfo &ki, const std::string &hwName, int64_t stride) {
   SCOPED_TRACE(ki.name + " on " + hwName);
-  model::HwSpec hw = spec(hwName);
+  hw::HwSpec hw = spec(hwName);
   int64_t n = 0, checked = 0;
   enumerateLayouts(ki, hw, {}, [&](const Layout &l, const Characterization &c) {
     if (n++ % stride != 0 || ::testing::Test::HasFailure())
@@ -164,7 +164,7 @@ TEST(Characterizer, EnumeratedEqualsFreshOnThreeStreamingLoops) {
 TEST(Characterizer, CountsDoNotDependOnTheCaches) {
   // The same enumeration twice gives the same counts and the same layouts.
   KernelInfo ki = fileKernel("skeletons/matmul.skel");
-  model::HwSpec hw = spec("h100");
+  hw::HwSpec hw = spec("h100");
   std::vector<std::string> first, second;
   auto a = enumerateLayouts(ki, hw, {}, [&](const Layout &l, const Characterization &) {
     first.push_back(layoutString(ki, l));

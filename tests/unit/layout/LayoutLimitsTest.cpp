@@ -3,7 +3,7 @@
 // characterization; a name given twice in one part was silently merged.
 #include "skelcast/layout/KernelInfo.h"
 #include "skelcast/layout/Layout.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
@@ -18,14 +18,14 @@ namespace {
 
 struct Fixture {
   layout::KernelInfo ki;
-  model::HwSpec hw;
+  hw::HwSpec hw;
 };
 
 const Fixture &fx() {
   static const Fixture f = [] {
     skeleton::SkeletonFile s = skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/skeletons/matmul.skel");
     return Fixture{layout::analyzeKernel(s, 0),
-                   model::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json")};
+                   hw::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json")};
   }();
   return f;
 }

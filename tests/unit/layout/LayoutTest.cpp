@@ -14,7 +14,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+hw::HwSpec spec(const std::string &n) { return hw::resolveHwSpec(n, kSrc + "/hwspecs"); }
 
 KernelInfo kernelOf(const std::string &text) {
   return analyzeKernel(skeleton::parseSkeleton(text, "t.skel"), 0);
@@ -70,7 +70,7 @@ TEST(Footprint, LinearisedIndexIsEnumerated) {
 
 TEST(Characterize, MatMulTiledByHand) {
   KernelInfo ki = matmul();
-  model::HwSpec fx = spec("fx5600");
+  hw::HwSpec fx = spec("fx5600");
   Layout l = parseLayout(ki, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16", fx);
   // Equation 1: each A element is shared by the 16 threads of a row.
   auto shr = shareDegrees(ki, l);
@@ -95,7 +95,7 @@ TEST(Characterize, MatMulTiledByHand) {
 
 TEST(Characterize, NaiveMatMulIsUncoalescedOnG80) {
   KernelInfo ki = matmul();
-  model::HwSpec fx = spec("fx5600");
+  hw::HwSpec fx = spec("fx5600");
   Characterization c = characterize(ki, parseLayout(ki, "block=i:16,j:16", fx), fx);
   // A[i][k] is the same word for a whole half-warp: not coalesced on cc 1.0.
   EXPECT_DOUBLE_EQ(c.workload.uncoalMemInsts, 400);
@@ -104,7 +104,7 @@ TEST(Characterize, NaiveMatMulIsUncoalescedOnG80) {
 }
 
 TEST(Coalescing, RulesOnWorkedWarps) {
-  using model::CoalescingRule;
+  using hw::CoalescingRule;
   std::vector<std::optional<int64_t>> seq, bcast, shifted, strided;
   for (int t = 0; t < 32; ++t) {
     seq.push_back(4 * t);
@@ -112,25 +112,25 @@ TEST(Coalescing, RulesOnWorkedWarps) {
     shifted.push_back(4 * t + 4);
     strided.push_back(4096 * t);
   }
-  for (auto r : {CoalescingRule::HalfWarp, CoalescingRule::Segment, CoalescingRule::Sector})
+  for (auto r : {hw::CoalescingRule::HalfWarp, hw::CoalescingRule::Segment, hw::CoalescingRule::Sector})
     EXPECT_TRUE(classifyWarp(seq, 4, r).coalesced);
-  EXPECT_FALSE(classifyWarp(bcast, 4, CoalescingRule::HalfWarp).coalesced);
-  EXPECT_DOUBLE_EQ(classifyWarp(bcast, 4, CoalescingRule::HalfWarp).transactions, 32);
-  EXPECT_TRUE(classifyWarp(bcast, 4, CoalescingRule::Segment).coalesced);
-  EXPECT_FALSE(classifyWarp(shifted, 4, CoalescingRule::HalfWarp).coalesced);
+  EXPECT_FALSE(classifyWarp(bcast, 4, hw::CoalescingRule::HalfWarp).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(bcast, 4, hw::CoalescingRule::HalfWarp).transactions, 32);
+  EXPECT_TRUE(classifyWarp(bcast, 4, hw::CoalescingRule::Segment).coalesced);
+  EXPECT_FALSE(classifyWarp(shifted, 4, hw::CoalescingRule::HalfWarp).coalesced);
   // Misaligned by a word: the second half-warp crosses a 128-byte segment.
-  EXPECT_FALSE(classifyWarp(shifted, 4, CoalescingRule::Segment).coalesced);
-  EXPECT_DOUBLE_EQ(classifyWarp(shifted, 4, CoalescingRule::Segment).transactions, 3);
-  EXPECT_TRUE(classifyWarp(shifted, 4, CoalescingRule::Sector).coalesced);
-  EXPECT_FALSE(classifyWarp(strided, 4, CoalescingRule::Sector).coalesced);
-  EXPECT_DOUBLE_EQ(classifyWarp(strided, 4, CoalescingRule::Sector).transactions, 32);
+  EXPECT_FALSE(classifyWarp(shifted, 4, hw::CoalescingRule::Segment).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(shifted, 4, hw::CoalescingRule::Segment).transactions, 3);
+  EXPECT_TRUE(classifyWarp(shifted, 4, hw::CoalescingRule::Sector).coalesced);
+  EXPECT_FALSE(classifyWarp(strided, 4, hw::CoalescingRule::Sector).coalesced);
+  EXPECT_DOUBLE_EQ(classifyWarp(strided, 4, hw::CoalescingRule::Sector).transactions, 32);
   std::vector<std::optional<int64_t>> unknown(32, std::nullopt);
-  EXPECT_DOUBLE_EQ(classifyWarp(unknown, 4, CoalescingRule::Sector).transactions, 32);
+  EXPECT_DOUBLE_EQ(classifyWarp(unknown, 4, hw::CoalescingRule::Sector).transactions, 32);
 }
 
 TEST(Coalescing, SampleHintDecidesIndirectAccess) {
   KernelInfo ki = analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/spinflap.skel"), 0);
-  model::HwSpec h = spec("c1060");
+  hw::HwSpec h = spec("c1060");
   Layout l = parseLayout(ki, "block=j:1,i:64", h);
   // ld A[j][M[i][n]][0]: the map permutes within groups of 4, so a half-warp
   // touches 16 x 4 columns of complex floats = 512 bytes: 4 segments.
@@ -141,7 +141,7 @@ TEST(Coalescing, SampleHintDecidesIndirectAccess) {
 
 TEST(LayoutString, CanonicalRoundTrip) {
   KernelInfo ki = matmul();
-  model::HwSpec h = spec("h100");
+  hw::HwSpec h = spec("h100");
   Layout l = parseLayout(ki, "unroll=k:16 cache=B,A stage=k:16 fold=j:2 block=j:16,i:8", h);
   EXPECT_EQ(layoutString(ki, l), "block=i:8,j:16 fold=j:2 stage=k:16 cache=A,B unroll=k:16");
   EXPECT_EQ(parseLayout(ki, layoutString(ki, l), h), l);
@@ -149,7 +149,7 @@ TEST(LayoutString, CanonicalRoundTrip) {
 
 TEST(LayoutString, ImpossibleLayoutsAreRejected) {
   KernelInfo ki = matmul();
-  model::HwSpec h = spec("h100");
+  hw::HwSpec h = spec("h100");
   auto expectBad = [&](const std::string &text, const std::string &want) {
     try {
       parseLayout(ki, text, h);

@@ -5,7 +5,7 @@
 // are enumerated in full.
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/layout/KernelInfo.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/skeleton/Parser.h"
 
 #include <gtest/gtest.h>
@@ -41,14 +41,14 @@ layout::KernelInfo kernelFile(const std::string &path) {
   return layout::analyzeKernel(skeleton::parseSkeletonFile(std::string(SKELCAST_SOURCE_DIR) + "/" + path), 0);
 }
 
-model::HwSpec h100() { return model::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json"); }
+hw::HwSpec h100() { return hw::loadHwSpec(std::string(SKELCAST_SOURCE_DIR) + "/hwspecs/h100.json"); }
 
 struct Explored {
   layout::EnumerationStats stats;
   size_t mostCached = 0, mostStaged = 0;
 };
 
-Explored explore(const layout::KernelInfo &ki, const model::HwSpec &hw, const layout::EnumerateOptions &o) {
+Explored explore(const layout::KernelInfo &ki, const hw::HwSpec &hw, const layout::EnumerateOptions &o) {
   Explored e;
   e.stats = layout::enumerateLayouts(ki, hw, o, [&](const layout::Layout &l, const layout::Characterization &) {
     e.mostCached = std::max(e.mostCached, l.cached.size());
@@ -61,7 +61,7 @@ Explored explore(const layout::KernelInfo &ki, const model::HwSpec &hw, const la
 
 TEST(SpaceBound, WorstCaseStaysWithinTheDefaultBound) {
   layout::KernelInfo ki = kernel(worstCase());
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   layout::EnumerateOptions o;
   layout::SpaceBound b = layout::spaceBound(ki, hw, o);
   EXPECT_EQ(b.cacheable, 11);
@@ -88,7 +88,7 @@ TEST(SpaceBound, WorstCaseStaysWithinTheDefaultBound) {
 
 TEST(SpaceBound, ASmallerBoundShrinksTheSpaceFurther) {
   layout::KernelInfo ki = kernel(worstCase());
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   layout::EnumerateOptions o;
   o.maxCandidates = 100'000;
   layout::SpaceBound b = layout::spaceBound(ki, hw, o);
@@ -100,7 +100,7 @@ TEST(SpaceBound, ASmallerBoundShrinksTheSpaceFurther) {
 }
 
 TEST(SpaceBound, KernelsWithinTheBoundAreEnumeratedInFull) {
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   layout::EnumerateOptions unbounded;
   unbounded.maxCandidates = std::numeric_limits<int64_t>::max();
   for (const char *path : {"skeletons/matmul.skel", "skeletons/hotspot.skel"}) {

@@ -124,7 +124,7 @@ TEST_P(ExtremeSizes, ProjectToFiniteNumbers) {
   // Every model on h100 (32-byte sectors); the default model on c1060 and
   // fx5600, whose coalescing rules (segments, half-warps) compute addresses otherwise.
   for (const char *spec : {"h100", "c1060", "fx5600"}) {
-    model::HwSpec hw = model::loadHwSpec(kSpecs + "/" + spec + ".json");
+    hw::HwSpec hw = hw::loadHwSpec(kSpecs + "/" + spec + ".json");
     // The arithmetic at the edges, not the device memory (whose check refuses
     // these arrays: Program.ArraysBeyondTheDeviceMemoryAreNotPorted).
     hw.memCapacityBytes = 0;
@@ -243,7 +243,7 @@ INSTANTIATE_TEST_SUITE_P(WildIndices, ExtremeSizes, ::testing::ValuesIn(kWildInd
 // The blocks of a 2^40 loop space are counted exactly.
 TEST(ExtremeSizes, BlocksOfTwoPow40) {
   skeleton::SkeletonFile f = skeleton::parseSkeleton(kExtremes[1].text, "flat.skel");
-  model::HwSpec hw = model::loadHwSpec(kSpecs + "/h100.json");
+  hw::HwSpec hw = hw::loadHwSpec(kSpecs + "/h100.json");
   layout::KernelInfo ki = layout::analyzeKernel(f, 0);
   EXPECT_EQ(ki.loopSpace, std::ldexp(1.0, 40));
   layout::Layout l = layout::parseLayout(ki, "block=i:1024 fold=i:8", hw);

@@ -5,12 +5,13 @@
 #include <cmath>
 
 using namespace skelcast::model;
+namespace hw = skelcast::hw;
 
 namespace {
 
 /// The worked example of Hong & Kim (ISCA'09), as re-implementations encode it.
-HwSpec isca09Gpu() {
-  HwSpec h;
+hw::HwSpec isca09Gpu() {
+  hw::HwSpec h;
   h.name = "isca09";
   h.smCount = 16;
   h.clockGHz = 1.0;
@@ -28,8 +29,8 @@ HwSpec isca09Gpu() {
   return h;
 }
 
-Workload isca09Workload() {
-  Workload w;
+hw::Workload isca09Workload() {
+  hw::Workload w;
   w.threadsPerBlock = 128;
   w.blocks = 80;
   w.compInsts = 27;
@@ -60,7 +61,7 @@ TEST(HongKim, EachEquationOnTheIsca09Example) {
 }
 
 TEST(HongKim, Isca09ExampleWholeModel) {
-  HwSpec h = isca09Gpu();
+  hw::HwSpec h = isca09Gpu();
   h.maxBlocksPerSM = 5; // the example's 5 active blocks per SM
   HongKimResult r = hongKim(isca09Workload(), h);
   EXPECT_DOUBLE_EQ(r.activeSMs, 16);
@@ -79,8 +80,8 @@ TEST(HongKim, Isca09ExampleWholeModel) {
 }
 
 TEST(HongKim, ActiveBlocksEquation8) {
-  HwSpec h = isca09Gpu();
-  Workload w = isca09Workload();
+  hw::HwSpec h = isca09Gpu();
+  hw::Workload w = isca09Workload();
   // 4 warps per block, 32 warps per SM: 8 by warps; 8 by the block limit; 5 by the grid.
   EXPECT_DOUBLE_EQ(warpsPerBlock(w, h), 4);
   EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 5);
@@ -94,8 +95,8 @@ TEST(HongKim, ActiveBlocksEquation8) {
 }
 
 TEST(HongKim, ComputeOnlyKernelIsFiniteAndComputeBound) {
-  HwSpec h = isca09Gpu();
-  Workload w;
+  hw::HwSpec h = isca09Gpu();
+  hw::Workload w;
   w.threadsPerBlock = 128;
   w.blocks = 1000;
   w.compInsts = 100;
@@ -106,8 +107,8 @@ TEST(HongKim, ComputeOnlyKernelIsFiniteAndComputeBound) {
 }
 
 TEST(HongKim, MwpAboveCwpUsesTheComputeCase) {
-  HwSpec h = isca09Gpu();
-  Workload w = isca09Workload();
+  hw::HwSpec h = isca09Gpu();
+  hw::Workload w = isca09Workload();
   w.blocks = 8000;
   w.uncoalMemInsts = 0;
   w.coalMemInsts = 2;
@@ -119,8 +120,8 @@ TEST(HongKim, MwpAboveCwpUsesTheComputeCase) {
 }
 
 TEST(HongKim, ThirdCaseWhenMwpExceedsCwpAndMemoryDominates) {
-  HwSpec h = isca09Gpu();
-  Workload w;
+  hw::HwSpec h = isca09Gpu();
+  hw::Workload w;
   w.threadsPerBlock = 256;
   w.blocks = 8000;
   w.coalMemInsts = 10;

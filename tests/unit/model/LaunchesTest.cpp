@@ -14,7 +14,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 
 std::string column(const std::string &range) {
   return "#define N 4\nfloat A[N][N]\n" + range +
@@ -87,7 +87,7 @@ TEST(Launches, FourValuesOfKThreeLaunchesByHand) {
 
   // In the program: 3 launches queued back to back, the first with the full
   // overhead: kernels_ms = (t0 + t1 + t2) - 2x, x = overhead - back-to-back.
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   model::ProgramProjection pp = model::projectProgram(f, {kp}, hw, {}, {}, {});
   ASSERT_EQ(pp.kernels.size(), 1u);
   EXPECT_EQ(pp.kernels[0].count, 3);
@@ -117,7 +117,7 @@ TEST(Launches, BeyondTheExactLimitTheSumIsWithinItsBound) {
                                    "  parallel_for f(k + 1:N) : i {\n    ld A[i][k]\n"
                                    "    ld A[k][k]\n    comp 1\n    st A[i][k]\n  }\n}\n",
                                    "big.skel");
-  model::HwSpec hw = h100();
+  hw::HwSpec hw = h100();
   model::KernelProjection kp = model::projectProgramKernel(f, 0, hw, {}, {});
   ASSERT_TRUE(kp.launches);
   const model::RepeatedLaunches &l = *kp.launches;

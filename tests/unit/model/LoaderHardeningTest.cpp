@@ -2,7 +2,7 @@
 // each input once escaped as an nlohmann exception (std::terminate, exit code
 // 134) or was accepted with a wrong value; now it is an InputError naming the
 // file and, where there is one, the field.
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
@@ -64,24 +64,24 @@ TEST(HwSpecHardening, NumberBeyondDoubleIsAnError) {
   auto at = text.find("\"value\": 132");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 12, "\"value\": 1e400");
-  EXPECT_EQ(errorOf([&] { model::parseHwSpec(text, "s.json"); }),
+  EXPECT_EQ(errorOf([&] { hw::parseHwSpec(text, "s.json"); }),
             "s.json: error: invalid JSON: number overflow parsing '1e400'");
 }
 
 // An integer above INT64_MAX wrapped to a negative number in the message.
 TEST(HwSpecHardening, HugeUnsignedIntegerIsNamedAsWritten) {
-  EXPECT_EQ(errorOf([] { model::parseHwSpec(h100WithValue("sm_count", "18446744073709551615"), "s.json"); }),
+  EXPECT_EQ(errorOf([] { hw::parseHwSpec(h100WithValue("sm_count", "18446744073709551615"), "s.json"); }),
             "s.json: error: field 'sm_count': 18446744073709551615 is out of range [1, 4096]");
 }
 
 // sscanf's %d overflowed (undefined behaviour) on long digit runs.
 TEST(HwSpecHardening, ComputeCapabilityIsStrict) {
   for (const char *cc : {"\"99999999999999999999.0\"", "\"9.0abc\"", "\"9\"", "\".5\"", "\"9.\""})
-    EXPECT_EQ(errorOf([&] { model::parseHwSpec(h100WithValue("compute_capability", cc), "s.json"); }),
+    EXPECT_EQ(errorOf([&] { hw::parseHwSpec(h100WithValue("compute_capability", cc), "s.json"); }),
               std::string("s.json: error: field 'compute_capability': '") +
                   nlohmann::json::parse(cc).get<std::string>() + "' is not of the form MAJOR.MINOR")
         << cc;
-  EXPECT_EQ(model::parseHwSpec(h100WithValue("compute_capability", "\"12.1\""), "s.json").ccMajor, 12);
+  EXPECT_EQ(hw::parseHwSpec(h100WithValue("compute_capability", "\"12.1\""), "s.json").ccMajor, 12);
 }
 
 // nlohmann::json::type_error escaped loadMeasurements and validatePrograms.
@@ -102,7 +102,7 @@ TEST(MeasurementsHardening, WrongTypesAreErrors) {
     std::string path = tmp.write("kernels.json", c.text);
     EXPECT_EQ(errorOf([&] { model::loadMeasurements(path); }), path + ": error: " + c.message) << c.text;
   }
-  model::HwSpec hw = model::loadHwSpec(kSrc + "/hwspecs/h100.json");
+  hw::HwSpec hw = hw::loadHwSpec(kSrc + "/hwspecs/h100.json");
   const Case programs[] = {
       {R"({"schema_version": 1, "fusion": [1, 2]})", "field 'fusion.cases': missing or not an array"},
       {R"({"schema_version": 1, "fusion": {"cases": 3}})", "field 'fusion.cases': missing or not an array"},

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 
 layout::KernelInfo kernelOf(const std::string &text) {
   return layout::analyzeKernel(skeleton::parseSkeleton(text, "t.skel"), 0);
@@ -285,7 +285,7 @@ TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
 // extra issue 0", as if FP64 were free (issue 17, item 8): it is an error naming
 // the kernel and the spec, whatever the model.
 TEST(Fp64, AGpuWithoutFp64RefusesAKernelWithFp64Instructions) {
-  auto fx = model::resolveHwSpec("fx5600", kSrc + "/hwspecs");
+  auto fx = hw::resolveHwSpec("fx5600", kSrc + "/hwspecs");
   ASSERT_EQ(fx.peakDpGflops, 0);
   layout::KernelInfo ki = kernelOf("#define N 1024\ndouble a[N]\nparallel_for dbl(N) : i {\n"
                                    "  ld a[i]\n  comp 4 (fp64:2)\n  st a[i]\n}\n");

@@ -19,14 +19,14 @@ model::ModelOptions paperModel() {
   return m;
 }
 
-model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+hw::HwSpec spec(const std::string &n) { return hw::resolveHwSpec(n, kSrc + "/hwspecs"); }
 
 layout::KernelInfo bundled(const std::string &name) {
   return layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/" + name + ".skel"), 0);
 }
 
 model::LayoutProjection one(const layout::KernelInfo &ki, const std::string &l,
-                            const model::HwSpec &hw) {
+                            const hw::HwSpec &hw) {
   return model::projectLayout(ki, layout::parseLayout(ki, l, hw), hw, paperModel());
 }
 
@@ -92,7 +92,7 @@ namespace {
 void expectSane(const std::string &text, const std::string &hwName) {
   auto f = skeleton::parseSkeleton(text, "t.skel");
   auto ki = layout::analyzeKernel(f, 0);
-  model::HwSpec hw = spec(hwName);
+  hw::HwSpec hw = spec(hwName);
   hw.memCapacityBytes = 0; // the model's arithmetic, not the device memory check
   for (const auto &name : model::modelNames()) {
     model::ModelOptions mo;

@@ -18,7 +18,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec h100() { return model::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
 
 model::ProgramProjection program(const std::string &text, model::ProgramOptions po = {},
                                  const model::ModelOptions &mo = {}) {

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
-model::HwSpec spec(const std::string &n) { return model::resolveHwSpec(n, kSrc + "/hwspecs"); }
+hw::HwSpec spec(const std::string &n) { return hw::resolveHwSpec(n, kSrc + "/hwspecs"); }
 
 layout::KernelInfo fileKernel(const std::string &rel) {
   return layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/" + rel), 0);

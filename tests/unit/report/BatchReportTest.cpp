@@ -1,7 +1,7 @@
 // The BatchReport value and its renderers (report.md/html/json/csv), on real
 // projections of small skeletons.
 #include "skelcast/layout/KernelInfo.h"
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/report/Batch.h"
 #include "skelcast/skeleton/Parser.h"
@@ -49,7 +49,7 @@ parallel_for matmul(N, N) : i, j {
 }
 )";
 
-report::KernelGpuResult projectText(const char *text, const model::HwSpec &hw, size_t top = 3) {
+report::KernelGpuResult projectText(const char *text, const hw::HwSpec &hw, size_t top = 3) {
   skeleton::SkeletonFile f = skeleton::parseSkeleton(text, "<test>");
   layout::KernelInfo ki = layout::analyzeKernel(f, 0);
   model::KernelProjection kp = model::projectKernel(ki, hw, {}, {});
@@ -64,8 +64,8 @@ report::KernelGpuResult projectText(const char *text, const model::HwSpec &hw, s
 /// Two benchmarks (one with two kernels and a CPU time), one failed input, one
 /// kernel that failed on the second GPU.
 BatchReport build() {
-  model::HwSpec h100 = model::resolveHwSpec("h100", kSpecs);
-  model::HwSpec a100 = model::resolveHwSpec("a100", kSpecs);
+  hw::HwSpec h100 = hw::resolveHwSpec("h100", kSpecs);
+  hw::HwSpec a100 = hw::resolveHwSpec("a100", kSpecs);
   BatchReport r;
   r.version = "9.9.9";
   r.model = "skelcast";
@@ -158,7 +158,7 @@ TEST(BatchReport, FailuresListInputsAndKernelsOnGpus) {
 }
 
 TEST(BatchReport, MemoryShareFollowsTheBound) {
-  model::HwSpec h100 = model::resolveHwSpec("h100", kSpecs);
+  hw::HwSpec h100 = hw::resolveHwSpec("h100", kSpecs);
   auto triad = projectText(kTriad, h100);
   auto matmul = projectText(kMatmul, h100);
   ASSERT_TRUE(triad.ok() && matmul.ok());

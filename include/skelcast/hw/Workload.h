@@ -3,7 +3,7 @@
 /// (per thread; one thread's instruction is one warp instruction).
 #pragma once
 
-namespace skelcast::model {
+namespace skelcast::hw {
 
 struct Workload {
   double threadsPerBlock = 0;        ///< Thread_per_block = size(B)
@@ -31,4 +31,4 @@ struct Workload {
   double totalInsts() const { return compInsts + memInsts(); }
 };
 
-} // namespace skelcast::model
+} // namespace skelcast::hw

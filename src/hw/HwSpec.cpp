@@ -1,4 +1,4 @@
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <set>
 
-namespace skelcast::model {
+namespace skelcast::hw {
 namespace {
 
 using nlohmann::json;
@@ -326,4 +326,4 @@ HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir) 
   return loadHwSpec(p.string());
 }
 
-} // namespace skelcast::model
+} // namespace skelcast::hw

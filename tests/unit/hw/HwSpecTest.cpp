@@ -1,4 +1,4 @@
-#include "skelcast/model/HwSpec.h"
+#include "skelcast/hw/HwSpec.h"
 #include "skelcast/support/Diagnostic.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <sstream>
 
 using namespace skelcast;
-using namespace skelcast::model;
+using namespace skelcast::hw;
 
 namespace {
 
@@ -26,7 +26,7 @@ std::string h100Text() {
 /// Expect parsing `text` to fail with a message containing `want`.
 void expectError(const std::string &text, const std::string &want) {
   try {
-    parseHwSpec(text, "spec.json");
+    hw::parseHwSpec(text, "spec.json");
     FAIL() << "expected an error containing: " << want;
   } catch (const InputError &e) {
     EXPECT_EQ(e.loc().file, "spec.json");
@@ -44,11 +44,11 @@ std::string edited(const std::function<void(nlohmann::json &)> &edit) {
 } // namespace
 
 TEST(HwSpec, EveryBundledSpecLoadsWithSources) {
-  auto names = listHwSpecs(kSpecs);
+  auto names = hw::listHwSpecs(kSpecs);
   for (const char *n : {"fx5600", "c1060", "v100", "a100", "h100", "h200"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   for (const auto &n : names) {
-    HwSpec h = resolveHwSpec(n, kSpecs);
+    hw::HwSpec h = hw::resolveHwSpec(n, kSpecs);
     EXPECT_EQ(h.name, n);
     EXPECT_GE(h.sources.size(), 25u) << n;
     for (const auto &[field, src] : h.sources)
@@ -57,7 +57,7 @@ TEST(HwSpec, EveryBundledSpecLoadsWithSources) {
 }
 
 TEST(HwSpec, PaperTable5Values) {
-  HwSpec fx = resolveHwSpec("fx5600", kSpecs);
+  hw::HwSpec fx = hw::resolveHwSpec("fx5600", kSpecs);
   EXPECT_EQ(fx.smCount, 16);
   EXPECT_DOUBLE_EQ(fx.clockGHz, 1.35);
   EXPECT_DOUBLE_EQ(fx.memBandwidthGBps, 76.8);
@@ -65,18 +65,18 @@ TEST(HwSpec, PaperTable5Values) {
   EXPECT_DOUBLE_EQ(fx.departureDelUncoalCycles, 10);
   EXPECT_DOUBLE_EQ(fx.departureDelCoalCycles, 4);
   EXPECT_EQ(fx.maxWarpsPerSM, 24);
-  EXPECT_EQ(fx.coalescing(), CoalescingRule::HalfWarp);
-  HwSpec c = resolveHwSpec("c1060", kSpecs);
+  EXPECT_EQ(fx.coalescing(), hw::CoalescingRule::HalfWarp);
+  hw::HwSpec c = hw::resolveHwSpec("c1060", kSpecs);
   EXPECT_EQ(c.smCount, 30);
   EXPECT_EQ(c.maxWarpsPerSM, 32);
   EXPECT_DOUBLE_EQ(c.departureDelUncoalCycles, 40);
-  EXPECT_EQ(c.coalescing(), CoalescingRule::Segment);
-  EXPECT_EQ(resolveHwSpec("h100", kSpecs).coalescing(), CoalescingRule::Sector);
+  EXPECT_EQ(c.coalescing(), hw::CoalescingRule::Segment);
+  EXPECT_EQ(hw::resolveHwSpec("h100", kSpecs).coalescing(), hw::CoalescingRule::Sector);
 }
 
 TEST(HwSpec, UnknownNameListsKnownOnes) {
   try {
-    resolveHwSpec("gtx9999", kSpecs);
+    hw::resolveHwSpec("gtx9999", kSpecs);
     FAIL();
   } catch (const InputError &e) {
     EXPECT_NE(std::string(e.what()).find("unknown GPU spec 'gtx9999' (known: a100, c1060"),
@@ -117,7 +117,7 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
   auto with = [](nlohmann::json pts) {
     return edited([&](auto &j) { j["host_link"]["value"]["h2d_pageable_ms_by_bytes"] = pts; });
   };
-  HwSpec h = parseHwSpec(with(nlohmann::json::parse("[[4096, 0.01], [1048576, 0.1]]")), "x.json");
+  hw::HwSpec h = hw::parseHwSpec(with(nlohmann::json::parse("[[4096, 0.01], [1048576, 0.1]]")), "x.json");
   ASSERT_EQ(h.hostLink->h2dPageableCurve.size(), 2u);
   EXPECT_DOUBLE_EQ(h.hostLink->h2dPageableCurve[1].first, 1048576);
   expectError(with(nlohmann::json::parse("[[4096, 0.01]]")),
@@ -133,18 +133,18 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
 }
 
 TEST(HwSpec, L1WavefrontRateIsOptional) {
-  EXPECT_DOUBLE_EQ(parseHwSpec(h100Text(), "h100.json").l1WavefrontsPerCycle, 1);
-  HwSpec without = parseHwSpec(edited([](auto &j) { j.erase("l1_wavefronts_per_cycle"); }), "x.json");
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1WavefrontsPerCycle, 1);
+  hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_wavefronts_per_cycle"); }), "x.json");
   EXPECT_DOUBLE_EQ(without.l1WavefrontsPerCycle, 0); // the lsu term then does nothing
   expectError(edited([](auto &j) { j["l1_wavefronts_per_cycle"]["value"] = 0; }),
               "field 'l1_wavefronts_per_cycle': 0 is out of range [0.01, 64]");
 }
 
 TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
-  HwSpec h = parseHwSpec(h100Text(), "h100.json");
+  hw::HwSpec h = hw::parseHwSpec(h100Text(), "h100.json");
   EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);
   EXPECT_DOUBLE_EQ(h.launchBackToBackUs, 3.81);
-  HwSpec without = parseHwSpec(edited([](auto &j) { j.erase("launch_back_to_back_us"); }), "x.json");
+  hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("launch_back_to_back_us"); }), "x.json");
   EXPECT_DOUBLE_EQ(without.launchBackToBackUs, without.launchOverheadUs);
   expectError(edited([](auto &j) { j["launch_back_to_back_us"]["value"] = 9.0; }),
               "field 'launch_back_to_back_us': 9 is out of range [0, 5.54]");

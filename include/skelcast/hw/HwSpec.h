@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace skelcast::model {
+namespace skelcast::hw {
 
 /// How a warp's accesses become memory transactions (GROPHECY §7.2, Hong–Kim §3).
 enum class CoalescingRule {
@@ -89,4 +89,4 @@ HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir);
 /// Names of the specs in `specDir`, sorted.
 std::vector<std::string> listHwSpecs(const std::string &specDir);
 
-} // namespace skelcast::model
+} // namespace skelcast::hw
