@@ -3,6 +3,7 @@
 #include "Commands.h"
 #include "skelcast/support/Diagnostic.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -80,8 +81,16 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
   registerBatch(app, ctx);
   registerCheck(app, ctx);
 
+  std::vector<std::string> parsed = args;
+  if (!parsed.empty() && (parsed[0] == "project" || parsed[0] == "explain")) {
+    auto dashes = std::find(parsed.begin(), parsed.end(), "--");
+    if (dashes != parsed.end()) {
+      ctx.clangArgs.assign(dashes + 1, parsed.end());
+      parsed.erase(dashes, parsed.end());
+    }
+  }
   // CLI11 wants argv order reversed when given a vector.
-  std::vector<std::string> rev(args.rbegin(), args.rend());
+  std::vector<std::string> rev(parsed.rbegin(), parsed.rend());
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp &) {

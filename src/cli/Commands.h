@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 namespace skelcast::cli {
 
@@ -14,6 +16,10 @@ struct Context {
   std::ostream &err;
   std::string specDir;         ///< where `--hw NAME` looks for NAME.json
   std::function<int()> action; ///< set by the subcommand that was selected
+  /// `project FILE... -- ARGS` (and explain): the arguments after `--`, for
+  /// Clang. CLI11 would give them to the files positional, so runCli takes
+  /// them off first.
+  std::vector<std::string> clangArgs;
 };
 
 void registerFmt(CLI::App &app, Context &ctx);

@@ -170,7 +170,7 @@ void addCommon(CLI::App *cmd, ProjectOpts &o) {
 void registerProject(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("project", "Rank the GPU code layouts of each kernel by projected time");
-  cmd->add_option("files", o->files, "C or skeleton files (.c, .skel)")->required();
+  cmd->add_option("files", o->files, "C or skeleton files (.c, .skel); after --, arguments for Clang")->required();
   addCommon(cmd, *o);
   cmd->add_option("--layout", o->layout, "Project exactly this layout");
   cmd->add_option("--top", o->top, "Layouts shown per kernel")->capture_default_str()
@@ -194,20 +194,36 @@ void registerProject(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif
-  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); }; });
+  cmd->callback([&ctx, o] {
+#ifdef SKELCAST_HAVE_FRONTEND
+    o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
+#else
+    if (!ctx.clangArgs.empty())
+      throw CLI::ValidationError("--", "arguments for Clang, but this skelcast was built without the C frontend");
+#endif
+    ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); };
+  });
 }
 
 void registerExplain(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("explain", "Print every intermediate quantity of one layout's projection");
-  cmd->add_option("file", o->files, "C or skeleton file (.c, .skel)")->required()->expected(1);
+  cmd->add_option("file", o->files, "C or skeleton file (.c, .skel); after --, arguments for Clang")->required()->expected(1);
   addCommon(cmd, *o);
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // the same C input options as project
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
-  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); }; });
+  cmd->callback([&ctx, o] {
+#ifdef SKELCAST_HAVE_FRONTEND
+    o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
+#else
+    if (!ctx.clangArgs.empty())
+      throw CLI::ValidationError("--", "arguments for Clang, but this skelcast was built without the C frontend");
+#endif
+    ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); };
+  });
 }
 
 } // namespace skelcast::cli
