@@ -1,5 +1,8 @@
-// `skelcast validate FILE.json --hw NAME`: projected against measured times.
+// `skelcast validate FILE.json --hw NAME`: projected against measured times,
+// from each case's C file by default (the user's path: skeletonizer and
+// model), with the hand skeletons' figure (the model alone) beside it.
 #include "Commands.h"
+#include "Inputs.h"
 #include "OptionChecks.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Validation.h"
@@ -10,6 +13,29 @@
 #include <ostream>
 
 namespace skelcast::cli {
+namespace {
+
+#ifdef SKELCAST_HAVE_FRONTEND
+constexpr bool kHaveFrontend = true;
+#else
+constexpr bool kHaveFrontend = false;
+#endif
+
+/// The cases' C files through the skeletonizer, as `project FILE.c` reads them.
+model::KernelSource cFiles(std::ostream &diagnostics) {
+  return {"C files (skeletonizer and model: the user's path)",
+          [](const model::MeasuredCase &c) { return c.cSource; },
+          [&diagnostics](const model::MeasuredCase &c) {
+            InputOptions opts;
+            opts.samples = c.cSamples;
+            LoadedInput in = loadSkeleton(c.cSource, opts, diagnostics);
+            for (const auto &w : in.warnings)
+              diagnostics << w.str() << '\n';
+            return std::move(in.file);
+          }};
+}
+
+} // namespace
 
 void registerValidate(CLI::App &app, Context &ctx) {
   struct Opts {
@@ -17,7 +43,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
     std::string hw = "h100", model = "skelcast", format = "table";
     std::vector<std::string> without;
     std::optional<double> maxError;
-    bool requireTop = false, force = false;
+    bool requireTop = false, force = false, modelOnly = false;
   };
   auto o = std::make_shared<Opts>();
   auto *cmd = app.add_subcommand("validate", "Compare projections with GPU times measured in validation/");
@@ -39,6 +65,9 @@ void registerValidate(CLI::App &app, Context &ctx) {
       ->check(numberWithin(0, kMaxErrorPercent));
   cmd->add_flag("--require-top", o->requireTop,
                 "Exit 1 unless every kernel's projected favourite is within 10% of the fastest");
+  cmd->add_flag("--model-only", o->modelOnly,
+                "Project the hand skeletons (counted from the measured kernels' SASS) instead of "
+                "the cases' C files: a check of the model alone");
   cmd->add_flag("--force", o->force,
                 "Compare even when the measurements were taken on another GPU than --hw's");
   cmd->callback([&ctx, o] {
@@ -79,7 +108,28 @@ void registerValidate(CLI::App &app, Context &ctx) {
           std::vector<model::Measurements> runs;
           for (const auto &f : o->files)
             runs.push_back(model::loadMeasurements(f));
-          auto v = model::validate(model::mergeRuns(runs), hw, mo, label);
+          model::Measurements all = model::mergeRuns(runs);
+          size_t withC = 0;
+          for (const auto &c : all.cases)
+            withC += c.cSource.empty() ? 0 : 1;
+          model::ValidationReport v;
+          if (o->modelOnly || withC == 0 || withC != all.cases.size() || !kHaveFrontend) {
+            v = model::validate(all, hw, mo, label);
+            if (!o->modelOnly)
+              v.note = withC == 0 ? "the measurements name no C files (field 'c'): this is the model "
+                                    "alone, not the user's path"
+                       : withC != all.cases.size()
+                           ? fmt::format("only {} of {} cases name a C file (field 'c'): all are "
+                                         "projected from their hand skeletons, the model alone",
+                                         withC, all.cases.size())
+                           : "this skelcast has no C frontend: the hand skeletons are projected, the "
+                             "model alone";
+          } else {
+            v = model::validate(all, hw, mo, label, cFiles(ctx.err));
+            model::ValidationReport alone = model::validate(all, hw, mo, label);
+            v.otherFigures.push_back({alone.source, alone.cases.size(), alone.kernels.size(),
+                                      alone.geomeanError, alone.maxError, alone.topWithinTen});
+          }
           if (o->format == "json")
             ctx.out << report::renderValidationJson(v);
           else if (o->format == "markdown")

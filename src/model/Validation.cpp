@@ -48,12 +48,14 @@ std::string skeletonRoot(const nlohmann::json &j, const std::string &path) {
   return skeleton::resolveRelative(path, j.value("skeleton_root", std::string(".")));
 }
 
-/// A measured case names a skeleton that must exist (checked when the file is
-/// read, so that the error names the field rather than only the missing path).
-void requireFile(const std::string &file, const std::string &path, const std::string &field) {
+/// A measured case names files that must exist (checked when the file is
+/// read, so that the error names the field rather than only the missing path);
+/// `what` says which kind ("skeleton file", "C file", "sample file").
+void requireFile(const std::string &file, const std::string &path, const std::string &field,
+                 const char *what = "skeleton file") {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
-    throw InputError({path, 0, 0}, fmt::format("field '{}': no such skeleton file '{}'", field, file));
+    throw InputError({path, 0, 0}, fmt::format("field '{}': no such {} '{}'", field, what, file));
 }
 
 /// A measured time: a positive number of milliseconds up to 1e9 (11.6 days).
@@ -102,6 +104,23 @@ Measurements loadMeasurements(const std::string &path) {
     mc.layout = c["layout"];
     mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
     requireFile(mc.skeleton, path, at + ".skeleton");
+    if (c.contains("c")) {
+      if (!c["c"].is_string())
+        throw fail(at + ".c", "not a string (the path of the case's C version)");
+      mc.cSource = skeleton::resolveRelative(root + "/", c["c"].get<std::string>());
+      requireFile(mc.cSource, path, at + ".c", "C file");
+    }
+    if (c.contains("c_sample")) {
+      if (!c["c_sample"].is_object() || mc.cSource.empty())
+        throw fail(at + ".c_sample", "must be an object {\"ARRAY\": \"FILE\"} beside a field 'c'");
+      for (const auto &[array, file] : c["c_sample"].items()) {
+        if (!file.is_string())
+          throw fail(at + ".c_sample." + array, "not a string");
+        std::string resolved = skeleton::resolveRelative(root + "/", file.get<std::string>());
+        requireFile(resolved, path, at + ".c_sample." + array, "sample file");
+        mc.cSamples[array] = resolved;
+      }
+    }
     mc.timeMs = measuredMs(c, "time_ms", path, at);
     m.cases.push_back(mc);
   }
@@ -127,9 +146,16 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
   return m;
 }
 
+KernelSource handSkeletons() {
+  return {"hand skeletons (model only: counted from the measured kernels' SASS)",
+          [](const MeasuredCase &c) { return c.skeleton; },
+          [](const MeasuredCase &c) { return skeleton::parseSkeletonFile(c.skeleton); }};
+}
+
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
-                          const std::string &modelLabel) {
+                          const std::string &modelLabel, const KernelSource &source) {
   ValidationReport r;
+  r.source = source.label;
   r.hwName = hw.name;
   r.model = modelLabel;
   r.measurementsPath = m.path;
@@ -138,16 +164,18 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   std::map<std::string, std::string> tops;
   std::vector<double> errs, rerrs;
   for (const auto &mc : m.cases) {
-    auto it = kernels.find(mc.skeleton);
+    const std::string from = source.path(mc);
+    auto it = kernels.find(from);
     if (it == kernels.end()) {
-      skeleton::SkeletonFile f = skeleton::parseSkeletonFile(mc.skeleton);
+      skeleton::SkeletonFile f = source.load(mc);
       if (f.kernels.size() != 1)
-        throw InputError({mc.skeleton, 0, 0}, "a measured skeleton must hold exactly one kernel");
-      it = kernels.emplace(mc.skeleton, layout::analyzeKernel(f, 0)).first;
+        throw InputError({from, 0, 0}, fmt::format("a measured case's kernel source must hold exactly "
+                                                   "one kernel, this one has {}", f.kernels.size()));
+      it = kernels.emplace(from, layout::analyzeKernel(f, 0)).first;
       ModelOptions first = mo;
       first.keepTop = 1; // only the enumerator's favourite is compared
       auto kp = projectKernel(it->second, hw, {}, first);
-      tops[mc.skeleton] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
+      tops[from] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;
     layout::Layout l;
@@ -161,7 +189,7 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     LayoutProjection p = projectLayout(ki, l, hw, mo);
     CaseResult cr;
     cr.measured = mc;
-    cr.skeletonPath = mc.skeleton;
+    cr.skeletonPath = from;
     cr.projection = p;
     cr.projectedMs = p.result.timeMs;
     cr.rooflineMs = p.roofline.timeMs;

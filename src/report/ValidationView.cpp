@@ -5,9 +5,27 @@
 
 namespace skelcast::report {
 
+namespace {
+
+/// The other figures (the model-only one beside the C path's) and the note.
+std::string otherFigures(const model::ValidationReport &v, const char *bullet) {
+  std::string out;
+  for (const auto &f : v.otherFigures)
+    out += fmt::format("{}from the {}: {} cases: geometric-mean error {}% (max {}%); projected "
+                       "favourite within 10% of the fastest measured: {} of {} kernels\n",
+                       bullet, f.source, f.cases, fixed(100 * f.geomeanError, 1),
+                       fixed(100 * f.maxError, 1), f.topWithinTen, f.kernels);
+  if (!v.note.empty())
+    out += fmt::format("{}{}\n", bullet, v.note);
+  return out;
+}
+
+} // namespace
+
 std::string renderValidation(const model::ValidationReport &v) {
-  std::string out = fmt::format("validation of {} (measured on {}) with spec {}, model {}\n\n",
-                                v.measurementsPath, v.gpuName, v.hwName, v.model);
+  std::string out = fmt::format("validation of {} (measured on {}) with spec {}, model {}\n"
+                                "kernels from the {}\n\n",
+                                v.measurementsPath, v.gpuName, v.hwName, v.model, v.source);
   out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>7} {:>10} {:>7}  {}\n", "kernel", "size",
                      "layout", "meas_ms", "proj_ms", "err", "roof_ms", "r_err", "bound");
   for (const auto &c : v.cases)
@@ -27,7 +45,8 @@ std::string renderValidation(const model::ValidationReport &v) {
                        k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "");
   out += fmt::format("{} of {} kernels: projected favourite within 10% of the fastest measured\n",
                      v.topWithinTen, v.kernels.size());
-  return out;
+  std::string others = otherFigures(v, "");
+  return others.empty() ? out : out + "\n" + others;
 }
 
 std::string renderProgramValidation(const model::ProgramValidation &v) {
@@ -69,7 +88,8 @@ std::string renderProgramValidation(const model::ProgramValidation &v) {
 }
 
 std::string renderValidationMarkdown(const model::ValidationReport &v) {
-  std::string out = fmt::format("Measured on {}; spec `{}`; model `{}`.\n\n", v.gpuName, v.hwName, v.model);
+  std::string out = fmt::format("Measured on {}; spec `{}`; model `{}`; kernels from the {}.\n\n",
+                                v.gpuName, v.hwName, v.model, v.source);
   out += "| kernel | size | layout | measured (ms) | projected (ms) | error | roofline (ms) | roofline error |\n";
   out += "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const auto &c : v.cases)
@@ -81,7 +101,8 @@ std::string renderValidationMarkdown(const model::ValidationReport &v) {
                      "10% of the fastest measured: {} of {} kernels.\n",
                      fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
                      fixed(100 * v.rooflineGeomeanError, 1), v.topWithinTen, v.kernels.size());
-  return out;
+  std::string others = otherFigures(v, "- ");
+  return others.empty() ? out : out + "\n" + others;
 }
 
 std::string renderValidationJson(const model::ValidationReport &v) {
@@ -90,6 +111,15 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["hw"] = v.hwName;
   j["model"] = v.model;
   j["measurements"] = v.measurementsPath;
+  j["source"] = v.source;
+  json others = json::array();
+  for (const auto &f : v.otherFigures)
+    others.push_back({{"source", f.source}, {"cases", f.cases}, {"geomean_error", f.geomeanError},
+                      {"max_error", f.maxError}, {"top_within_10pct", f.topWithinTen},
+                      {"kernels", f.kernels}});
+  j["other_sources"] = others;
+  if (!v.note.empty())
+    j["note"] = v.note;
   j["geomean_error"] = v.geomeanError;
   j["max_error"] = v.maxError;
   j["roofline_geomean_error"] = v.rooflineGeomeanError;

@@ -7,7 +7,10 @@
 #pragma once
 
 #include "skelcast/model/Project.h"
+#include "skelcast/skeleton/Skeleton.h"
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,8 +18,25 @@ namespace skelcast::model {
 
 struct MeasuredCase {
   std::string kernel, size, skeleton, layout;
+  /// The case's C version (field "c"; "" when the file names none) and the
+  /// sample files of its index arrays ("c_sample"), paths resolved.
+  std::string cSource;
+  std::map<std::string, std::string> cSamples;
   double timeMs = 0;
 };
+
+/// Where the kernel of a measured case comes from. The user's path is the C
+/// file through the skeletonizer (the CLI supplies that loader: the model has
+/// no Clang); the hand skeleton, counted from the measured kernel's SASS,
+/// checks the model alone.
+struct KernelSource {
+  std::string label; ///< e.g. "C files (skeletonizer)"
+  std::function<std::string(const MeasuredCase &)> path;
+  std::function<skeleton::SkeletonFile(const MeasuredCase &)> load;
+};
+
+/// The hand skeletons of the cases ("model only").
+KernelSource handSkeletons();
 
 struct Measurements {
   std::string path, gpuName;
@@ -54,6 +74,17 @@ struct KernelCheck {
 
 struct ValidationReport {
   std::string hwName, model, measurementsPath, gpuName;
+  std::string source; ///< KernelSource::label
+  /// The same measurements projected from another source (the C path's
+  /// report carries the model-only figure beside it), and why a source was not used.
+  struct Figure {
+    std::string source;
+    size_t cases = 0, kernels = 0;
+    double geomeanError = 0, maxError = 0;
+    int topWithinTen = 0;
+  };
+  std::vector<Figure> otherFigures;
+  std::string note;
   std::vector<CaseResult> cases;
   std::vector<KernelCheck> kernels;
   double geomeanError = 0, rooflineGeomeanError = 0, maxError = 0;
@@ -61,7 +92,7 @@ struct ValidationReport {
 };
 
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
-                          const std::string &modelLabel);
+                          const std::string &modelLabel, const KernelSource &source = handSkeletons());
 
 /// Measured whole programs (validation/results/*_programs.json): the fusion
 /// chain unfused and fused, and HotSpot time steps with their transfers.

@@ -2,11 +2,13 @@
 // 11), a measurement taken on another GPU than the spec's is an error unless
 // --force (item 12), and a missed target says which and by how much (item 18).
 #include "../support/CliRun.h"
+#include "../support/TempDir.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 namespace {
 
@@ -64,3 +66,45 @@ TEST(ValidateCommand, AMissedTargetSaysWhichAndByHowMuch) {
 }
 
 } // namespace
+
+// Issue 19, item 1: the user's path is the headline. Every committed case names
+// its C version; validate projects from it by default and prints the hand
+// skeletons' figure beside it, labelled "model only".
+TEST(ValidateCommand, ProjectsFromTheCFilesWithTheModelOnlyFigureBeside) {
+  std::filesystem::current_path(kSrc);
+  CliRun c = run({"validate", kKernels});
+  ASSERT_EQ(c.rc, 0) << c.err;
+  EXPECT_NE(c.out.find("kernels from the C files (skeletonizer and model: the user's path)"),
+            std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("\nfrom the hand skeletons (model only"), std::string::npos) << c.out;
+  CliRun alone = run({"validate", kKernels, "--model-only"});
+  ASSERT_EQ(alone.rc, 0) << alone.err;
+  EXPECT_NE(alone.out.find("kernels from the hand skeletons (model only"), std::string::npos) << alone.out;
+  EXPECT_EQ(alone.out.find("C files"), std::string::npos) << alone.out;
+  // The projections differ: the skeletonizer's counts are not the SASS's.
+  EXPECT_NE(c.out, alone.out);
+  CliRun json = run({"validate", kKernels, "--format", "json"});
+  ASSERT_EQ(json.rc, 0) << json.err;
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["source"], "C files (skeletonizer and model: the user's path)");
+  ASSERT_EQ(j["other_sources"].size(), 1u) << json.out;
+  EXPECT_EQ(j["other_sources"][0]["cases"], j["cases"].size());
+}
+
+TEST(ValidateCommand, MeasurementsWithoutCFilesSaySoInsteadOfPassingForTheUsersPath) {
+  std::filesystem::current_path(kSrc);
+  std::ifstream in(kSrc + "/" + kKernels);
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (auto &c : j["cases"]) {
+    c.erase("c");
+    c.erase("c_sample");
+  }
+  j["skeleton_root"] = kSrc;
+  skelcast::testsupport::TempDir dir;
+  CliRun r = run({"validate", dir.write("no_c.json", j.dump(1))});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("kernels from the hand skeletons"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the measurements name no C files (field 'c'): this is the model alone, not "
+                       "the user's path"),
+            std::string::npos) << r.out;
+}
