@@ -33,7 +33,7 @@ if cal.get("clock_ghz"):
     gpu["sm_clock_measured_mhz"] = round(cal["clock_ghz"] * 1000.0, 1)
 
 cases = []
-for p in ["matmul", "hotspot", "ispinex", "spinflap", "stream", "transpose"]:
+for p in ["matmul", "hotspot", "ispinex", "spinflap", "stream", "transpose", "shapes"]:
     if os.path.exists(os.path.join(build, f"cases_{p}.json")):  # ONLY= runs a subset
         cases += load(os.path.join(build, f"cases_{p}.json"), [])
 # Skeleton paths in the files are relative to the repository root; skeleton_root

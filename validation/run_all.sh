@@ -33,7 +33,7 @@ say() { echo "$@" | tee -a "$LOG"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-ALL="calibrate matmul hotspot ispinex spinflap stream transpose transfers pageable_probe copy_context fusion hotspot_steps"
+ALL="calibrate matmul hotspot ispinex spinflap stream transpose shapes transfers pageable_probe copy_context fusion hotspot_steps"
 PROGS=${ONLY:-$ALL}
 for p in $PROGS; do
   case " $ALL " in *" $p "*) ;; *) echo "ONLY: unknown program '$p' (known: $ALL)"; exit 1;; esac
@@ -76,7 +76,7 @@ run() {  # name, command...
 }
 rm -f "$BUILD"/cases_*.json "$BUILD"/prog_*.json # nothing of an earlier run is merged
 wanted calibrate && run calibrate "$BUILD/calibrate" "$OUT/${TAG}_calibration.json"
-for p in matmul hotspot ispinex spinflap stream transpose; do
+for p in matmul hotspot ispinex spinflap stream transpose shapes; do
   wanted $p && run $p "$BUILD/$p" "$BUILD/cases_$p.json"
 done
 wanted transfers && run transfers "$BUILD/transfers" "$OUT/${TAG}_transfers.json"

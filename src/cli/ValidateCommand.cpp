@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <ostream>
 
 namespace skelcast::cli {
@@ -20,6 +22,8 @@ constexpr bool kHaveFrontend = true;
 #else
 constexpr bool kHaveFrontend = false;
 #endif
+
+bool noSkeleton(const model::MeasuredCase &c) { return c.skeleton.empty(); }
 
 /// The cases' C files through the skeletonizer, as `project FILE.c` reads them.
 model::KernelSource cFiles(std::ostream &diagnostics) {
@@ -114,6 +118,12 @@ void registerValidate(CLI::App &app, Context &ctx) {
             withC += c.cSource.empty() ? 0 : 1;
           model::ValidationReport v;
           if (o->modelOnly || withC == 0 || withC != all.cases.size() || !kHaveFrontend) {
+            if (o->modelOnly)
+              all.cases.erase(std::remove_if(all.cases.begin(), all.cases.end(), noSkeleton),
+                              all.cases.end());
+            if (all.cases.empty())
+              throw InputError({o->files.front(), 0, 0},
+                               "--model-only: no measured case has a hand skeleton (field 'skeleton')");
             v = model::validate(all, hw, mo, label);
             if (!o->modelOnly)
               v.note = withC == 0 ? "the measurements name no C files (field 'c'): this is the model "
@@ -126,9 +136,18 @@ void registerValidate(CLI::App &app, Context &ctx) {
                              "model alone";
           } else {
             v = model::validate(all, hw, mo, label, cFiles(ctx.err));
-            model::ValidationReport alone = model::validate(all, hw, mo, label);
-            v.otherFigures.push_back({alone.source, alone.cases.size(), alone.kernels.size(),
-                                      alone.geomeanError, alone.maxError, alone.topWithinTen});
+            // The model alone, on the cases that have a hand skeleton.
+            model::Measurements skeletons = all;
+            skeletons.cases.erase(
+                std::remove_if(skeletons.cases.begin(), skeletons.cases.end(), noSkeleton),
+                skeletons.cases.end());
+            if (skeletons.cases.empty()) {
+              v.note = "no case has a hand skeleton: there is no model-only figure";
+            } else {
+              model::ValidationReport alone = model::validate(skeletons, hw, mo, label);
+              v.otherFigures.push_back({alone.source, alone.cases.size(), alone.kernels.size(),
+                                        alone.geomeanError, alone.maxError, alone.topWithinTen});
+            }
           }
           if (o->format == "json")
             ctx.out << report::renderValidationJson(v);

@@ -95,15 +95,22 @@ Measurements loadMeasurements(const std::string &path) {
     if (c.contains("verified") && c["verified"] == false)
       continue; // a case that failed its check has no time
     MeasuredCase mc;
-    for (const char *k : {"kernel", "size", "skeleton", "layout"}) {
+    for (const char *k : {"kernel", "size", "layout"}) {
       if (!c.contains(k) || !c[k].is_string())
         throw fail(at + "." + k, "missing or not a string");
     }
     mc.kernel = c["kernel"];
     mc.size = c["size"];
     mc.layout = c["layout"];
-    mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
-    requireFile(mc.skeleton, path, at + ".skeleton");
+    // A case has a hand skeleton, a C file, or both (kernels written from C
+    // have no skeleton counted from their SASS).
+    if (c.contains("skeleton") || !c.contains("c")) {
+      if (!c.contains("skeleton") || !c["skeleton"].is_string())
+        throw fail(at + ".skeleton", "missing or not a string (a case names its skeleton, its C file "
+                                     "in field 'c', or both)");
+      mc.skeleton = skeleton::resolveRelative(root + "/", c["skeleton"].get<std::string>());
+      requireFile(mc.skeleton, path, at + ".skeleton");
+    }
     if (c.contains("c")) {
       if (!c["c"].is_string())
         throw fail(at + ".c", "not a string (the path of the case's C version)");
@@ -149,7 +156,13 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
 KernelSource handSkeletons() {
   return {"hand skeletons (model only: counted from the measured kernels' SASS)",
           [](const MeasuredCase &c) { return c.skeleton; },
-          [](const MeasuredCase &c) { return skeleton::parseSkeletonFile(c.skeleton); }};
+          [](const MeasuredCase &c) {
+            if (c.skeleton.empty())
+              throw InputError({c.cSource, 0, 0},
+                               fmt::format("measured case {} {} has no hand skeleton, only this C file",
+                                           c.kernel, c.size));
+            return skeleton::parseSkeletonFile(c.skeleton);
+          }};
 }
 
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
