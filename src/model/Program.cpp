@@ -481,7 +481,7 @@ ProgramProjection projectProgram(const skeleton::SkeletonFile &file,
   // The launch overhead a kernel's time holds: the launch term's, or the
   // roofline's (which always adds it); the paper's model has none.
   auto launchPart = [&](const LayoutProjection &p) {
-    return mo.model == "roofline" ? hw.launchOverheadUs / 1000.0 : p.effects.launchMs;
+    return mo.model.kind == ModelKind::Roofline ? hw.launchOverheadUs / 1000.0 : p.effects.launchMs;
   };
   double firstLaunchExtraMs = 0;
   for (const auto &kp : kps)
