@@ -117,7 +117,7 @@ void LayoutWarm(benchmark::State &state, const Case &c) {
   z.setShape(l.block, l.fold);
   layout::Characterization ch;
   model::ModelOptions mo;
-  model::TermMask terms = model::termMask(mo.enabledTerms());
+  model::TermMask terms = mo.model.enabledTerms();
   model::AdjustedInputs adj{{}, hw, {}};
   model::TermScratch scratch;
   z.characterize(l, ch); // storage grows once

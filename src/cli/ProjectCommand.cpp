@@ -40,18 +40,8 @@ struct ProjectOpts {
   }
   double minSpeedup = 2;
   bool pinned = false;
-  model::ModelOptions modelOptions() const {
-    model::ModelOptions mo;
-    mo.model = model;
-    mo.disabledTerms.insert(without.begin(), without.end());
-    return mo;
-  }
-  std::string modelLabel() const {
-    std::string s = model;
-    for (size_t i = 0; i < without.size(); ++i)
-      s += (i ? "," : " without ") + without[i];
-    return s;
-  }
+  /// --model and --without, parsed once per run.
+  model::ModelOptions modelOptions() const { return {model::parseModelSpec(model, without)}; }
 };
 
 /// The kernels of `f` selected by --kernel (all when empty).
@@ -76,7 +66,7 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   rep.hwName = hw.name;
   rep.hwDescription = hw.description;
   rep.hwHash = hw.contentHash;
-  rep.model = o.modelLabel();
+  rep.model = mo.model.label;
   rep.top = o.top;
   InputOptions ci = o.cInput();
   for (const auto &path : o.files) {
@@ -141,12 +131,13 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
   layout::Layout l = layout::parseLayout(ki, o.layout, hw);
-  model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, o.modelOptions(), l);
+  model::ModelOptions mo = o.modelOptions();
+  model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
   if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
     throw InputError({"--layout", 0, 0},
                      fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
                                  f.kernelName(ks.front())));
-  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, o.modelLabel());
+  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, mo.model.label);
   if (kp.launches)
     ctx.out << report::renderLaunches(*kp.launches);
   return Success;

@@ -76,13 +76,8 @@ private:
 
 } // namespace
 
-std::string SuiteCommandOptions::modelLabel() const {
-  std::set<std::string> terms(without.begin(), without.end());
-  std::string s = model;
-  size_t i = 0;
-  for (const auto &t : terms)
-    s += (i++ ? "," : " without ") + t;
-  return s;
+model::ModelSpec SuiteCommandOptions::modelSpec() const {
+  return model::parseModelSpec(model, without, model::LabelOrder::Sorted);
 }
 
 void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &hwDefault) {
@@ -128,9 +123,7 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
   }
   if (ro.gpus.empty())
     throw InputError({"--hw", 0, 0}, "no GPU to project on");
-  ro.model.model = o.model;
-  ro.model.disabledTerms.insert(o.without.begin(), o.without.end());
-  ro.modelLabel = o.modelLabel();
+  ro.model.model = o.modelSpec();
   ro.top = o.top;
   unsigned hc = std::thread::hardware_concurrency();
   ro.jobs = o.jobs ? o.jobs : (hc ? hc : 1);

@@ -28,9 +28,10 @@ struct SuiteCommandOptions {
 #ifdef SKELCAST_HAVE_FRONTEND
   SkeletonizeCliOptions c; ///< C options for every C input (a manifest's entries add to them)
 #endif
-  /// "skelcast", or "skelcast without a,b" with the terms sorted (so that the
-  /// label, which baselines compare, does not depend on the order of --without).
-  std::string modelLabel() const;
+  /// --model and --without, its label "skelcast", or "skelcast without a,b" with
+  /// the terms sorted (so that the label, which baselines compare, does not
+  /// depend on the order of --without).
+  model::ModelSpec modelSpec() const;
 };
 
 /// --hw, --model, --without, -j, --top, --quiet on `cmd`.

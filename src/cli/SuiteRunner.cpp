@@ -88,7 +88,7 @@ std::optional<model::ProgramProjection> program(const skeleton::SkeletonFile &fi
 report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   report::BatchReport rep;
   rep.version = SKELCAST_VERSION;
-  rep.model = o.modelLabel;
+  rep.model = o.model.model.label;
   rep.suite = suite.path;
   rep.top = o.top;
   for (const auto &hw : o.gpus)

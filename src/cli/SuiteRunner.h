@@ -26,8 +26,7 @@ struct InputProgress {
 
 struct SuiteRunOptions {
   std::vector<hw::HwSpec> gpus;
-  model::ModelOptions model;
-  std::string modelLabel;
+  model::ModelOptions model; ///< its label goes into the report
   layout::EnumerateOptions enumerate;
   size_t top = 5;    ///< layouts kept per kernel and GPU (ModelOptions::keepTop; 0 keeps all)
   unsigned jobs = 1; ///< threads; at least 1

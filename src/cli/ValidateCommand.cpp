@@ -78,12 +78,8 @@ void registerValidate(CLI::App &app, Context &ctx) {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&] {
         hw::HwSpec hw = hw::resolveHwSpec(o->hw, ctx.specDir);
-        model::ModelOptions mo;
-        mo.model = o->model;
-        mo.disabledTerms.insert(o->without.begin(), o->without.end());
-        std::string label = o->model;
-        for (size_t i = 0; i < o->without.size(); ++i)
-          label += (i ? "," : " without ") + o->without[i];
+        model::ModelOptions mo{model::parseModelSpec(o->model, o->without)};
+        const std::string &label = mo.model.label;
         if (!o->force)
           for (const auto &f : o->files)
             model::requireSameGpu(f, hw);

@@ -1,6 +1,8 @@
 // Hong & Kim's MWP/CWP model (ISCA'09 §3) with GROPHECY's equation 8.
 #include "skelcast/model/HongKim.h"
 
+#include "skelcast/model/Model.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -141,6 +143,13 @@ HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw) {
   else
     r.bound = "compute";
   return r;
+}
+
+// The `hong-kim` model: the equations above on the characterized workload, as is.
+void HongKimModel::evaluate(const layout::Layout &, const layout::Characterization &c, Evaluation &out) {
+  out.roofline = roofline(c, hw_);
+  out.result = hongKim(c.workload, hw_);
+  out.effects = TermEffects{};
 }
 
 } // namespace skelcast::model

@@ -1,7 +1,10 @@
-// The launches of a kernel in an indexed repeat (docs/model.md, section 9,
-// "Launches of an indexed repeat").
+// Launches (docs/model.md, section 9): step 2 of a program's projection (each
+// kernel's launches, queued one behind the other), and the launches of a
+// kernel in an indexed repeat ("Launches of an indexed repeat").
 #include "skelcast/model/Launches.h"
 #include "skelcast/model/Program.h"
+
+#include "ProgramSteps.h"
 
 #include "skelcast/skeleton/Eval.h"
 
@@ -175,6 +178,43 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
   }
   kp.launches = std::move(L);
   return kp;
+}
+
+double program::projectLaunches(const Shape &s, const std::vector<KernelProjection> &kps,
+                                const hw::HwSpec &hw, ModelKind model, ProgramProjection &pp) {
+  // Launches: the kernels are queued one behind the other, so every launch but
+  // the first costs the back-to-back launch time (docs/model.md, section 9).
+  // The launch overhead a kernel's time holds: the launch term's, or the
+  // roofline's (which always adds it); the paper's model has none.
+  auto launchPart = [&](const LayoutProjection &p) {
+    return model == ModelKind::Roofline ? hw.launchOverheadUs / 1000.0 : p.effects.launchMs;
+  };
+  double firstLaunchExtraMs = 0;
+  for (const auto &kp : kps)
+    if (!kp.layouts.empty() && launchPart(kp.layouts.front()) > 0)
+      firstLaunchExtraMs = (hw.launchOverheadUs - hw.launchBackToBackUs) / 1000.0;
+  for (size_t k = 0; k < s.file.kernels.size(); ++k) {
+    ProgramKernel pk;
+    pk.kernel = s.file.kernelName(k);
+    pk.count = s.count[k];
+    if (!kps[k].layouts.empty()) {
+      pk.layout = kps[k].layouts.front().layoutString;
+      pk.timeMs = kps[k].layouts.front().result.timeMs - firstLaunchExtraMs;
+      if (kps[k].launches && kps[k].launches->launches > 0) { // an indexed repeat's launches
+        pk.launches = kps[k].launches;
+        pk.count = static_cast<double>(pk.launches->launches);
+        pk.timeMs = pk.launches->totalMs / pk.count - firstLaunchExtraMs;
+      }
+      pk.launchMs = launchPart(kps[k].layouts.front()) - firstLaunchExtraMs;
+    }
+    pp.kernelsUnfusedMs += pk.count * pk.timeMs;
+    pp.launchMs += pk.count * pk.launchMs;
+    pp.kernels.push_back(pk);
+  }
+  pp.kernelsUnfusedMs += firstLaunchExtraMs;
+  pp.launchMs += firstLaunchExtraMs;
+  pp.kernelsMs = pp.kernelsUnfusedMs;
+  return firstLaunchExtraMs;
 }
 
 } // namespace skelcast::model

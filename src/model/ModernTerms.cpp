@@ -1,15 +1,362 @@
-// Model terms for modern GPUs (docs/model.md, section 7).
+// The terms of the `skelcast` model (docs/model.md, section 7), one function
+// per term and step, and the table that names and orders them.
 #include "skelcast/model/ModernTerms.h"
 
-#include "skelcast/model/HongKim.h"
+#include "skelcast/model/Model.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace skelcast::model {
+namespace {
+
+constexpr TermMask kMlp = termBit(TermId::Mlp);
+constexpr TermMask kCaches = termBit(TermId::Caches);
+constexpr TermMask kResidency = termBit(TermId::Residency);
+
+// --- schedulers (section 7) ---------------------------------------------------
+// Hong & Kim's SM has one scheduler: Comp_cycles = Issue_cycles x Total_insts.
+// S schedulers issue S warp instructions per Issue_cycles:
+// Issue_cycles <- Issue_cycles / schedulers_per_sm.
+void adjustSchedulers(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  a.hw.issueCycles = in.hw.issueCycles / std::max(1, in.hw.schedulersPerSM);
+}
+
+// --- fp64 (section 7) ---------------------------------------------------------
+// An FP64 arithmetic instruction takes peak_sp / peak_dp issue slots of the
+// FP32 rate; the rest of Comp_insts (integer, moves, FP32) issue as before:
+// Comp_insts <- Comp_insts + Fp64_insts x (peak_sp / peak_dp - 1), Fp64_insts
+// counted as GROPHECY's eq. 17 counts Func_insts. (A GPU without FP64,
+// peak_dp_gflops 0, refuses such a kernel in projectKernel.)
+void adjustFp64(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if (in.hw.peakDpGflops > 0 && in.c.fp64Insts > 0) {
+    double ratio = std::max(1.0, in.hw.peakSpGflops / in.hw.peakDpGflops);
+    a.effects.fp64ExtraInsts = in.c.fp64Insts * (ratio - 1.0);
+    a.workload.compInsts += a.effects.fp64ExtraInsts;
+  }
+}
+
+std::vector<ExplainRow> explainFp64(const TermEffects &e) {
+  return {{"fp64 extra issue", e.fp64ExtraInsts, 6, "fp64 insts x (peak SP / peak DP - 1)"}};
+}
+
+// --- registers (section 7) ----------------------------------------------------
+// Blocks per SM limited by the register file (allocated per warp in units of 8
+// registers per thread): a fourth bound on Max_active_blocks_per_SM in
+// GROPHECY's eq. 8.
+void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  const hw::HwSpec &hw = in.hw;
+  double regs = std::min(estimateRegisters(in.ki, in.l), static_cast<double>(hw.maxRegistersPerThread));
+  double perThread = std::ceil(regs / 8.0) * 8.0;
+  double perBlock = perThread * std::ceil(a.workload.threadsPerBlock / hw.warpSize) * hw.warpSize;
+  double blocks = std::max(1.0, std::floor(static_cast<double>(hw.registersPerSM) / perBlock));
+  a.effects.registersPerThread = regs;
+  a.effects.blocksByRegisters = blocks;
+  a.hw.maxBlocksPerSM = static_cast<int>(std::min<double>(hw.maxBlocksPerSM, blocks));
+}
+
+std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
+  return {{"registers per thread (estimate)", e.registersPerThread, 6, "0 when switched off"},
+          {"blocks per SM by registers", e.blocksByRegisters, 6, "registers_per_sm / per block"}};
+}
+
+// --- mlp (section 7) ----------------------------------------------------------
+// Independent loads of one warp are in flight together; a warp waits out one
+// latency per group, not per instruction: the exposed memory instructions
+// replace Mem_insts in Mem_cycles of CWP (Hong & Kim eq. for CWP_full) and in
+// case 1. With `caches`, the caches term also waits each group out at its
+// slowest load (adjustCaches).
+void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
+}
+
+// --- caches and residency (sections 7 and 9) -----------------------------------
+// Per access, reuse within a block hits L1 when the sliding windows of the SM's
+// blocks fit beside shared memory, and reuse across blocks hits L2 when the
+// windows of all blocks in flight fit in it; the rest is DRAM. Changes Mem_LD
+// (the hit-weighted latency), Load_bytes_per_warp (eq. 11: only DRAM bytes draw
+// on MWP_peak_BW) and Uncoal_per_mw (eq. 16: L1 hits do not depart).
+void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) {
+  const layout::Characterization &c = in.c;
+  const layout::KernelInfo &ki = in.ki;
+  const hw::HwSpec &hw = in.hw;
+  const TermMask on = in.on;
+  hw::Workload &w = a.workload;
+  if (!(hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0))
+    return;
+  double sms = activeSMs(w, a.hw);
+  double blocksPerSM = std::max(1.0, activeBlocksPerSM(w, a.hw, sms));
+  double threads = w.blocks * w.threadsPerBlock;
+  double perSM = blocksPerSM * c.windowFootprintBytes;
+  double l1Avail = std::max(0.0, static_cast<double>(hw.l1CacheBytes) -
+                                     blocksPerSM * w.sharedMemBytesPerBlock);
+  double l1Share = perSM <= l1Avail ? 1.0 : (perSM > 0 ? l1Avail / perSM : 0.0);
+  double inflight = sms * perSM;
+  double l2Share = hw.l2CacheBytes <= 0 ? 0.0
+                   : inflight <= static_cast<double>(hw.l2CacheBytes)
+                       ? 1.0
+                       : static_cast<double>(hw.l2CacheBytes) / inflight;
+  // Per array: L1 catches the block's repeated requests, L2 the blocks'
+  // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
+  // residency: an array an earlier kernel of the program used is still in L2
+  // when the bytes touched since fit in it (docs/model.md, section 9).
+  auto resident = [&](int array) {
+    double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
+    return (on & kResidency) && reuse >= 0 && reuse <= static_cast<double>(hw.l2CacheBytes);
+  };
+  std::vector<double> &arrayLatency = scratch.arrayLatency;
+  arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
+  // Sector bytes each array's direct loads request, against those that leave
+  // L1 (toL2 below): the share of its transactions that miss L1.
+  std::vector<double> &arrayL1Miss = scratch.arrayL1Miss;
+  arrayL1Miss.assign(ki.arrays.size(), 0.0);
+  for (const auto &u : c.accesses) {
+    const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+    if (!u.viaShared && !acc.isStore)
+      arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
+  }
+  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
+  for (const auto &au : c.arrays) {
+    double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
+    dram += eb * au.storeInflation * au.storeKernelUnique;
+    double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
+    if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
+      miss = 1.0;
+      continue;
+    }
+    double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
+    double r2 = resident(au.array)
+                    ? 1.0
+                    : l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
+    arrayLatency[static_cast<size_t>(au.array)] =
+        r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+    double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
+    miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
+    dram += toL2 * (1.0 - r2);
+    l2Bytes += toL2 * r2;
+  }
+  std::vector<double> &latency = scratch.latency;
+  latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
+  // Transactions of uncoalesced instructions that leave the SM (eq. 16's
+  // Uncoal_per_mw without the L1 hits, which do not queue for the memory system).
+  double uncoalTrans = 0, uncoalInsts = 0;
+  for (const auto &u : c.accesses) {
+    if (u.viaShared)
+      continue;
+    const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+    requested += u.bytesPerThread * threads;
+    if (!u.pattern.coalesced && u.insts > 0) {
+      double miss = acc.isStore ? 1.0 : arrayL1Miss[static_cast<size_t>(acc.array)];
+      uncoalTrans += u.insts * u.pattern.transactions * miss;
+      uncoalInsts += u.insts;
+    }
+    if (acc.isStore)
+      continue;
+    latency[static_cast<size_t>(u.access)] = arrayLatency[static_cast<size_t>(acc.array)];
+    latSum += u.insts * latency[static_cast<size_t>(u.access)];
+    latInsts += u.insts;
+  }
+  l1Bytes = std::max(0.0, requested - l2Bytes - dram);
+  if (uncoalInsts > 0)
+    w.uncoalPerMw = std::max(1.0, uncoalTrans / uncoalInsts);
+  // Loads that fill shared memory: reuse across blocks only. fillLatency sums
+  // each fill instruction's latency (the `mlp` term waits them out one by one).
+  double fillLatency = 0;
+  for (const auto &au : c.arrays) {
+    if (!au.cached)
+      continue;
+    double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
+                   ki.arrays[static_cast<size_t>(au.array)].elemBytes;
+    double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
+    double r2 = resident(au.array) ? 1.0
+                : toL2 > 0    ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2)
+                              : 0.0;
+    requested += bytes;
+    dram += bytes * (1.0 - r2);
+    l2Bytes += bytes * r2;
+    double cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+    fillLatency += au.cachingInsts * cachingLatency;
+    latSum += au.cachingInsts * cachingLatency;
+    latInsts += au.cachingInsts;
+  }
+  if (requested > 0) {
+    a.effects.l1HitFraction = l1Bytes / requested;
+    a.effects.l2HitFraction = l2Bytes / requested;
+    a.effects.dramBytesPerThread = dram / threads;
+    if (latInsts > 0)
+      a.effects.effectiveLatencyCycles = latSum / latInsts;
+    a.hw.dramLatencyCycles = std::max(1.0, a.effects.effectiveLatencyCycles);
+    // Only DRAM bytes draw on the memory bandwidth (MWP_peak_BW).
+    w.loadBytesPerWarp *= std::min(1.0, dram / requested);
+  }
+  if (on & kMlp) {
+    // A warp waits, per group of independent loads, for the slowest of them.
+    // slowest[block x levels + level], levels in increasing order.
+    size_t levels = 1;
+    for (const auto &acc : ki.accesses)
+      levels = std::max(levels, static_cast<size_t>(std::max(acc.level, 0)) + 1);
+    scratch.slowest.assign(ki.blocks.size() * levels, 0.0);
+    scratch.present.assign(ki.blocks.size() * levels, 0);
+    for (const auto &u : c.accesses) {
+      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+      if (u.viaShared || acc.isStore)
+        continue;
+      size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);
+      scratch.present[at] = 1;
+      double &m = scratch.slowest[at];
+      m = std::max(m, latency[static_cast<size_t>(u.access)]);
+    }
+    double exposed = 0;
+    for (size_t b = 0; b < ki.blocks.size(); ++b) {
+      const auto &blk = ki.blocks[b];
+      double unroll = blk.innermostLoop >= 0 ? static_cast<double>(in.l.unrollFactor(blk.innermostLoop)) : 1.0;
+      for (size_t lv = 0; lv < levels; ++lv)
+        if (scratch.present[b * levels + lv])
+          exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
+    }
+    w.exposedLatencyCycles = exposed + fillLatency;
+  }
+}
+
+std::vector<ExplainRow> explainCaches(const TermEffects &e) {
+  return {{"L1 hit fraction", e.l1HitFraction, 4, "reuse within a block"},
+          {"L2 hit fraction", e.l2HitFraction, 4, "reuse across blocks in flight"},
+          {"effective Mem_LD", e.effectiveLatencyCycles, 6, "hit-weighted L1/L2/DRAM latency"},
+          {"DRAM bytes per thread", e.dramBytesPerThread, 6, "after the caches"}};
+}
+
+// --- waves (section 7) --------------------------------------------------------
+// Blocks start as others finish, so the Rep waves of an SM overlap: Hong &
+// Kim's case 3, (Mem_L + Comp_cycles x N) x Rep, becomes Mem_L x min(1, Rep) +
+// Comp_cycles x N x Rep (hongKim reads Workload::wavesOverlap).
+void adjustWaves(const TermInputs &, AdjustedInputs &a, TermScratch &) { a.workload.wavesOverlap = true; }
+
+// --- bandwidth (section 7): two floors ------------------------------------------
+// DRAM bytes / Mem_Bandwidth (after `caches`, the bytes that leave L2; without
+// it, the requested bytes), and an SM's global requests x their departure delay
+// (Coal_Mem_insts x Departure_del_coal + Uncoal_Mem_insts x Uncoal_per_mw x
+// Departure_del_uncoal per warp, times the warps of an SM).
+void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  const hw::HwSpec &hw = in.hw;
+  const hw::Workload &w = a.workload;
+  double threads = w.blocks * w.threadsPerBlock;
+  double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
+  double dram = (in.on & kCaches) && a.effects.dramBytesPerThread > 0
+                    ? a.effects.dramBytesPerThread * threads
+                    : in.c.requestedBytesPerThread * threads;
+  a.effects.dramFloorMs = dram / (hw.memBandwidthGBps * 1e6);
+  double sms = activeSMs(w, a.hw);
+  double perSM = warps / sms * (w.coalMemInsts * hw.departureDelCoalCycles +
+                                w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
+  a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
+}
+
+/// When a floor is above the core's time it is the time, and the bound is `memory`.
+void settleBandwidth(const TermEffects &e, HongKimResult &r) {
+  double floor = std::max(e.dramFloorMs, e.departureFloorMs);
+  if (floor > r.timeMs) {
+    r.timeMs = floor;
+    r.bound = "memory";
+  }
+}
+
+std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
+  return {{"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / Mem_Bandwidth (bandwidth)"},
+          {"departure floor (ms)", e.departureFloorMs, 6, "an SM's requests x departure delay (bandwidth)"}};
+}
+
+// --- lsu (section 7): a floor ----------------------------------------------------
+// A warp's shared-memory or coalesced global access takes one wavefront of the
+// SM's L1/shared data pipe per 128 bytes (bank conflicts are not counted), a
+// fill its load and its store, an uncoalesced access at least one per 4
+// sectors (more when its sectors lie in more lines: a lower bound);
+// floor = warps per SM x wavefronts / (l1_wavefronts_per_cycle x clock).
+void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  const hw::HwSpec &hw = in.hw;
+  const layout::KernelInfo &ki = in.ki;
+  const hw::Workload &w = a.workload;
+  if (!(hw.l1WavefrontsPerCycle > 0))
+    return;
+  auto dense = [&](int array) {
+    return std::max(1.0, std::ceil(ki.arrays[static_cast<size_t>(array)].elemBytes * hw.warpSize / 128.0));
+  };
+  double wavefronts = 0;
+  for (const auto &u : in.c.accesses) {
+    const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
+    if (u.viaShared || u.pattern.coalesced)
+      wavefronts += u.insts * dense(acc.array);
+    else
+      wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
+  }
+  for (const auto &au : in.c.arrays)
+    if (au.cached)
+      wavefronts += 2.0 * au.cachingInsts * dense(au.array); // the load and the store
+  double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
+  a.effects.l1WavefrontsPerWarp = wavefronts;
+  a.effects.lsuFloorMs = warps / activeSMs(w, a.hw) * wavefronts /
+                         (hw.l1WavefrontsPerCycle * hw.clockGHz * 1e6);
+}
+
+/// When the floor is above the time it is the time, and the bound is `l1`.
+void settleLsu(const TermEffects &e, HongKimResult &r) {
+  if (e.lsuFloorMs > r.timeMs) {
+    r.timeMs = e.lsuFloorMs;
+    r.bound = "l1";
+  }
+}
+
+std::vector<ExplainRow> explainLsu(const TermEffects &e) {
+  return {{"L1 wavefronts per warp", e.l1WavefrontsPerWarp, 6, "shared, fill and global accesses (lsu)"},
+          {"L1 floor (ms)", e.lsuFloorMs, 6, "warps per SM x wavefronts / l1_wavefronts_per_cycle (lsu)"}};
+}
+
+// --- launch (section 7) -----------------------------------------------------------
+// time += launch_overhead_us (on the H100 an empty kernel timed alone with
+// events, the way validation times kernels).
+void adjustLaunch(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  a.effects.launchMs = in.hw.launchOverheadUs / 1000.0;
+}
+
+void settleLaunch(const TermEffects &e, HongKimResult &r) { r.timeMs += e.launchMs; }
+
+std::vector<ExplainRow> explainLaunch(const TermEffects &e) {
+  return {{"launch (ms)", e.launchMs, 6, "launch_overhead_us / 1000"}};
+}
+
+} // namespace
+
+const std::vector<Term> &skelcastTerms() {
+  static const std::vector<Term> terms{
+      {TermId::Schedulers, "schedulers", "S warp schedulers per SM issue S instructions per Issue_cycles",
+       adjustSchedulers, nullptr, nullptr},
+      {TermId::Fp64, "fp64", "FP64 instructions issue at the spec's FP64 rate (Comp_insts)", adjustFp64,
+       nullptr, explainFp64},
+      {TermId::Registers, "registers", "a register estimate bounds active blocks (eq. 8)", adjustRegisters,
+       nullptr, explainRegisters},
+      {TermId::Mlp, "mlp", "a warp waits one latency per group of independent loads", adjustMlp, nullptr,
+       nullptr},
+      {TermId::Caches, "caches", "L1 and L2 hits see their latency and move no DRAM bytes", adjustCaches,
+       nullptr, explainCaches},
+      {TermId::Residency, "residency",
+       "(in caches) arrays an earlier kernel left in L2 are read from it", nullptr, nullptr, nullptr},
+      {TermId::Waves, "waves", "an SM's waves of blocks overlap (case 3)", adjustWaves, nullptr, nullptr},
+      {TermId::Bandwidth, "bandwidth", "floors: DRAM bytes / bandwidth, requests x departure delay",
+       adjustBandwidth, settleBandwidth, explainBandwidth},
+      {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,
+       settleLsu, explainLsu},
+      {TermId::Launch, "launch", "the launch overhead is added to the time", adjustLaunch, settleLaunch,
+       explainLaunch},
+  };
+  return terms;
+}
 
 const std::vector<std::string> &modernTermNames() {
-  static const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches", "residency", "waves", "bandwidth", "lsu", "launch"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Term &t : skelcastTerms())
+      n.emplace_back(t.name);
+    return n;
+  }();
   return names;
 }
 
@@ -28,29 +375,11 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) 
          perTask * static_cast<double>(l.foldProduct());
 }
 
-namespace {
-
-enum TermBit : TermMask {
-  kSchedulers = 1u << 0,
-  kFp64 = 1u << 1,
-  kRegisters = 1u << 2,
-  kMlp = 1u << 3,
-  kCaches = 1u << 4,
-  kResidency = 1u << 5,
-  kWaves = 1u << 6,
-  kBandwidth = 1u << 7,
-  kLsu = 1u << 8,
-  kLaunch = 1u << 9,
-};
-
-} // namespace
-
 TermMask termMask(const std::set<std::string> &enabled) {
   TermMask m = 0;
-  const auto &names = modernTermNames();
-  for (size_t i = 0; i < names.size(); ++i)
-    if (enabled.count(names[i]))
-      m |= TermMask{1} << i;
+  for (const Term &t : skelcastTerms())
+    if (enabled.count(t.name))
+      m |= termBit(t.id);
   return m;
 }
 
@@ -66,224 +395,36 @@ AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout:
 void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
                       const layout::Layout &l, const hw::HwSpec &hw, TermMask on,
                       AdjustedInputs &a, TermScratch &scratch) {
+  // Hong & Kim's inputs first: the workload as characterized, the spec fields
+  // a term changes reset from `hw` (keep this list in step with the terms).
   a.workload = c.workload;
+  a.workload.wavesOverlap = false;
   a.effects = TermEffects{};
-  // The spec fields a term below changes (keep this list in step with them).
   a.hw.issueCycles = hw.issueCycles;
   a.hw.maxBlocksPerSM = hw.maxBlocksPerSM;
   a.hw.dramLatencyCycles = hw.dramLatencyCycles;
   a.effects.effectiveLatencyCycles = hw.dramLatencyCycles;
-  hw::Workload &w = a.workload;
+  const TermInputs in{c, ki, l, hw, on};
+  for (const Term &t : skelcastTerms())
+    if (t.adjust && (on & termBit(t.id)))
+      t.adjust(in, a, scratch);
+}
 
-  // schedulers: S schedulers issue S warp instructions per Issue_cycles.
-  if (on & kSchedulers)
-    a.hw.issueCycles = hw.issueCycles / std::max(1, hw.schedulersPerSM);
+void settleModernTerms(const TermEffects &e, TermMask on, HongKimResult &r) {
+  for (const Term &t : skelcastTerms())
+    if (t.settle && (on & termBit(t.id)))
+      t.settle(e, r);
+}
 
-  // fp64: an FP64 arithmetic instruction takes peak_sp / peak_dp issue slots of
-  // the FP32 rate; the rest of Comp_insts (integer, moves, FP32) issue as before.
-  // (A GPU without FP64, peak_dp_gflops 0, refuses such a kernel in projectKernel.)
-  if ((on & kFp64) && hw.peakDpGflops > 0 && c.fp64Insts > 0) {
-    double ratio = std::max(1.0, hw.peakSpGflops / hw.peakDpGflops);
-    a.effects.fp64ExtraInsts = c.fp64Insts * (ratio - 1.0);
-    w.compInsts += a.effects.fp64ExtraInsts;
-  }
-
-  // registers: blocks per SM limited by the register file (allocated per warp
-  // in units of 8 registers per thread).
-  if (on & kRegisters) {
-    double regs = std::min(estimateRegisters(ki, l), static_cast<double>(hw.maxRegistersPerThread));
-    double perThread = std::ceil(regs / 8.0) * 8.0;
-    double perBlock = perThread * std::ceil(w.threadsPerBlock / hw.warpSize) * hw.warpSize;
-    double blocks = std::max(1.0, std::floor(static_cast<double>(hw.registersPerSM) / perBlock));
-    a.effects.registersPerThread = regs;
-    a.effects.blocksByRegisters = blocks;
-    a.hw.maxBlocksPerSM = static_cast<int>(std::min<double>(hw.maxBlocksPerSM, blocks));
-  }
-
-  // mlp: independent loads of one warp are in flight together; a warp waits
-  // out one latency per group, not per instruction.
-  if (on & kMlp)
-    w.exposedMemInsts = std::min(w.memInsts(), c.loadGroups);
-
-  // caches: per access, reuse within a block hits L1 when the sliding windows
-  // of the SM's blocks fit beside shared memory, and reuse across blocks hits L2
-  // when the windows of all blocks in flight fit in it; the rest is DRAM.
-  if ((on & kCaches) && (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0)) {
-    double sms = activeSMs(w, a.hw);
-    double blocksPerSM = std::max(1.0, activeBlocksPerSM(w, a.hw, sms));
-    double threads = w.blocks * w.threadsPerBlock;
-    double perSM = blocksPerSM * c.windowFootprintBytes;
-    double l1Avail = std::max(0.0, static_cast<double>(hw.l1CacheBytes) -
-                                       blocksPerSM * w.sharedMemBytesPerBlock);
-    double l1Share = perSM <= l1Avail ? 1.0 : (perSM > 0 ? l1Avail / perSM : 0.0);
-    double inflight = sms * perSM;
-    double l2Share = hw.l2CacheBytes <= 0 ? 0.0
-                     : inflight <= static_cast<double>(hw.l2CacheBytes)
-                         ? 1.0
-                         : static_cast<double>(hw.l2CacheBytes) / inflight;
-    // Per array: L1 catches the block's repeated requests, L2 the blocks'
-    // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
-    // residency: an array an earlier kernel of the program used is still in L2
-    // when the bytes touched since fit in it (docs/model.md, section 9).
-    auto resident = [&](int array) {
-      double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
-      return (on & kResidency) && reuse >= 0 && reuse <= static_cast<double>(hw.l2CacheBytes);
-    };
-    std::vector<double> &arrayLatency = scratch.arrayLatency;
-    arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
-    // Sector bytes each array's direct loads request, against those that leave
-    // L1 (toL2 below): the share of its transactions that miss L1.
-    std::vector<double> &arrayL1Miss = scratch.arrayL1Miss;
-    arrayL1Miss.assign(ki.arrays.size(), 0.0);
-    for (const auto &u : c.accesses) {
-      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-      if (!u.viaShared && !acc.isStore)
-        arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
-    }
-    double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
-    for (const auto &au : c.arrays) {
-      double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
-      dram += eb * au.storeInflation * au.storeKernelUnique;
-      double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
-      if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
-        miss = 1.0;
-        continue;
-      }
-      double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
-      double r2 = resident(au.array)
-                      ? 1.0
-                      : l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
-      arrayLatency[static_cast<size_t>(au.array)] =
-          r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
-      double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
-      miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
-      dram += toL2 * (1.0 - r2);
-      l2Bytes += toL2 * r2;
-    }
-    std::vector<double> &latency = scratch.latency;
-    latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
-    // Transactions of uncoalesced instructions that leave the SM (eq. 16's
-    // Uncoal_per_mw without the L1 hits, which do not queue for the memory system).
-    double uncoalTrans = 0, uncoalInsts = 0;
-    for (const auto &u : c.accesses) {
-      if (u.viaShared)
-        continue;
-      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-      requested += u.bytesPerThread * threads;
-      if (!u.pattern.coalesced && u.insts > 0) {
-        double miss = acc.isStore ? 1.0 : arrayL1Miss[static_cast<size_t>(acc.array)];
-        uncoalTrans += u.insts * u.pattern.transactions * miss;
-        uncoalInsts += u.insts;
-      }
-      if (acc.isStore)
-        continue;
-      latency[static_cast<size_t>(u.access)] = arrayLatency[static_cast<size_t>(acc.array)];
-      latSum += u.insts * latency[static_cast<size_t>(u.access)];
-      latInsts += u.insts;
-    }
-    l1Bytes = std::max(0.0, requested - l2Bytes - dram);
-    if (uncoalInsts > 0)
-      w.uncoalPerMw = std::max(1.0, uncoalTrans / uncoalInsts);
-    // Loads that fill shared memory: reuse across blocks only. fillLatency sums
-    // each fill instruction's latency (the `mlp` term waits them out one by one).
-    double fillLatency = 0;
-    for (const auto &au : c.arrays) {
-      if (!au.cached)
-        continue;
-      double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
-                     ki.arrays[static_cast<size_t>(au.array)].elemBytes;
-      double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
-      double r2 = resident(au.array) ? 1.0
-                  : toL2 > 0    ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2)
-                                : 0.0;
-      requested += bytes;
-      dram += bytes * (1.0 - r2);
-      l2Bytes += bytes * r2;
-      double cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
-      fillLatency += au.cachingInsts * cachingLatency;
-      latSum += au.cachingInsts * cachingLatency;
-      latInsts += au.cachingInsts;
-    }
-    if (requested > 0) {
-      a.effects.l1HitFraction = l1Bytes / requested;
-      a.effects.l2HitFraction = l2Bytes / requested;
-      a.effects.dramBytesPerThread = dram / threads;
-      if (latInsts > 0)
-        a.effects.effectiveLatencyCycles = latSum / latInsts;
-      a.hw.dramLatencyCycles = std::max(1.0, a.effects.effectiveLatencyCycles);
-      // Only DRAM bytes draw on the memory bandwidth (MWP_peak_BW).
-      w.loadBytesPerWarp *= std::min(1.0, dram / requested);
-    }
-    if (on & kMlp) {
-      // A warp waits, per group of independent loads, for the slowest of them.
-      // slowest[block x levels + level], levels in increasing order.
-      size_t levels = 1;
-      for (const auto &acc : ki.accesses)
-        levels = std::max(levels, static_cast<size_t>(std::max(acc.level, 0)) + 1);
-      scratch.slowest.assign(ki.blocks.size() * levels, 0.0);
-      scratch.present.assign(ki.blocks.size() * levels, 0);
-      for (const auto &u : c.accesses) {
-        const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-        if (u.viaShared || acc.isStore)
-          continue;
-        size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);
-        scratch.present[at] = 1;
-        double &m = scratch.slowest[at];
-        m = std::max(m, latency[static_cast<size_t>(u.access)]);
-      }
-      double exposed = 0;
-      for (size_t b = 0; b < ki.blocks.size(); ++b) {
-        const auto &blk = ki.blocks[b];
-        double unroll = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
-        for (size_t lv = 0; lv < levels; ++lv)
-          if (scratch.present[b * levels + lv])
-            exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
-      }
-      w.exposedLatencyCycles = exposed + fillLatency;
-    }
-  }
-
-  // waves: blocks start as others finish, so the waves of an SM overlap.
-  w.wavesOverlap = (on & kWaves) != 0;
-
-  if (on & kBandwidth) {
-    double threads = w.blocks * w.threadsPerBlock;
-    double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
-    double dram = (on & kCaches) && a.effects.dramBytesPerThread > 0
-                      ? a.effects.dramBytesPerThread * threads
-                      : c.requestedBytesPerThread * threads;
-    a.effects.dramFloorMs = dram / (hw.memBandwidthGBps * 1e6);
-    double sms = activeSMs(w, a.hw);
-    double perSM = warps / sms * (w.coalMemInsts * hw.departureDelCoalCycles +
-                                  w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
-    a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
-  }
-  // lsu: a warp's shared-memory or coalesced global access takes one wavefront
-  // of the SM's L1/shared data pipe per 128 bytes (bank conflicts are not
-  // counted), a fill its load and its store, an uncoalesced access at least one
-  // per 4 sectors (more when its sectors lie in more lines: a lower bound).
-  if ((on & kLsu) && hw.l1WavefrontsPerCycle > 0) {
-    auto dense = [&](int array) {
-      return std::max(1.0, std::ceil(ki.arrays[static_cast<size_t>(array)].elemBytes * hw.warpSize / 128.0));
-    };
-    double wavefronts = 0;
-    for (const auto &u : c.accesses) {
-      const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-      if (u.viaShared || u.pattern.coalesced)
-        wavefronts += u.insts * dense(acc.array);
-      else
-        wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
-    }
-    for (const auto &au : c.arrays)
-      if (au.cached)
-        wavefronts += 2.0 * au.cachingInsts * dense(au.array); // the load and the store
-    double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
-    a.effects.l1WavefrontsPerWarp = wavefronts;
-    a.effects.lsuFloorMs = warps / activeSMs(w, a.hw) * wavefronts /
-                           (hw.l1WavefrontsPerCycle * hw.clockGHz * 1e6);
-  }
-  if (on & kLaunch)
-    a.effects.launchMs = hw.launchOverheadUs / 1000.0;
+// The `skelcast` model: the terms' adjust steps, the Hong-Kim core on what they
+// give, then their settle steps (the floors, the launch) on its time.
+void SkelcastModel::evaluate(const layout::Layout &l, const layout::Characterization &c, Evaluation &out) {
+  out.roofline = roofline(c, hw_);
+  applyModernTerms(c, ki_, l, hw_, on_, adjusted_, scratch_);
+  out.result = hongKim(adjusted_.workload, adjusted_.hw);
+  adjusted_.effects.coreMs = out.result.timeMs;
+  settleModernTerms(adjusted_.effects, on_, out.result);
+  out.effects = adjusted_.effects;
 }
 
 } // namespace skelcast::model

@@ -10,65 +10,18 @@
 namespace skelcast::model {
 namespace {
 
-enum class ModelKind { Skelcast, HongKim, Roofline, Unknown };
-
-ModelKind kindOf(const std::string &name) {
-  if (name == "hong-kim")
-    return ModelKind::HongKim;
-  if (name == "skelcast")
-    return ModelKind::Skelcast;
-  if (name == "roofline")
-    return ModelKind::Roofline;
-  return ModelKind::Unknown;
-}
-
-/// Times layouts of one kernel with one model, reusing its storage from one
-/// layout to the next (the adjusted spec is a copy made once, not per layout).
+/// Times layouts of one kernel with the model of the options (Model.h), and
+/// makes LayoutProjections of them.
 class Evaluator {
 public:
   Evaluator(const layout::KernelInfo &ki, const hw::HwSpec &hw, const ModelOptions &mo)
-      : ki_(ki), hw_(hw), mo_(mo), kind_(kindOf(mo.model)), terms_(termMask(mo.enabledTerms())),
-        adjusted_{{}, hw, {}} {}
+      : ki_(ki), model_(makeModel(mo.model, ki, hw)) {}
 
-  /// Projects `l`; result(), effects() and roofline() then describe it.
-  void evaluate(const layout::Layout &l, const layout::Characterization &c) {
-    roofline_ = roofline(c, hw_);
-    effects_ = TermEffects{};
-    switch (kind_) {
-    case ModelKind::HongKim:
-      result_ = hongKim(c.workload, hw_);
-      break;
-    case ModelKind::Skelcast: {
-      applyModernTerms(c, ki_, l, hw_, terms_, adjusted_, scratch_);
-      result_ = hongKim(adjusted_.workload, adjusted_.hw);
-      TermEffects &e = adjusted_.effects;
-      e.coreMs = result_.timeMs;
-      double floor = std::max(e.dramFloorMs, e.departureFloorMs);
-      if (floor > result_.timeMs) {
-        result_.timeMs = floor;
-        result_.bound = "memory";
-      }
-      if (e.lsuFloorMs > result_.timeMs) {
-        result_.timeMs = e.lsuFloorMs;
-        result_.bound = "l1";
-      }
-      result_.timeMs += e.launchMs;
-      effects_ = e;
-      break;
-    }
-    case ModelKind::Roofline:
-      result_ = hongKim(c.workload, hw_); // MWP/CWP still reported
-      result_.timeMs = roofline_.timeMs;
-      result_.bound = roofline_.memoryMs >= roofline_.computeMs ? "memory" : "compute";
-      break;
-    case ModelKind::Unknown:
-      throw InputError({"--model", 0, 0},
-                       fmt::format("unknown model '{}' (known: skelcast, hong-kim, roofline)", mo_.model));
-    }
-  }
+  /// Projects `l`; timeMs(), coreMs() and projection() then describe it.
+  void evaluate(const layout::Layout &l, const layout::Characterization &c) { model_->evaluate(l, c, ev_); }
 
-  double timeMs() const { return result_.timeMs; }
-  double coreMs() const { return effects_.coreMs; }
+  double timeMs() const { return ev_.result.timeMs; }
+  double coreMs() const { return ev_.effects.coreMs; }
 
   /// The last evaluated layout as a LayoutProjection.
   LayoutProjection projection(const layout::Layout &l, const layout::Characterization &c) const {
@@ -76,23 +29,17 @@ public:
     p.layout = l;
     p.layoutString = layout::layoutString(ki_, l);
     p.characterization = c;
-    p.result = result_;
-    p.effects = effects_;
-    p.roofline = roofline_;
+    p.result = ev_.result;
+    p.effects = ev_.effects;
+    p.roofline = ev_.roofline;
+    p.model = model_->kind();
     return p;
   }
 
 private:
   const layout::KernelInfo &ki_;
-  const hw::HwSpec &hw_;
-  const ModelOptions &mo_;
-  ModelKind kind_;
-  TermMask terms_;
-  AdjustedInputs adjusted_;
-  TermScratch scratch_;
-  HongKimResult result_;
-  TermEffects effects_;
-  RooflineResult roofline_;
+  std::unique_ptr<Model> model_;
+  Evaluation ev_;
 };
 
 } // namespace
@@ -113,19 +60,6 @@ bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
   if (a.effects.coreMs != b.effects.coreMs)
     return a.effects.coreMs < b.effects.coreMs;
   return a.layoutString < b.layoutString;
-}
-
-const std::vector<std::string> &modelNames() {
-  static const std::vector<std::string> names{"skelcast", "hong-kim", "roofline"};
-  return names;
-}
-
-std::set<std::string> ModelOptions::enabledTerms() const {
-  std::set<std::string> on;
-  for (const auto &t : modernTermNames())
-    if (!disabledTerms.count(t))
-      on.insert(t);
-  return on;
 }
 
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,

@@ -1,5 +1,7 @@
 #include "skelcast/model/Roofline.h"
 
+#include "skelcast/model/Model.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,6 +18,16 @@ RooflineResult roofline(const layout::Characterization &c, const hw::HwSpec &hw)
   r.launchMs = hw.launchOverheadUs / 1000.0;
   r.timeMs = std::max(r.memoryMs, r.computeMs) + r.launchMs;
   return r;
+}
+
+// The `roofline` model: its time ranks the layouts; the MWP/CWP quantities
+// are still reported, and the bound is the larger of its two sides.
+void RooflineModel::evaluate(const layout::Layout &, const layout::Characterization &c, Evaluation &out) {
+  out.roofline = roofline(c, hw_);
+  out.result = hongKim(c.workload, hw_);
+  out.result.timeMs = out.roofline.timeMs;
+  out.result.bound = out.roofline.memoryMs >= out.roofline.computeMs ? "memory" : "compute";
+  out.effects = TermEffects{};
 }
 
 } // namespace skelcast::model

@@ -88,10 +88,10 @@ size_t projectionCount(const BatchReport &r) {
   return n;
 }
 
-double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel, double clockGHz) {
+double memoryShare(const model::LayoutProjection &p, double clockGHz) {
   const auto &r = p.result;
   double mem = 0, comp = 0;
-  if (modelLabel.rfind("roofline", 0) == 0) {
+  if (p.model == model::ModelKind::Roofline) {
     mem = p.roofline.memoryMs;
     comp = p.roofline.computeMs;
   } else {

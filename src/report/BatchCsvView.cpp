@@ -45,7 +45,7 @@ std::string renderBatchCsv(const BatchReport &r) {
                               num(l.result.totalCycles, 10), l.result.bound, num(l.result.mwp, 6),
                               num(l.result.cwp, 6), num(l.result.n, 6), l.result.execCase,
                               num(l.result.memCycles, 10), num(l.result.compCycles, 10),
-                              num(memoryShare(l, r.model, r.gpus[g].clockGHz), 4), num(w.threadsPerBlock, 10), num(w.blocks, 10),
+                              num(memoryShare(l, r.gpus[g].clockGHz), 4), num(w.threadsPerBlock, 10), num(w.blocks, 10),
                               num(w.sharedMemBytesPerBlock, 10), num(w.compInsts, 10),
                               num(w.coalMemInsts, 10), num(w.uncoalMemInsts, 10),
                               num(w.synchInsts, 10), num(l.characterization.compulsoryBytes, 12),

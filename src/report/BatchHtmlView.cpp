@@ -235,7 +235,7 @@ std::string splitChart(const BatchReport &r) {
     if (row.first)
       s.text(labelW + 8, y + barH - 3, row.label, 12, "text-anchor=\"end\"");
     s.text(labelW + 18, y + barH - 3, r.gpus[row.gpu].name, 11, "fill=\"" + std::string(gpuColor(row.gpu)) + "\"");
-    double share = memoryShare(*row.best, r.model, r.gpus[row.gpu].clockGHz);
+    double share = memoryShare(*row.best, r.gpus[row.gpu].clockGHz);
     double wm = plotW * share;
     std::string tip = fmt::format("{} on {}: {}% of the time memory, {}% compute; {}-bound "
                                   "(Mem_cycles {}, Comp_cycles {}, MWP {}, CWP {})",
@@ -504,7 +504,7 @@ std::string renderBatchHtml(const BatchReport &r) {
                          "class=\"num\">{}</td></tr>\n",
                          esc(b.name), esc(k.name), esc(r.gpus[g].name), esc(l.layoutString),
                          num(l.result.timeMs, 4), boundSpan(l.result.bound),
-                         fixed(100 * memoryShare(l, r.model, r.gpus[g].clockGHz), 0), s ? speedupText(*s) : "-");
+                         fixed(100 * memoryShare(l, r.gpus[g].clockGHz), 0), s ? speedupText(*s) : "-");
       }
   }
   o += "</table></div>\n";

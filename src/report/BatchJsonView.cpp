@@ -14,13 +14,12 @@ using nlohmann::json;
 
 /// The shared layout fields plus what batch adds: the cycle split, the memory
 /// share, occupancy, the cache effects and the roofline.
-json batchLayoutJson(size_t rank, const model::LayoutProjection &l, const std::string &modelLabel,
-                     double clockGHz) {
+json batchLayoutJson(size_t rank, const model::LayoutProjection &l, double clockGHz) {
   const auto &r = l.result;
   json j = layoutJson(rank, l);
   j["mem_cycles"] = finiteJson(r.memCycles);
   j["comp_cycles"] = finiteJson(r.compCycles);
-  j["memory_share"] = finiteJson(memoryShare(l, modelLabel, clockGHz));
+  j["memory_share"] = finiteJson(memoryShare(l, clockGHz));
   j["active_sms"] = finiteJson(r.activeSMs);
   j["active_blocks_per_sm"] = finiteJson(r.activeBlocksPerSM);
   j["compulsory_bytes"] = finiteJson(l.characterization.compulsoryBytes);
@@ -76,7 +75,7 @@ std::string renderBatchJson(const BatchReport &r) {
         const auto &kg = k.gpus[g];
         json layouts = json::array();
         for (size_t i = 0; i < kg.layouts.size(); ++i)
-          layouts.push_back(batchLayoutJson(i + 1, kg.layouts[i], r.model, r.gpus[g].clockGHz));
+          layouts.push_back(batchLayoutJson(i + 1, kg.layouts[i], r.gpus[g].clockGHz));
         projections.push_back({{"gpu", r.gpus[g].name},
                                {"layouts_explored", kg.layoutsExplored},
                                {"layouts_pruned", kg.layoutsPruned},

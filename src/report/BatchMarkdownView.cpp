@@ -132,7 +132,7 @@ std::string renderBatchMarkdown(const BatchReport &r) {
         const auto &l = kg.layouts.front();
         out += fmt::format("| {} | {} | {} | `{}` | {} | {} | {}% | {} |\n", cell(b.name),
                            cell(k.name), cell(r.gpus[g].name), l.layoutString, num(l.result.timeMs, 4),
-                           l.result.bound, fixed(100 * memoryShare(l, r.model, r.gpus[g].clockGHz), 0),
+                           l.result.bound, fixed(100 * memoryShare(l, r.gpus[g].clockGHz), 0),
                            speedupText(speedup(b, g)));
       }
   }

@@ -83,20 +83,12 @@ std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProje
   row(out, "SharedMem_bytes_per_block", num(w.sharedMemBytesPerBlock, 8), "eq. 7");
 
   const auto &e = p.effects;
-  if (modelLabel.rfind("skelcast", 0) == 0) {
+  if (p.model == model::ModelKind::Skelcast) {
     out += "\nmodern terms (docs/model.md section 7; inputs of the Hong-Kim core below)\n";
-    row(out, "fp64 extra issue", num(e.fp64ExtraInsts, 6), "fp64 insts x (peak SP / peak DP - 1)");
-    row(out, "registers per thread (estimate)", num(e.registersPerThread, 6), "0 when switched off");
-    row(out, "blocks per SM by registers", num(e.blocksByRegisters, 6), "registers_per_sm / per block");
-    row(out, "L1 hit fraction", num(e.l1HitFraction, 4), "reuse within a block");
-    row(out, "L2 hit fraction", num(e.l2HitFraction, 4), "reuse across blocks in flight");
-    row(out, "effective Mem_LD", num(e.effectiveLatencyCycles, 6), "hit-weighted L1/L2/DRAM latency");
-    row(out, "DRAM bytes per thread", num(e.dramBytesPerThread, 6), "after the caches");
-    row(out, "DRAM floor (ms)", num(e.dramFloorMs, 6), "DRAM bytes / Mem_Bandwidth (bandwidth)");
-    row(out, "departure floor (ms)", num(e.departureFloorMs, 6), "an SM's requests x departure delay (bandwidth)");
-    row(out, "L1 wavefronts per warp", num(e.l1WavefrontsPerWarp, 6), "shared, fill and global accesses (lsu)");
-    row(out, "L1 floor (ms)", num(e.lsuFloorMs, 6), "warps per SM x wavefronts / l1_wavefronts_per_cycle (lsu)");
-    row(out, "launch (ms)", num(e.launchMs, 6), "launch_overhead_us / 1000");
+    for (const auto &t : model::skelcastTerms()) // each term's rows, in table order
+      if (t.explain)
+        for (const auto &x : t.explain(e))
+          row(out, x.name, num(x.value, x.digits), x.where);
   }
   row(out, "compulsory bytes", num(c.compulsoryBytes, 8), "every element touched, once");
   row(out, "roofline time (ms)", num(p.roofline.timeMs, 6),

@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!kp.layouts.empty())
       for (const auto &name : model::modelNames()) {
         model::ModelOptions mo;
-        mo.model = name;
+        mo.model = model::parseModelSpec(name);
         fuzz::mustSucceed("projecting with a loaded spec", [&] {
           all.push_back(model::projectLayout(kernel(), kp.layouts.front().layout, hw, mo));
         });

@@ -1,29 +1,31 @@
 /// \file
-/// What GPUs after 2008 need beyond Hong & Kim (docs/model.md, section 7): each
-/// term is named, documented and switchable, and the paper-faithful model
-/// (`--model hong-kim`) uses none of them.
+/// The terms of the `skelcast` model: what GPUs after 2008 need beyond Hong &
+/// Kim (docs/model.md, section 7). Each term is one named unit of the ordered
+/// table skelcastTerms(): what it changes in the inputs of the Hong–Kim core
+/// (`adjust`, before it), what it does to the core's time (`settle`, after it:
+/// the floors and the launch), the rows `explain` prints for it, and its bit,
+/// which `--without NAME` clears. The paper-faithful model (`--model hong-kim`)
+/// uses none of them. In table order (which is the order they are applied in):
 ///
-/// - launch:     the kernel launch overhead is added to the time.
-/// - waves:      an SM's successive waves of blocks overlap: Hong-Kim's case 3
-///               exposes one memory latency per kernel, not one per wave.
-/// - bandwidth:  the time is at least the DRAM bytes over the bandwidth and an
-///               SM's memory requests times their departure delay.
-/// - caches:     global accesses that hit in L1 or L2 (from the footprints of the
-///               blocks in flight against the cache sizes) see their latency and
-///               move no DRAM bytes.
-/// - residency:  (with caches) in a program, an array an earlier kernel used is
-///               read from L2 when the bytes touched since fit in it.
-/// - lsu:        the time is at least an SM's L1/shared-memory wavefronts over
-///               the rate its data pipe serves them.
-/// - schedulers: several warp schedulers per SM issue in parallel.
-/// - registers:  an estimate of registers per thread limits active blocks.
-/// - mlp:        independent loads of a warp overlap their latencies.
-/// - fp64:       double-precision arithmetic issues at the spec's FP64 rate.
+/// | term       | step   | what it does                                                  |
+/// | ---------- | ------ | ------------------------------------------------------------- |
+/// | schedulers | adjust | several warp schedulers per SM issue in parallel (Issue_cycles) |
+/// | fp64       | adjust | double-precision arithmetic issues at the FP64 rate (Comp_insts) |
+/// | registers  | adjust | an estimate of registers per thread limits eq. 8's blocks       |
+/// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
+/// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
+/// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
+/// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
+/// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
+/// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
+/// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
 
-#include "skelcast/layout/Characterize.h"
 #include "skelcast/hw/HwSpec.h"
 #include "skelcast/hw/Workload.h"
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/model/HongKim.h"
+#include "skelcast/model/ModelSpec.h"
 
 #include <cstdint>
 #include <set>
@@ -32,9 +34,17 @@
 
 namespace skelcast::model {
 
-/// The names of the terms, in the order they are applied.
+/// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
+enum class TermId : unsigned { Schedulers, Fp64, Registers, Mlp, Caches, Residency, Waves, Bandwidth, Lsu, Launch, Count };
+
+constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
+/// Every term on: the default `skelcast` model.
+constexpr TermMask kAllTerms = (TermMask{1} << static_cast<unsigned>(TermId::Count)) - 1;
+
+/// The names of the terms, in table order (what `--without` accepts).
 const std::vector<std::string> &modernTermNames();
 
+/// What the terms computed for one layout (`explain` prints them; 0 when off).
 struct TermEffects {
   double l1HitFraction = 0, l2HitFraction = 0; ///< of the requested bytes
   double effectiveLatencyCycles = 0;           ///< Mem_LD seen by the model
@@ -57,26 +67,69 @@ struct AdjustedInputs {
   TermEffects effects;
 };
 
-AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
-                                const layout::Layout &l, const hw::HwSpec &hw,
-                                const std::set<std::string> &enabled);
-
-/// Enabled terms as bits: bit i is modernTermNames()[i].
-using TermMask = uint32_t;
-TermMask termMask(const std::set<std::string> &enabled);
-
-/// Storage that applyModernTerms reuses from one layout to the next.
+/// Storage that the terms reuse from one layout to the next.
 struct TermScratch {
   std::vector<double> arrayLatency, arrayL1Miss, latency, slowest;
   std::vector<char> present;
 };
 
-/// The same terms for the enumerator's loop: `a.hw` must be a copy of `hw` (the
-/// fields the terms change are reset from `hw` first), and nothing is allocated
-/// once `scratch` has grown.
+/// What a term reads: the layout, its characterization, the kernel, the spec
+/// as given, and which terms are on (a term may depend on another: `residency`
+/// acts inside `caches`, `caches` waits out `mlp`'s groups, `bandwidth` reads
+/// the DRAM bytes of `caches`).
+struct TermInputs {
+  const layout::Characterization &c;
+  const layout::KernelInfo &ki;
+  const layout::Layout &l;
+  const hw::HwSpec &hw;
+  TermMask on;
+};
+
+/// One row of `explain` for a term (the report formats the value to `digits`
+/// significant digits).
+struct ExplainRow {
+  std::string name;
+  double value = 0;
+  int digits = 6;
+  std::string where;
+};
+
+/// A term of the `skelcast` model.
+struct Term {
+  TermId id;
+  const char *name;    ///< as `--without` takes it
+  const char *summary; ///< one line: what it changes
+  /// Before the core: changes the core's inputs (`a.workload`, `a.hw`) and
+  /// records its effects. Null for a term without one.
+  void (*adjust)(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch);
+  /// After the core: the floors and the launch act on its time and bound.
+  /// Null for a term without one.
+  void (*settle)(const TermEffects &e, HongKimResult &r);
+  /// The rows `explain` prints for the term (whether it is on or not).
+  std::vector<ExplainRow> (*explain)(const TermEffects &e);
+};
+
+/// The table, in the order the terms are applied (TermId order).
+const std::vector<Term> &skelcastTerms();
+
+/// The adjust steps of the terms in `on`, in table order. `a.hw` must be a
+/// copy of `in.hw` (the fields the terms change are reset from it first), and
+/// nothing is allocated once `scratch` has grown.
 void applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
                       const layout::Layout &l, const hw::HwSpec &hw, TermMask enabled,
                       AdjustedInputs &a, TermScratch &scratch);
+
+/// The same for a test or a one-off: terms by name.
+AdjustedInputs applyModernTerms(const layout::Characterization &c, const layout::KernelInfo &ki,
+                                const layout::Layout &l, const hw::HwSpec &hw,
+                                const std::set<std::string> &enabled);
+
+/// The settle steps of the terms in `on`, in table order, on the core's result
+/// `r` (whose timeMs is the core's time): the floors, then the launch.
+void settleModernTerms(const TermEffects &e, TermMask on, HongKimResult &r);
+
+/// Enabled terms as bits: bit i is modernTermNames()[i]; unknown names are ignored.
+TermMask termMask(const std::set<std::string> &enabled);
 
 /// A register estimate per thread (docs/model.md, "registers").
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l);

@@ -2,6 +2,8 @@
 /// Whole programs (docs/model.md, "Programs"): the kernels of a skeleton file in
 /// order, `repeat` counts, the data's trip to the GPU and back over the host
 /// link, fusion of neighbouring kernels, and the verdict against the CPU's time.
+/// projectProgram runs these as four steps, one file each: Transfers.cpp,
+/// Launches.cpp, Fusion.cpp and Verdict.cpp (src/model/ProgramSteps.h).
 #pragma once
 
 #include "skelcast/model/Project.h"

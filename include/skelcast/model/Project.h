@@ -7,10 +7,10 @@
 #include "skelcast/layout/Enumerate.h"
 #include "skelcast/model/HongKim.h"
 #include "skelcast/model/Launches.h"
+#include "skelcast/model/Model.h"
+#include "skelcast/model/ModelSpec.h"
 #include "skelcast/model/ModernTerms.h"
 #include "skelcast/model/Roofline.h"
-
-#include <set>
 
 #include <optional>
 #include <string>
@@ -18,20 +18,15 @@
 
 namespace skelcast::model {
 
-/// The models: `skelcast` (Hong–Kim with the modern terms, the default),
-/// `hong-kim` (the paper-faithful model) and `roofline` (the baseline).
+/// How a kernel is projected: the model (parsed once, ModelSpec.h) and how many
+/// layouts to keep.
 struct ModelOptions {
-  std::string model = "skelcast";
-  std::set<std::string> disabledTerms; ///< terms of `skelcast` switched off
+  ModelSpec model;
   /// Layouts projectKernel keeps per kernel, best first; 0 keeps all. With N > 0
   /// only a bounded set of the N best is held while enumerating: the ranking
   /// and the counts are those of keeping all and truncating.
   size_t keepTop = 0;
-  std::set<std::string> enabledTerms() const;
 };
-
-/// The known model names.
-const std::vector<std::string> &modelNames();
 
 struct LayoutProjection {
   layout::Layout layout;
@@ -40,6 +35,7 @@ struct LayoutProjection {
   HongKimResult result;  ///< timeMs includes every enabled term (launch too)
   TermEffects effects;
   RooflineResult roofline;
+  ModelKind model = ModelKind::Skelcast; ///< the model that produced it
   /// A kernel of an indexed repeat: its time summed over the representative
   /// launches (RepeatedLaunches::ranking, weighted), the ranking's key; the
   /// other fields describe the launch at RepeatedLaunches::characterizedAt.

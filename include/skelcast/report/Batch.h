@@ -109,9 +109,9 @@ size_t projectionCount(const BatchReport &r);
 /// neither saturates, still shows which is larger). When a term of the model
 /// raised the time above Hong-Kim's (a memory floor: the kernel time minus launch
 /// exceeds Total_cycles at `clockGHz`), the memory demand is at least that time.
-/// For the roofline model (`modelLabel` "roofline..."): its memory time against
-/// its compute time.
-double memoryShare(const model::LayoutProjection &p, const std::string &modelLabel, double clockGHz);
+/// For a projection of the roofline model (LayoutProjection::model): its memory
+/// time against its compute time.
+double memoryShare(const model::LayoutProjection &p, double clockGHz);
 
 /// report.md: summary, failures, one table row per benchmark, kernel and GPU
 /// (best layout, time, bound, speedup), then the top layouts of each kernel.

@@ -133,7 +133,7 @@ TEST_P(ExtremeSizes, ProjectToFiniteNumbers) {
       models = {"skelcast"};
     for (const auto &name : models) {
       model::ModelOptions mo;
-      mo.model = name;
+      mo.model = model::parseModelSpec(name);
       report::Report rep;
       rep.version = "test";
       rep.hwName = hw.name;

@@ -50,7 +50,7 @@ TEST(ModernTerms, LaunchAddsTheOverhead) {
   auto hw = h100();
   auto l = layout::parseLayout(ki, "block=i:256", hw);
   model::ModelOptions with, without;
-  without.disabledTerms = {"launch"};
+  without.model = model::parseModelSpec("skelcast", {"launch"});
   double t1 = model::projectLayout(ki, l, hw, with).result.timeMs;
   double t0 = model::projectLayout(ki, l, hw, without).result.timeMs;
   EXPECT_NEAR(t1 - t0, hw.launchOverheadUs / 1000.0, 1e-12);
@@ -187,7 +187,7 @@ TEST(ModernTerms, OverlappingWavesExposeOneLatency) {
   auto hw = h100();
   auto l = layout::parseLayout(ki, "block=i:256 unroll=n:8", hw);
   model::ModelOptions on, off;
-  off.disabledTerms = {"waves"};
+  off.model = model::parseModelSpec("skelcast", {"waves"});
   auto a = model::projectLayout(ki, l, hw, on).result;
   auto b = model::projectLayout(ki, l, hw, off).result;
   ASSERT_EQ(a.execCase, 3);
@@ -271,7 +271,7 @@ TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
       << "kernels whose projected favourite is within 10% of the fastest";
   // The paper-faithful model on the same cases (projecting only the measured layouts).
   model::ModelOptions hk;
-  hk.model = "hong-kim";
+  hk.model = model::parseModelSpec("hong-kim");
   double logSum = 0;
   for (const auto &c : m.cases) {
     auto ki = layout::analyzeKernel(skeleton::parseSkeletonFile(c.skeleton), 0);
@@ -291,7 +291,7 @@ TEST(Fp64, AGpuWithoutFp64RefusesAKernelWithFp64Instructions) {
                                    "  ld a[i]\n  comp 4 (fp64:2)\n  st a[i]\n}\n");
   for (const char *m : {"skelcast", "hong-kim", "roofline"}) {
     model::ModelOptions mo;
-    mo.model = m;
+    mo.model = model::parseModelSpec(m);
     try {
       model::projectKernel(ki, fx, {}, mo);
       ADD_FAILURE() << m << ": no error";

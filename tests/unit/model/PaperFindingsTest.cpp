@@ -15,7 +15,7 @@ const std::string kSrc = SKELCAST_SOURCE_DIR;
 /// The paper-faithful model reproduces the paper's findings.
 model::ModelOptions paperModel() {
   model::ModelOptions m;
-  m.model = "hong-kim";
+  m.model = model::parseModelSpec("hong-kim");
   return m;
 }
 
@@ -96,7 +96,7 @@ void expectSane(const std::string &text, const std::string &hwName) {
   hw.memCapacityBytes = 0; // the model's arithmetic, not the device memory check
   for (const auto &name : model::modelNames()) {
     model::ModelOptions mo;
-    mo.model = name;
+    mo.model = model::parseModelSpec(name);
     auto kp = model::projectKernel(ki, hw, {}, mo);
     ASSERT_FALSE(kp.layouts.empty()) << text;
     for (const auto &l : kp.layouts) {

@@ -298,7 +298,7 @@ TEST(Program, ResidentArraysMoveNoDramBytes) {
   auto hw = h100();
   auto l = layout::parseLayout(infos[1], "block=k:256", hw);
   model::ModelOptions on, off;
-  off.disabledTerms = {"residency"};
+  off.model = model::parseModelSpec("skelcast", {"residency"});
   auto with = model::projectLayout(infos[1], l, hw, on);
   auto without = model::projectLayout(infos[1], l, hw, off);
   EXPECT_DOUBLE_EQ(with.effects.dramBytesPerThread, 4.0);
@@ -337,7 +337,7 @@ TEST(Program, TheFusedKernelKeepsItsRepeat) {
   // from L2, and its projection is faster with the residency term than without.
   const char *text = kFusablePair;
   model::ModelOptions off;
-  off.disabledTerms = {"residency"};
+  off.model = model::parseModelSpec("skelcast", {"residency"});
   auto with = program(text), without = program(text, {}, off);
   ASSERT_EQ(with.fusion.size(), 1u);
   ASSERT_EQ(without.fusion.size(), 1u);

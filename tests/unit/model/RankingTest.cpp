@@ -33,7 +33,7 @@ TEST(Ranking, KeepTopIsTheHeadOfTheFullRanking) {
         auto ki = fileKernel(f);
         auto hw = spec(g);
         model::ModelOptions all;
-        all.model = m;
+        all.model = model::parseModelSpec(m);
         auto full = model::projectKernel(ki, hw, {}, all);
         for (size_t n : {size_t{1}, size_t{7}, size_t{100}, full.layouts.size() + 5}) {
           model::ModelOptions top = all;
@@ -56,7 +56,7 @@ TEST(Ranking, RooflineTiesAreBrokenByTheLayoutString) {
   auto ki = fileKernel("skeletons/hotspot.skel");
   auto hw = spec("h100");
   model::ModelOptions mo;
-  mo.model = "roofline";
+  mo.model = model::parseModelSpec("roofline");
   auto full = model::projectKernel(ki, hw, {}, mo);
   ASSERT_GT(full.layouts.size(), 20u);
   size_t ties = 0;
@@ -77,7 +77,7 @@ TEST(Ranking, EachProjectionEqualsProjectLayoutAlone) {
       auto ki = fileKernel(f);
       auto hw = spec("h100");
       model::ModelOptions mo;
-      mo.model = m;
+      mo.model = model::parseModelSpec(m);
       auto full = model::projectKernel(ki, hw, {}, mo);
       for (size_t i = 0; i < full.layouts.size(); i += 13) {
         const auto &p = full.layouts[i];

@@ -162,8 +162,8 @@ TEST(BatchReport, MemoryShareFollowsTheBound) {
   auto triad = projectText(kTriad, h100);
   auto matmul = projectText(kMatmul, h100);
   ASSERT_TRUE(triad.ok() && matmul.ok());
-  double st = report::memoryShare(triad.layouts.front(), "skelcast", h100.clockGHz);
-  double sm = report::memoryShare(matmul.layouts.front(), "skelcast", h100.clockGHz);
+  double st = report::memoryShare(triad.layouts.front(), h100.clockGHz);
+  double sm = report::memoryShare(matmul.layouts.front(), h100.clockGHz);
   EXPECT_GT(st, 0.5) << triad.layouts.front().result.bound;
   EXPECT_GE(st, 0.0);
   EXPECT_LE(st, 1.0);
@@ -174,7 +174,7 @@ TEST(BatchReport, MemoryShareFollowsTheBound) {
     for (const auto &k : b.kernels)
       for (size_t g = 0; g < k.gpus.size(); ++g)
         for (const auto &l : k.gpus[g].layouts) {
-          double share = report::memoryShare(l, "skelcast", r.gpus[g].clockGHz);
+          double share = report::memoryShare(l, r.gpus[g].clockGHz);
           if (l.result.bound == "memory") {
             EXPECT_GT(share, 0.5) << k.name << " " << l.layoutString;
           }

@@ -1,0 +1,237 @@
+// The table of the skelcast model's terms (ModernTerms.h, docs/model.md
+// section 7): its order and names, each term's explain rows, and each term
+// alone, switched on by itself, on a case worked by hand. (The terms' sums on
+// real kernels are in ModernTermsTest.cpp.)
+#include "skelcast/layout/Characterize.h"
+#include "skelcast/model/ModernTerms.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace skelcast;
+using model::TermId;
+using model::termBit;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+
+layout::KernelInfo kernelOf(const std::string &text) {
+  return layout::analyzeKernel(skeleton::parseSkeleton(text, "t.skel"), 0);
+}
+
+// a = b + c over 2^26 floats: no reuse, every access coalesced.
+const char *kTriad = "#define N 67108864\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                     "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+
+struct Alone {
+  layout::Characterization c;
+  model::AdjustedInputs a;
+};
+
+/// The adjust steps of exactly the terms of `on` on layout `text` of `ki`.
+Alone applyOnly(const layout::KernelInfo &ki, const std::string &text, model::TermMask on,
+                const hw::HwSpec &hw = h100()) {
+  auto l = layout::parseLayout(ki, text, hw);
+  Alone r{layout::characterize(ki, l, hw), {{}, hw, {}}};
+  model::TermScratch scratch;
+  model::applyModernTerms(r.c, ki, l, hw, on, r.a, scratch);
+  return r;
+}
+
+model::HongKimResult coreAt(double ms, const std::string &bound) {
+  model::HongKimResult r;
+  r.timeMs = ms;
+  r.bound = bound;
+  return r;
+}
+
+} // namespace
+
+TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
+  const auto &terms = model::skelcastTerms();
+  ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
+  const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches",
+                                       "residency", "waves", "bandwidth", "lsu", "launch"};
+  EXPECT_EQ(model::modernTermNames(), names);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
+    EXPECT_EQ(terms[i].name, names[i]);
+    EXPECT_NE(std::string(terms[i].summary), "");
+  }
+  EXPECT_EQ(model::termMask({"caches", "launch", "no such term"}),
+            termBit(TermId::Caches) | termBit(TermId::Launch));
+  EXPECT_EQ(model::termMask(std::set<std::string>(names.begin(), names.end())), model::kAllTerms);
+}
+
+TEST(Terms, OnlyTheFloorsAndTheLaunchActAfterTheCore) {
+  std::vector<std::string> settling;
+  for (const auto &t : model::skelcastTerms())
+    if (t.settle)
+      settling.push_back(t.name);
+  EXPECT_EQ(settling, (std::vector<std::string>{"bandwidth", "lsu", "launch"}));
+}
+
+TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
+  model::TermEffects e;
+  e.fp64ExtraInsts = 1;
+  e.launchMs = 0.005;
+  e.lsuFloorMs = 0.25;
+  std::vector<std::string> rows;
+  for (const auto &t : model::skelcastTerms())
+    if (t.explain)
+      for (const auto &r : t.explain(e))
+        rows.push_back(std::string(t.name) + ": " + r.name);
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      "fp64: fp64 extra issue", "registers: registers per thread (estimate)",
+                      "registers: blocks per SM by registers", "caches: L1 hit fraction",
+                      "caches: L2 hit fraction", "caches: effective Mem_LD",
+                      "caches: DRAM bytes per thread", "bandwidth: DRAM floor (ms)",
+                      "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
+                      "lsu: L1 floor (ms)", "launch: launch (ms)"}));
+  auto launch = model::skelcastTerms()[static_cast<size_t>(TermId::Launch)].explain(e);
+  ASSERT_EQ(launch.size(), 1u);
+  EXPECT_EQ(launch[0].value, 0.005);
+  EXPECT_EQ(launch[0].digits, 6);
+  auto lsu = model::skelcastTerms()[static_cast<size_t>(TermId::Lsu)].explain(e);
+  EXPECT_EQ(lsu[1].value, 0.25);
+}
+
+// --- each term alone, before the core ------------------------------------------
+
+TEST(Terms, NoTermLeavesHongKimsInputs) {
+  auto ki = kernelOf(kTriad);
+  auto r = applyOnly(ki, "block=i:256", 0);
+  auto hw = h100();
+  EXPECT_EQ(r.a.hw.issueCycles, hw.issueCycles);
+  EXPECT_EQ(r.a.hw.maxBlocksPerSM, hw.maxBlocksPerSM);
+  EXPECT_EQ(r.a.hw.dramLatencyCycles, hw.dramLatencyCycles);
+  EXPECT_EQ(r.a.workload.compInsts, r.c.workload.compInsts);
+  EXPECT_EQ(r.a.workload.loadBytesPerWarp, r.c.workload.loadBytesPerWarp);
+  EXPECT_EQ(r.a.workload.exposedMemInsts, -1);
+  EXPECT_EQ(r.a.workload.exposedLatencyCycles, -1);
+  EXPECT_FALSE(r.a.workload.wavesOverlap);
+  EXPECT_EQ(r.a.effects.launchMs, 0);
+  EXPECT_EQ(r.a.effects.dramFloorMs, 0);
+  EXPECT_EQ(r.a.effects.lsuFloorMs, 0);
+}
+
+TEST(Terms, SchedulersAloneDivideOnlyTheIssueCycles) {
+  auto hw = h100();
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Schedulers));
+  EXPECT_DOUBLE_EQ(r.a.hw.issueCycles, hw.issueCycles / hw.schedulersPerSM);
+  EXPECT_EQ(r.a.workload.compInsts, r.c.workload.compInsts);
+}
+
+TEST(Terms, RegistersAloneBoundTheBlocksPerSm) {
+  // Triad, block=i:256: 16 + 2 x 3 arrays + (2 + 1 store + 2 loads) = 27
+  // registers, allocated as 32: a block of 256 threads takes 8192 of the
+  // H100's 65536, so 8 blocks.
+  auto hw = h100();
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Registers));
+  EXPECT_DOUBLE_EQ(r.a.effects.registersPerThread, 27);
+  EXPECT_DOUBLE_EQ(r.a.effects.blocksByRegisters, 65536.0 / (32 * 256));
+  EXPECT_EQ(r.a.hw.maxBlocksPerSM, std::min(hw.maxBlocksPerSM, 8));
+}
+
+TEST(Terms, WavesAloneOnlyLetTheWavesOverlap) {
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Waves));
+  EXPECT_TRUE(r.a.workload.wavesOverlap);
+  EXPECT_EQ(r.a.workload.compInsts, r.c.workload.compInsts);
+  EXPECT_EQ(r.a.effects.launchMs, 0);
+}
+
+TEST(Terms, ResidencyAloneDoesNothingWithoutCaches) {
+  auto ki = kernelOf(kTriad);
+  for (auto &arr : ki.arrays)
+    arr.programReuseBytes = 1e6;
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Residency));
+  EXPECT_EQ(r.a.hw.dramLatencyCycles, h100().dramLatencyCycles);
+  EXPECT_EQ(r.a.effects.dramBytesPerThread, 0);
+}
+
+TEST(Terms, ResidencyReadsAnArrayAnEarlierKernelLeftInL2FromIt) {
+  // The triad with b and c left in L2 by an earlier kernel (reuse distance
+  // 1 MB, below the H100's 50 MB): with caches alone every load goes to DRAM,
+  // 12 bytes per thread (b, c and the store of a); with residency the loads
+  // have r2 = 1 (L2 latency, no DRAM bytes) and only the store's 4 remain.
+  auto ki = kernelOf(kTriad);
+  for (auto &arr : ki.arrays)
+    if (arr.name != "a")
+      arr.programReuseBytes = 1e6;
+  auto hw = h100();
+  auto cachesOnly = applyOnly(ki, "block=i:256", termBit(TermId::Caches));
+  EXPECT_DOUBLE_EQ(cachesOnly.a.effects.dramBytesPerThread, 12);
+  EXPECT_DOUBLE_EQ(cachesOnly.a.effects.l2HitFraction, 0);
+  EXPECT_DOUBLE_EQ(cachesOnly.a.effects.effectiveLatencyCycles, hw.dramLatencyCycles);
+  auto resident = applyOnly(ki, "block=i:256", termBit(TermId::Caches) | termBit(TermId::Residency));
+  EXPECT_DOUBLE_EQ(resident.a.effects.dramBytesPerThread, 4);
+  EXPECT_DOUBLE_EQ(resident.a.effects.l2HitFraction, 8.0 / 12.0);
+  EXPECT_DOUBLE_EQ(resident.a.effects.effectiveLatencyCycles, hw.l2LatencyCycles);
+  EXPECT_DOUBLE_EQ(resident.a.hw.dramLatencyCycles, hw.l2LatencyCycles);
+}
+
+TEST(Terms, BandwidthAloneComputesBothFloors) {
+  // Triad without caches: 12 requested bytes per thread over the bandwidth;
+  // per SM, warps / SMs x 3 coalesced instructions x Departure_del_coal cycles.
+  auto hw = h100();
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Bandwidth));
+  double threads = 67108864.0, warps = threads / 32;
+  EXPECT_NEAR(r.a.effects.dramFloorMs, 12 * threads / (hw.memBandwidthGBps * 1e6), 1e-12);
+  EXPECT_NEAR(r.a.effects.departureFloorMs,
+              warps / hw.smCount * 3 * hw.departureDelCoalCycles / (hw.clockGHz * 1e6), 1e-12);
+}
+
+TEST(Terms, LaunchAloneRecordsTheOverhead) {
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Launch));
+  EXPECT_DOUBLE_EQ(r.a.effects.launchMs, h100().launchOverheadUs / 1000.0);
+}
+
+// --- the settle steps, after the core ------------------------------------------
+
+TEST(Terms, TheBandwidthFloorIsTheTimeWhenAboveIt) {
+  model::TermEffects e;
+  e.dramFloorMs = 3;
+  e.departureFloorMs = 2;
+  auto r = coreAt(1, "compute");
+  model::settleModernTerms(e, termBit(TermId::Bandwidth), r);
+  EXPECT_EQ(r.timeMs, 3);
+  EXPECT_EQ(r.bound, "memory");
+  r = coreAt(5, "compute");
+  model::settleModernTerms(e, termBit(TermId::Bandwidth), r);
+  EXPECT_EQ(r.timeMs, 5);
+  EXPECT_EQ(r.bound, "compute");
+}
+
+TEST(Terms, TheLsuFloorIsTheTimeWhenAboveIt) {
+  model::TermEffects e;
+  e.lsuFloorMs = 2;
+  auto r = coreAt(1, "latency");
+  model::settleModernTerms(e, termBit(TermId::Lsu), r);
+  EXPECT_EQ(r.timeMs, 2);
+  EXPECT_EQ(r.bound, "l1");
+}
+
+TEST(Terms, TheLaunchIsAddedAfterTheFloors) {
+  model::TermEffects e;
+  e.dramFloorMs = 3;
+  e.lsuFloorMs = 4;
+  e.launchMs = 0.5;
+  auto r = coreAt(1, "compute");
+  model::settleModernTerms(e, model::kAllTerms, r);
+  EXPECT_EQ(r.timeMs, 4.5);
+  EXPECT_EQ(r.bound, "l1");
+  // Switched off, a settle step does nothing, whatever the effects hold.
+  r = coreAt(1, "compute");
+  model::settleModernTerms(e, model::kAllTerms & ~termBit(TermId::Lsu) & ~termBit(TermId::Launch), r);
+  EXPECT_EQ(r.timeMs, 3);
+  EXPECT_EQ(r.bound, "memory");
+  r = coreAt(1, "compute");
+  model::settleModernTerms(e, 0, r);
+  EXPECT_EQ(r.timeMs, 1);
+  EXPECT_EQ(r.bound, "compute");
+}
