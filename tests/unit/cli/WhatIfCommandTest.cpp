@@ -156,3 +156,17 @@ TEST(WhatIf, SweepMeasuresTheCpuAtEachSize) {
   EXPECT_EQ(e.rc, 0) << e.err;
 }
 #endif
+
+TEST(WhatIf, BatchReportsSayWhatWasSet) {
+  TempDir dir;
+  CliRun r = run({"batch", kSrc + "/tests/data/sweep/suite.json", "--out", dir.path().string(), "--quiet", "--hw",
+                  "h100,v100", "--set", "host_link.h2d_pinned_gbps=64", "-j", "1"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(slurp(dir.file("report.json")));
+  EXPECT_EQ(j["gpus"][1]["overrides"], nlohmann::json({"host_link.h2d_pinned_gbps=64"}));
+  EXPECT_NE(slurp(dir.file("report.md")).find("Spec fields overridden (`--set`) on v100: `host_link.h2d_pinned_gbps=64`."),
+            std::string::npos);
+  EXPECT_NE(slurp(dir.file("report.html"))
+                .find("Spec fields overridden (<code>--set</code>) on h100: <code>host_link.h2d_pinned_gbps=64</code>"),
+            std::string::npos);
+}
