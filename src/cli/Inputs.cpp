@@ -9,7 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "skelcast/support/TextFile.h"
+
 #include <filesystem>
+#include <regex>
 #include <ostream>
 #include <sstream>
 
@@ -49,6 +52,20 @@ std::string relativeTo(const std::string &anchorFile, const std::string &target)
 }
 
 void applyOptions(skeleton::SkeletonFile &f, const InputOptions &opts) {
+  for (const auto &[name, value] : opts.macroValues) {
+    skeleton::Macro *m = nullptr;
+    std::string names;
+    for (auto &x : f.macros) {
+      names += (names.empty() ? "" : ", ") + x.name;
+      if (x.name == name)
+        m = &x;
+    }
+    if (!m)
+      throw InputError({"--sweep", 0, 0},
+                       fmt::format("'{}' is not a macro of {} ({})", name, f.path,
+                                   names.empty() ? "it has none" : "its macros: " + names));
+    m->value = skeleton::Expr::lit(value, m->loc);
+  }
   for (const auto &[index, trip] : opts.trips) {
     if (trip < 0)
       throw InputError({f.path, 0, 0},
@@ -76,6 +93,36 @@ void applyOptions(skeleton::SkeletonFile &f, const InputOptions &opts) {
 }
 
 } // namespace
+
+InputOptions withSize(InputOptions opts, const std::string &path, const std::string &name,
+                      int64_t value) {
+  if (!isCInput(path)) {
+    opts.macroValues[name] = value;
+    return opts;
+  }
+  if (auto it = opts.extents.find(name); it != opts.extents.end()) {
+    for (auto &e : it->second)
+      e = value;
+    return opts;
+  }
+  // `#define NAME` and `#ifndef NAME` (or `defined(NAME)`) in the file's text.
+  std::string text = readTextFile(path);
+  auto has = [&](const std::string &re) {
+    return std::regex_search(text, std::regex(re));
+  };
+  bool defines = has("(^|\\n)[ \\t]*#[ \\t]*define[ \\t]+" + name + "\\b");
+  bool tests = has("#[ \\t]*ifndef[ \\t]+" + name + "\\b") || has("defined[ \\t]*\\(?[ \\t]*" + name + "\\b");
+  if (!defines && !tests)
+    throw InputError({"--sweep", 0, 0},
+                     fmt::format("'{}' is neither a macro of {} nor an --extent name", name, path));
+  if (defines && !tests)
+    throw InputError({"--sweep", 0, 0},
+                     fmt::format("{} defines '{}' without '#ifndef {}' around it, so -D {}=... "
+                                 "cannot change it: add the guard, or give the size as --extent",
+                                 path, name, name, name));
+  opts.compilerArgs.push_back(fmt::format("-D{}={}", name, value));
+  return opts;
+}
 
 bool isCInput(const std::string &path) {
   return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;

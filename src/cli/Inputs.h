@@ -24,6 +24,8 @@ struct InputOptions {
   std::map<std::string, int64_t> trips;       ///< loop index -> average trip count (`--trip n=14`)
   std::map<std::string, std::string> samples; ///< array -> sample file, already resolved (`--sample M=FILE`)
   bool assumeAliasing = false;                ///< C inputs only: `--assume-aliasing`
+  /// .skel inputs only: macros whose value is replaced (`--sweep`, through withSize).
+  std::map<std::string, int64_t> macroValues;
 };
 
 /// A parsed input and the warnings reading it produced (the skeletonizer's
@@ -45,6 +47,16 @@ skeleton::SkeletonFile loadSkeleton(const std::string &path);
 /// prints (nothing for .skel files).
 LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
                          std::ostream &diagnostics);
+
+/// `opts` for reading `path` with the size `name` set to `value` (`--sweep`):
+/// for a .skel file, the value of its macro `name` (loadSkeleton refuses a
+/// file without it); for a C file, the --extent of that name when there is one
+/// (a scalar's value, or each extent of an array), else `-D name=value`, which
+/// needs `#ifndef name` around the file's own #define (without it the file's
+/// value would win); a C file that neither defines, tests nor has an --extent
+/// of that name is an InputError at `--sweep`.
+InputOptions withSize(InputOptions opts, const std::string &path, const std::string &name,
+                      int64_t value);
 
 /// Whether `path` names a C input (by its extension).
 bool isCInput(const std::string &path);

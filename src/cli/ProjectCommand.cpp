@@ -4,21 +4,31 @@
 #include "Inputs.h"
 #include "OptionChecks.h"
 #include "SkeletonizeOptions.h"
+#include "SweepSpec.h"
+#include "Work.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Project.h"
 #include "skelcast/report/Report.h"
+#include "skelcast/report/Sweep.h"
+#include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <ostream>
+#include <set>
+#include <sstream>
 
 namespace skelcast::cli {
 namespace {
 
 struct ProjectOpts {
   std::vector<std::string> files;
-  std::string hw = "h100";
+  std::vector<std::string> hw{"h100"}; ///< `--hw h100,a100`: one or more GPUs
+  std::vector<std::string> sets;       ///< `--set FIELD=VALUE`
+  std::string sweep;                   ///< `--sweep N=1024..65536:log`
+  std::string plot;                    ///< `--plot FILE.svg` (with --sweep)
   std::string layout;
   std::string kernel;
   std::string format = "table";
@@ -57,71 +67,227 @@ std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::st
   return ks;
 }
 
-int runProject(Context &ctx, const ProjectOpts &o) {
-  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
-  model::ModelOptions mo = o.modelOptions();
-  mo.keepTop = o.top; // only the layouts shown are kept
+/// The CPU time of one input for the program's speedup.
+struct CpuTime {
+  std::optional<double> ms;
+  std::string source;
+  int threads = 0, runs = 0;
+};
+
+/// --measure-cpu: the function of `in` compiled with `compilerArgs` and timed.
+CpuTime measuredCpu(const ProjectOpts &o, const std::string &path, const LoadedInput &in,
+                    const std::vector<std::string> &compilerArgs) {
+  if (!isCInput(path))
+    throw InputError({path, 0, 0}, "--measure-cpu needs a C input (a .c file)");
+  CpuMeasureOptions cm;
+  cm.compilerArgs = compilerArgs;
+  cm.repeats = o.cpuRepeats;
+  CpuMeasurement m = measureCpu(path, functionToMeasure(in.functions, path), in.file, cm);
+  return {m.medianMs, "measured", m.threads, static_cast<int>(m.timesMs.size())};
+}
+
+/// The GPUs of --hw, each with the --set overrides applied.
+std::vector<hw::HwSpec> resolveGpus(const Context &ctx, const ProjectOpts &o) {
+  std::vector<hw::FieldOverride> sets;
+  for (const auto &s : o.sets)
+    sets.push_back(hw::parseFieldOverride(s));
+  std::vector<hw::HwSpec> gpus;
+  std::set<std::string> names;
+  for (const auto &name : o.hw) {
+    gpus.push_back(hw::overrideHwSpec(hw::resolveHwSpec(name, ctx.specDir), sets));
+    if (!names.insert(gpus.back().name).second)
+      throw InputError({"--hw", 0, 0}, fmt::format("GPU '{}' is given twice", gpus.back().name));
+  }
+  return gpus;
+}
+
+report::Report emptyReport(const ProjectOpts &o, const hw::HwSpec &hw) {
   report::Report rep;
   rep.version = SKELCAST_VERSION;
   rep.hwName = hw.name;
   rep.hwDescription = hw.description;
   rep.hwHash = hw.contentHash;
-  rep.model = mo.model.label;
+  rep.hwOverrides = hw.overrides;
+  rep.model = o.modelOptions().model.label;
   rep.top = o.top;
+  return rep;
+}
+
+/// One input projected on every GPU, into reps[g]: its kernels, then (when
+/// whole files are projected) the program with the CPU time `cpu` gives.
+void projectInput(const ProjectOpts &o, const std::string &path, const LoadedInput &in,
+                  const std::vector<hw::HwSpec> &gpus, std::vector<report::Report> &reps,
+                  const std::function<CpuTime()> &cpu) {
+  const skeleton::SkeletonFile &f = in.file;
+  model::ModelOptions mo = o.modelOptions();
+  mo.keepTop = o.top; // only the layouts shown are kept
+  model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels and GPUs
+  std::vector<std::vector<model::KernelProjection>> all(gpus.size());
+  for (size_t k : selectKernels(f, o.kernel)) {
+    for (size_t g = 0; g < gpus.size(); ++g) {
+      // The kernel as part of its program: reuse in L2 across kernels counts;
+      // in an indexed repeat, every launch.
+      std::optional<layout::Layout> only;
+      if (!o.layout.empty())
+        only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
+      all[g].push_back(model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only));
+      reps[g].kernels.push_back({path, all[g].back()});
+    }
+  }
+  // The whole program, when every kernel of the file was ranked.
+  if (o.kernel.empty() && o.layout.empty()) {
+    CpuTime c = cpu();
+    model::ProgramOptions po;
+    po.cpuMs = c.ms;
+    po.cpuSource = c.source;
+    po.cpuThreads = c.threads;
+    po.cpuRuns = c.runs;
+    po.minSpeedup = o.minSpeedup;
+    po.pinned = o.pinned;
+    for (size_t g = 0; g < gpus.size(); ++g)
+      reps[g].programs.push_back({path, model::projectProgram(f, all[g], gpus[g], {}, mo, po)});
+  }
+}
+
+int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &gpus);
+
+int runProject(Context &ctx, const ProjectOpts &o) {
+  std::vector<hw::HwSpec> gpus = resolveGpus(ctx, o);
+  if (!o.sweep.empty())
+    return runSweep(ctx, o, gpus);
+  std::vector<report::Report> reps;
+  for (const auto &hw : gpus)
+    reps.push_back(emptyReport(o, hw));
   InputOptions ci = o.cInput();
   for (const auto &path : o.files) {
     LoadedInput in = loadSkeleton(path, ci, ctx.err);
     for (const auto &w : in.warnings)
       ctx.err << w.str() << '\n';
-    skeleton::SkeletonFile f = std::move(in.file);
-    std::vector<model::KernelProjection> all;
-    model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels
-    for (size_t k : selectKernels(f, o.kernel)) {
-      // The kernel as part of its program: reuse in L2 across kernels counts;
-      // in an indexed repeat, every launch.
-      std::optional<layout::Layout> only;
-      if (!o.layout.empty())
-        only = layout::parseLayout(analysis.kernel(k), o.layout, hw);
-      all.push_back(model::projectProgramKernel(analysis, k, hw, {}, mo, only));
-      rep.kernels.push_back({path, all.back()});
+    projectInput(o, path, in, gpus, reps, [&] {
+      if (o.measureCpu) // the CPU's own time: the function compiled and timed in a harness
+        return measuredCpu(o, path, in, ci.compilerArgs);
+      return CpuTime{o.cpuMs, o.cpuMs ? "--cpu-ms" : "", 0, 0};
+    });
+  }
+  if (reps.size() == 1) {
+    const report::Report &rep = reps.front();
+    if (o.format == "json")
+      ctx.out << report::renderJson(rep);
+    else if (o.format == "csv")
+      ctx.out << report::renderCsv(rep);
+    else if (o.format == "markdown")
+      ctx.out << report::renderMarkdown(rep);
+    else
+      ctx.out << report::renderTable(rep);
+  } else if (o.format == "json")
+    ctx.out << report::renderGpuJson(reps);
+  else if (o.format == "csv")
+    ctx.out << report::renderGpuCsv(reps);
+  else if (o.format == "markdown")
+    ctx.out << report::renderGpuMarkdown(reps);
+  else
+    ctx.out << report::renderGpuTable(reps);
+  return Success;
+}
+
+/// `--sweep`: every input at each size on every GPU, one project run per size.
+int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &gpus) {
+  SweepSpec sw = parseSweepSpec(o.sweep);
+  report::SweepReport sr;
+  sr.version = SKELCAST_VERSION;
+  sr.model = o.modelOptions().model.label;
+  sr.name = sw.name;
+  sr.rule = sw.rule;
+  sr.values = sw.values;
+  sr.minSpeedup = o.minSpeedup;
+  for (const auto &g : gpus)
+    sr.gpus.push_back(g.name);
+  if (!gpus.empty())
+    sr.hwOverrides = gpus.front().overrides;
+  if (o.measureCpu)
+    sr.cpuRule = fmt::format("measured at each size (the function compiled with clang-19 -O3 "
+                             "-march=native, the median of {} calls)",
+                             o.cpuRepeats);
+  else if (o.cpuMs)
+    sr.cpuRule = fmt::format("--cpu-ms {} ms for each file as written, scaled to each size by the "
+                             "program's work W (launches x tasks x the comp, ld and st of a task): "
+                             "cpu_ms x W(size) / W(as written)",
+                             fmt::format("{:g}", *o.cpuMs));
+  InputOptions ci = o.cInput();
+  for (const auto &path : o.files) {
+    std::optional<double> baseWork;
+    if (o.cpuMs && !o.measureCpu) {
+      std::ostringstream quiet; // its warnings come again at each size
+      baseWork = programWork(loadSkeleton(path, ci, quiet).file);
+      if (!(*baseWork > 0))
+        throw InputError({path, 0, 0}, "--sweep with --cpu-ms: the program as written has no work "
+                                       "to scale the CPU time by");
     }
-    // The whole program, when every kernel of the file was ranked.
-    if (o.kernel.empty() && o.layout.empty()) {
-      model::ProgramOptions po;
-      po.cpuMs = o.cpuMs;
-      if (o.cpuMs)
-        po.cpuSource = "--cpu-ms";
-      if (o.measureCpu) {
-        // the CPU's own time: the function compiled and timed in a harness
-        if (!isCInput(path))
-          throw InputError({path, 0, 0}, "--measure-cpu needs a C input (a .c file)");
-        CpuMeasureOptions cm;
-        cm.compilerArgs = ci.compilerArgs;
-        cm.repeats = o.cpuRepeats;
-        CpuMeasurement m = measureCpu(path, functionToMeasure(in.functions, path), f, cm);
-        po.cpuMs = m.medianMs;
-        po.cpuSource = "measured";
-        po.cpuThreads = m.threads;
-        po.cpuRuns = static_cast<int>(m.timesMs.size());
+    for (int64_t v : sw.values) {
+      InputOptions at = withSize(ci, path, sw.name, v);
+      LoadedInput in = loadSkeleton(path, at, ctx.err);
+      if (v == sw.values.front()) // the same warnings come at every size: once
+        for (const auto &w : in.warnings)
+          ctx.err << w.str() << '\n';
+      std::optional<CpuTime> cpu; // once per size, whatever the GPUs
+      bool measuring = false;
+      auto cpuAt = [&] {
+        if (!cpu) {
+          measuring = true;
+          if (o.measureCpu)
+            cpu = measuredCpu(o, path, in, at.compilerArgs);
+          else if (baseWork)
+            cpu = CpuTime{*o.cpuMs * programWork(in.file) / *baseWork, "--cpu-ms scaled by work", 0, 0};
+          else
+            cpu = CpuTime{};
+          measuring = false;
+        }
+        return *cpu;
+      };
+      for (size_t g = 0; g < gpus.size(); ++g) {
+        report::SweepRow row;
+        row.input = path;
+        row.value = v;
+        row.gpu = g;
+        // A size the GPU cannot take (arrays beyond its memory, FP64 on a GPU
+        // without it) is a row that says why; the sweep goes on.
+        std::vector<report::Report> reps{emptyReport(o, gpus[g])};
+        try {
+          projectInput(o, path, in, {gpus[g]}, reps, cpuAt);
+        } catch (const InputError &e) {
+          if (measuring) // the CPU measurement's own failure ends the sweep
+            throw;
+          row.error = e.what();
+          sr.rows.push_back(std::move(row));
+          continue;
+        }
+        for (const auto &k : reps.front().kernels) {
+          const auto &p = k.projection;
+          if (p.layouts.empty()) {
+            row.kernels.push_back({p.kernel, "", "", 0});
+            continue;
+          }
+          const auto &l = p.layouts.front();
+          row.kernels.push_back({p.kernel, l.layoutString, l.result.bound, l.launchesMs ? *l.launchesMs : l.result.timeMs});
+        }
+        row.program = reps.front().programs.front().program;
+        sr.rows.push_back(std::move(row));
       }
-      po.minSpeedup = o.minSpeedup;
-      po.pinned = o.pinned;
-      rep.programs.push_back({path, model::projectProgram(f, all, hw, {}, mo, po)});
     }
   }
+  if (!o.plot.empty())
+    writeFileAtomically(o.plot, report::renderSweepSvg(sr));
   if (o.format == "json")
-    ctx.out << report::renderJson(rep);
+    ctx.out << report::renderSweepJson(sr);
   else if (o.format == "csv")
-    ctx.out << report::renderCsv(rep);
-  else if (o.format == "markdown")
-    ctx.out << report::renderMarkdown(rep);
+    ctx.out << report::renderSweepCsv(sr);
   else
-    ctx.out << report::renderTable(rep);
+    ctx.out << report::renderSweepTable(sr);
   return Success;
 }
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
-  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
+  std::vector<hw::HwSpec> gpus = resolveGpus(ctx, o);
   LoadedInput in = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
   for (const auto &w : in.warnings)
     ctx.err << w.str() << '\n';
@@ -130,22 +296,37 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
-  layout::Layout l = layout::parseLayout(ki, o.layout, hw);
   model::ModelOptions mo = o.modelOptions();
-  model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
-  if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
-    throw InputError({"--layout", 0, 0},
-                     fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
-                                 f.kernelName(ks.front())));
-  ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, mo.model.label);
-  if (kp.launches)
-    ctx.out << report::renderLaunches(*kp.launches);
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    const hw::HwSpec &hw = gpus[g];
+    if (gpus.size() > 1)
+      ctx.out << fmt::format("{}=== on {} ===\n", g ? "\n" : "", hw.name);
+    layout::Layout l = layout::parseLayout(ki, o.layout, hw);
+    model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
+    if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
+      throw InputError({"--layout", 0, 0},
+                       fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
+                                   f.kernelName(ks.front())));
+    ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, mo.model.label);
+    if (kp.launches)
+      ctx.out << report::renderLaunches(*kp.launches);
+    if (!hw.overrides.empty()) {
+      report::Report r;
+      r.hwName = hw.name;
+      r.hwOverrides = hw.overrides;
+      ctx.out << report::overridesText(r);
+    }
+  }
   return Success;
 }
 
 void addCommon(CLI::App *cmd, ProjectOpts &o) {
-  cmd->add_option("--hw", o.hw, "GPU spec: a name from hwspecs/ or a JSON file")
+  cmd->add_option("--hw", o.hw, "GPU specs: names from hwspecs/ or JSON files, e.g. h100,a100,v100")
+      ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--set", o.sets,
+                  "Override a field of every GPU spec for this run, e.g. mem_bandwidth_gbps=8000 or "
+                  "host_link.h2d_pinned_gbps=64 (repeatable; validated as the spec file's field)");
   cmd->add_option("--kernel", o.kernel, "Only the kernel of this name");
   cmd->add_option("--model", o.model,
                   "Performance model: skelcast (Hong-Kim with the modern terms), hong-kim (the "
@@ -169,6 +350,11 @@ void registerProject(CLI::App &app, Context &ctx) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->capture_default_str();
+  auto *sweep = cmd->add_option("--sweep", o->sweep,
+                                "Project at each size: NAME=LO..HI[:log[:FACTOR]|:lin:STEP] or "
+                                "NAME=V1,V2,... (a macro, or an --extent name of a C input)");
+  cmd->add_option("--plot", o->plot, "With --sweep: write an SVG plot of time and speedup against the size")
+      ->needs(sweep);
   cmd->add_option("--cpu-ms", o->cpuMs, "The CPU's time for the whole program, for the speedup")
       ->check(numberWithin(0, kMaxCpuMs, true));
   cmd->add_option("--min-speedup", o->minSpeedup, "Worth porting from this speedup on")
@@ -185,6 +371,7 @@ void registerProject(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif
+  sweep->excludes("--layout")->excludes("--kernel");
   cmd->callback([&ctx, o] {
 #ifdef SKELCAST_HAVE_FRONTEND
     o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
@@ -192,7 +379,13 @@ void registerProject(CLI::App &app, Context &ctx) {
     if (!ctx.clangArgs.empty())
       throw CLI::ValidationError("--", "arguments for Clang, but this skelcast was built without the C frontend");
 #endif
-    ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); };
+    ctx.action = [&ctx, o] {
+      return guarded(ctx, [&] {
+        if (!o->sweep.empty() && o->format == "markdown")
+          throw InputError({"--sweep", 0, 0}, "--format markdown has no sweep view: use table, json or csv");
+        return runProject(ctx, *o);
+      });
+    };
   });
 }
 

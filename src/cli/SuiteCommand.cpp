@@ -105,7 +105,8 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
 }
 
 report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
-                                 std::optional<DirectoryLock> &outLock) {
+                                 std::optional<DirectoryLock> &outLock,
+                                 const std::function<void(Suite &)> &adjust) {
   Suite suite = loadSuite(o.suite);
 #ifdef SKELCAST_HAVE_FRONTEND
   const InputOptions cli = o.c.inputOptions();
@@ -113,10 +114,15 @@ report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, con
     if (isCInput(b.input))
       b.options = withCommandLine(std::move(b.options), cli);
 #endif
+  if (adjust)
+    adjust(suite);
+  std::vector<hw::FieldOverride> sets;
+  for (const auto &s : o.sets)
+    sets.push_back(hw::parseFieldOverride(s));
   SuiteRunOptions ro;
   std::set<std::string> names;
   for (const auto &h : o.hw) {
-    hw::HwSpec spec = hw::resolveHwSpec(h, ctx.specDir);
+    hw::HwSpec spec = hw::overrideHwSpec(hw::resolveHwSpec(h, ctx.specDir), sets);
     if (!names.insert(spec.name).second)
       throw InputError({"--hw", 0, 0}, fmt::format("GPU '{}' is given twice", spec.name));
     ro.gpus.push_back(std::move(spec));

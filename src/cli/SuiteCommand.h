@@ -10,12 +10,15 @@
 #include "skelcast/report/Batch.h"
 #include "skelcast/support/AtomicFile.h"
 
+#include <functional>
 #include <optional>
 
 #include <string>
 #include <vector>
 
 namespace skelcast::cli {
+
+struct Suite;
 
 struct SuiteCommandOptions {
   std::string suite;
@@ -25,6 +28,7 @@ struct SuiteCommandOptions {
   unsigned jobs = 0; ///< 0: std::thread::hardware_concurrency()
   size_t top = 5;
   bool quiet = false; ///< no progress on stderr
+  std::vector<std::string> sets; ///< `--set FIELD=VALUE` (batch only), applied to every GPU
 #ifdef SKELCAST_HAVE_FRONTEND
   SkeletonizeCliOptions c; ///< C options for every C input (a manifest's entries add to them)
 #endif
@@ -44,8 +48,11 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
 /// process's stderr: an in-process caller's streams get none). Throws
 /// InputError for an unusable suite, spec or output directory, and when another
 /// skelcast holds `outDir`.
+/// `adjust`, when given, changes the suite (its benchmarks' options and CPU
+/// times) after the command line's C options are merged in and before it runs.
 report::BatchReport projectSuite(Context &ctx, const SuiteCommandOptions &o, const std::string &outDir,
-                                 std::optional<DirectoryLock> &outLock);
+                                 std::optional<DirectoryLock> &outLock,
+                                 const std::function<void(Suite &)> &adjust = {});
 
 /// Create `dir` if missing and lock it for this run; InputError when it cannot
 /// be created, or when another skelcast is writing reports into it.

@@ -290,6 +290,137 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   return h;
 }
 
+const std::vector<std::string> &hwSpecFieldNames() {
+  static const std::vector<std::string> names{
+      "compute_capability", "sm_count", "clock_ghz", "warp_size", "max_threads_per_block",
+      "max_warps_per_sm", "max_blocks_per_sm", "shared_mem_per_sm_bytes",
+      "shared_mem_per_block_bytes", "registers_per_sm", "max_registers_per_thread",
+      "schedulers_per_sm", "issue_cycles", "mem_bandwidth_gbps", "dram_latency_cycles",
+      "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
+      "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
+      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "launch_overhead_us",
+      "launch_back_to_back_us", "host_link.kind", "host_link.h2d_pinned_gbps",
+      "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
+      "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",
+      "host_link.d2h_pageable_ms_by_bytes"};
+  return names;
+}
+
+namespace {
+
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The known fields of a name close to `field`: within a third of its length in
+/// edits, holding its last part, or every word of it; the closest first, at most 5.
+std::vector<std::string> closeFieldNames(const std::string &field) {
+  std::vector<std::pair<size_t, std::string>> close;
+  std::string last = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+  for (const auto &n : hwSpecFieldNames()) {
+    size_t d = editDistance(field, n);
+    std::string nlast = n.substr(n.rfind('.') == std::string::npos ? 0 : n.rfind('.') + 1);
+    bool holds = last.size() >= 3 && n.find(last) != std::string::npos;
+    // Every word of the name's last part is a word of the field's ("h2d_gbps":
+    // h2d_pinned_gbps and h2d_pageable_gbps).
+    bool words = last.find('_') != std::string::npos;
+    for (size_t at = 0; words && at <= last.size();) {
+      size_t us = std::min(last.find('_', at), last.size());
+      std::string w = last.substr(at, us - at);
+      std::string padded = "_" + nlast + "_";
+      words = !w.empty() && padded.find("_" + w + "_") != std::string::npos;
+      at = us + 1;
+    }
+    holds = holds || words;
+    if (d <= std::max<size_t>(2, field.size() / 3) || holds || editDistance(last, nlast) <= 2)
+      close.push_back({d, n});
+  }
+  std::stable_sort(close.begin(), close.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < close.size() && i < 5; ++i)
+    out.push_back(close[i].second);
+  return out;
+}
+
+[[noreturn]] void setError(const std::string &msg) { throw InputError({"--set", 0, 0}, msg); }
+
+} // namespace
+
+FieldOverride parseFieldOverride(const std::string &assignment) {
+  size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
+    setError(fmt::format("'{}' is not FIELD=VALUE (e.g. --set mem_bandwidth_gbps=8000)", assignment));
+  return {assignment.substr(0, eq), assignment.substr(eq + 1)};
+}
+
+HwSpec overrideHwSpec(const HwSpec &spec, const std::vector<FieldOverride> &sets) {
+  if (sets.empty())
+    return spec;
+  json root = parseJsonText(readTextFile(spec.path), spec.path);
+  const auto &known = hwSpecFieldNames();
+  for (const auto &s : sets) {
+    if (std::find(known.begin(), known.end(), s.field) == known.end()) {
+      std::vector<std::string> close = closeFieldNames(s.field);
+      std::string list;
+      for (const auto &c : close)
+        list += (list.empty() ? "" : ", ") + c;
+      setError(close.empty()
+                   ? fmt::format("unknown field '{}' (the fields: docs/hwspecs.md, or `skelcast hw "
+                                 "show {}`)",
+                                 s.field, spec.name)
+                   : fmt::format("unknown field '{}' (close names: {})", s.field, list));
+    }
+    // A string field takes VALUE as it is; any other takes it as JSON, or as
+    // a string when it is not JSON (the loader then says what it wants).
+    auto asValue = [&](const json *current) {
+      if (current && current->is_string())
+        return json(s.value);
+      json v = json::parse(s.value, nullptr, false);
+      return v.is_discarded() ? json(s.value) : v;
+    };
+    size_t dot = s.field.find('.');
+    if (dot == std::string::npos) {
+      auto it = root.find(s.field);
+      if (it != root.end() && it->is_object() && it->contains("value")) {
+        json v = asValue(&(*it)["value"]);
+        (*it)["value"] = v;
+        (*it)["source"] = "--set on the command line";
+      } else {
+        root[s.field] = {{"value", asValue(nullptr)}, {"source", "--set on the command line"}};
+      }
+    } else {
+      auto link = root.find("host_link");
+      if (link == root.end() || !link->is_object() || !link->contains("value"))
+        setError(fmt::format("field '{}': the spec '{}' has no host_link to change", s.field, spec.name));
+      json &lv = (*link)["value"];
+      std::string key = s.field.substr(dot + 1);
+      auto cur = lv.find(key);
+      lv[key] = asValue(cur == lv.end() ? nullptr : &*cur);
+      (*link)["source"] = "--set on the command line";
+    }
+  }
+  HwSpec h = parseHwSpec(root.dump(2), "--set");
+  h.path = spec.path;
+  h.contentHash = spec.contentHash;
+  h.overrides = spec.overrides;
+  for (const auto &s : sets)
+    h.overrides.push_back(s.field + "=" + s.value);
+  return h;
+}
+
 HwSpec loadHwSpec(const std::string &path) {
   return parseHwSpec(readTextFile(path), path);
 }
@@ -307,8 +438,8 @@ std::vector<std::string> listHwSpecs(const std::string &specDir) {
 HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir) {
   if (nameOrPath.find(',') != std::string::npos && !std::filesystem::exists(nameOrPath))
     throw InputError({"--hw", 0, 0},
-                     fmt::format("'{}' names several GPUs; this command takes one (batch and check "
-                                 "take several: --hw h100,a100)",
+                     fmt::format("'{}' names several GPUs; this command takes one (project, explain, "
+                                 "batch and check take several: --hw h100,a100)",
                                  nameOrPath));
   bool looksLikePath = nameOrPath.find('/') != std::string::npos ||
                        (nameOrPath.size() > 5 &&

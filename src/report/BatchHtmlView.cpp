@@ -403,7 +403,15 @@ std::string renderBatchHtml(const BatchReport &r) {
   for (const auto &g : r.gpus)
     o += fmt::format("<tr><td><b>{}</b></td><td>{}</td><td class=\"mono\">{}</td></tr>\n", esc(g.name),
                      esc(g.description), esc(g.contentHash));
-  o += "</table></div>\n";
+  o += "</table>\n";
+  for (const auto &g : r.gpus)
+    if (!g.overrides.empty()) {
+      std::string list;
+      for (const auto &x : g.overrides)
+        list += (list.empty() ? "" : ", ") + ("<code>" + esc(x) + "</code>");
+      o += fmt::format("<p>Spec fields overridden (<code>--set</code>) on {}: {}</p>\n", esc(g.name), list);
+    }
+  o += "</div>\n";
 
   if (!fails.empty()) {
     o += "<section class=\"panel failures\"><h2>Failures</h2>\n";

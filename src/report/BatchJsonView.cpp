@@ -39,11 +39,14 @@ std::string renderBatchJson(const BatchReport &r) {
   root["model"] = {{"name", r.model}};
   root["suite"] = r.suite;
   json gpus = json::array();
-  for (const auto &g : r.gpus)
+  for (const auto &g : r.gpus) {
     gpus.push_back({{"name", g.name},
                     {"description", g.description},
                     {"content_hash", g.contentHash},
                     {"clock_ghz", finiteJson(g.clockGHz)}});
+    if (!g.overrides.empty())
+      gpus.back()["overrides"] = g.overrides;
+  }
   root["gpus"] = std::move(gpus);
   root["top"] = r.top;
   root["summary"] = {{"benchmarks", r.benchmarks.size()},

@@ -41,6 +41,13 @@ std::string renderBatchMarkdown(const BatchReport &r) {
   out += "| GPU | description | spec content hash |\n| --- | --- | --- |\n";
   for (const auto &g : r.gpus)
     out += fmt::format("| {} | {} | `{}` |\n", cell(g.name), cell(g.description), g.contentHash);
+  for (const auto &g : r.gpus)
+    if (!g.overrides.empty()) {
+      std::string list;
+      for (const auto &o : g.overrides)
+        list += (list.empty() ? "`" : ", `") + o + "`";
+      out += fmt::format("\nSpec fields overridden (`--set`) on {}: {}.\n", cell(g.name), list);
+    }
 
   if (!fails.empty()) {
     out += "\n## Failures\n";

@@ -27,4 +27,8 @@ nlohmann::json launchesJson(const model::RepeatedLaunches &l);
 /// (the `program` object of docs/model.md section 9).
 nlohmann::json programJson(const model::ProgramProjection &p);
 
+struct Report;
+/// renderJson's object (JsonView.cpp), for the views that hold several reports.
+nlohmann::json reportJson(const Report &r);
+
 } // namespace skelcast::report

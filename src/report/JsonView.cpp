@@ -8,11 +8,13 @@
 
 namespace skelcast::report {
 
-std::string renderJson(const Report &r) {
+nlohmann::json reportJson(const Report &r) {
   using nlohmann::json;
   json root;
   root["skelcast_version"] = r.version;
   root["hw"] = {{"name", r.hwName}, {"description", r.hwDescription}, {"content_hash", r.hwHash}};
+  if (!r.hwOverrides.empty())
+    root["hw"]["overrides"] = r.hwOverrides;
   root["model"] = {{"name", r.model}};
   json kernels = json::array();
   for (const auto &k : r.kernels) {
@@ -42,6 +44,11 @@ std::string renderJson(const Report &r) {
   if (!programs.empty())
     root["program"] = programs.front();
   root["programs"] = std::move(programs);
+  return root;
+}
+
+std::string renderJson(const Report &r) {
+  nlohmann::json root = reportJson(r);
   // File names come from the command line and need not be UTF-8: replace what is not.
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -48,7 +48,16 @@ std::string renderTable(const Report &r) {
   }
   for (const auto &pr : r.programs)
     out += renderProgramText(pr, r.hwName);
-  return out;
+  return out + overridesText(r);
+}
+
+std::string overridesText(const Report &r) {
+  if (r.hwOverrides.empty())
+    return "";
+  std::string list;
+  for (const auto &o : r.hwOverrides)
+    list += (list.empty() ? "" : ", ") + o;
+  return fmt::format("spec fields overridden (--set) on {}: {}\n", r.hwName, list);
 }
 
 std::string renderProgramText(const ProgramReport &pr, const std::string &hw) {
@@ -119,6 +128,8 @@ std::string renderMarkdown(const Report &r) {
   }
   for (const auto &pr : r.programs)
     out += "\n```\n" + renderProgramText(pr, r.hwName) + "```\n";
+  if (!r.hwOverrides.empty())
+    out += "\n" + overridesText(r);
   return out;
 }
 

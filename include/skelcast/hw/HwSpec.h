@@ -74,6 +74,9 @@ struct HwSpec {
 
   std::map<std::string, std::string> sources; ///< field -> where its number comes from
   std::string contentHash;                    ///< FNV-1a of the file's bytes, hex
+  /// Fields overridden for this run (`--set FIELD=VALUE`, overrideHwSpec), in
+  /// the order given, as "field=value"; contentHash stays the file's.
+  std::vector<std::string> overrides;
 
   CoalescingRule coalescing() const;
 };
@@ -85,6 +88,31 @@ HwSpec loadHwSpec(const std::string &path);
 /// `nameOrPath` is a file (contains '/' or ends in .json) or the name of a spec in
 /// `specDir`. Unknown names are an InputError listing the known ones.
 HwSpec resolveHwSpec(const std::string &nameOrPath, const std::string &specDir);
+
+/// Every field a spec can hold, as `--set` names it: the top-level fields in
+/// the order docs/hwspecs.md lists them, then `host_link.KEY` for each key of
+/// the host link.
+const std::vector<std::string> &hwSpecFieldNames();
+
+/// One `--set FIELD=VALUE`.
+struct FieldOverride {
+  std::string field, value;
+};
+
+/// Split "FIELD=VALUE" (InputError naming `--set` when there is no '=' or
+/// either side is empty).
+FieldOverride parseFieldOverride(const std::string &assignment);
+
+/// `spec` with `sets` applied, in order, to the JSON text of the file it was
+/// read from, then read again by parseHwSpec: a value is validated exactly as
+/// the loader validates that field (type, range, the fields that bound it).
+/// VALUE is JSON (a number, a list) unless the field holds a string, or it is
+/// not JSON, then it is that string. An unknown field is an InputError at
+/// `--set` listing the fields of a close name; a rejected value is the loader's
+/// message at `--set`. The result keeps the file's path and content hash, and
+/// records the overrides (HwSpec::overrides) and "--set on the command line" as
+/// each overridden field's source.
+HwSpec overrideHwSpec(const HwSpec &spec, const std::vector<FieldOverride> &sets);
 
 /// Names of the specs in `specDir`, sorted.
 std::vector<std::string> listHwSpecs(const std::string &specDir);

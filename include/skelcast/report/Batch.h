@@ -29,6 +29,7 @@ namespace skelcast::report {
 struct GpuInfo {
   std::string name, description, contentHash;
   double clockGHz = 0; ///< the spec's SM clock, to turn the model's cycles into time
+  std::vector<std::string> overrides; ///< `batch --set`: fields overridden, "field=value"
 };
 
 /// One kernel projected on one GPU.

@@ -27,6 +27,10 @@ struct Report {
   std::string version;
   std::string hwName, hwDescription, hwHash;
   std::string model;
+  /// Spec fields overridden for this run (`--set`), "field=value" in the
+  /// order given (HwSpec::overrides); the table's footer and the JSON's
+  /// hw.overrides say so.
+  std::vector<std::string> hwOverrides;
   size_t top = 10; ///< layouts shown per kernel
   std::vector<KernelReport> kernels;
   std::vector<ProgramReport> programs; ///< one per input file, when whole files are projected
@@ -41,6 +45,27 @@ std::string renderTable(const Report &r);
 std::string renderJson(const Report &r);
 std::string renderCsv(const Report &r);
 std::string renderMarkdown(const Report &r);
+
+/// `project --hw h100,a100,v100`: the same inputs projected on several GPUs,
+/// one Report each, in --hw order (every Report holds the same kernels and
+/// programs). The table puts the GPUs side by side:
+///
+///   kernel matmul (skeletons/matmul.skel), model skelcast
+///     gpu   time_ms  vs h100  bound    best layout
+///     h100  0.03895    1.00x  compute  block=i:16,j:32 fold=i:4,j:2 cache=A,B unroll=k:16
+///     a100  0.07013    1.80x  compute  block=i:16,j:32 ...
+///
+/// then each program's totals and verdict per GPU. JSON: {"gpus": [renderJson's
+/// object of each GPU]}; CSV: renderCsv's rows of each GPU under one header;
+/// Markdown: renderMarkdown of each GPU in turn.
+std::string renderGpuTable(const std::vector<Report> &perGpu);
+std::string renderGpuJson(const std::vector<Report> &perGpu);
+std::string renderGpuCsv(const std::vector<Report> &perGpu);
+std::string renderGpuMarkdown(const std::vector<Report> &perGpu);
+
+/// The footer line of a run with overridden spec fields ("" without any):
+///   spec fields overridden (--set) on h100: mem_bandwidth_gbps=8000
+std::string overridesText(const Report &r);
 
 /// Every intermediate quantity of one layout's projection, in the order of
 /// docs/model.md.

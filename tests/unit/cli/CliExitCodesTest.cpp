@@ -66,13 +66,18 @@ TEST(CliExitCodes, UsageErrorsPointAtTheSubcommandsHelp) {
   EXPECT_NE(r.err.find("run 'skelcast --help' for usage"), std::string::npos) << r.err;
 }
 
-TEST(CliExitCodes, ProjectOnSeveralGpusSaysThatItTakesOne) {
-  CliRun r = run({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100", "--hw", "a100"});
+TEST(CliExitCodes, ValidateOnSeveralGpusSaysThatItTakesOne) {
+  std::string m = kSrc + "/validation/results/h100_kernels.json";
+  CliRun r = run({"validate", m, "--hw", "h100", "--hw", "a100"});
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err, "skelcast: error: --hw: takes one value, was given 2\n"
-                   "run 'skelcast project --help' for usage\n");
-  r = run({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100,a100"});
+                   "run 'skelcast validate --help' for usage\n");
+  r = run({"validate", m, "--hw", "h100,a100"});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.err, "--hw: error: 'h100,a100' names several GPUs; this command takes one (batch and "
-                   "check take several: --hw h100,a100)\n");
+  EXPECT_EQ(r.err, "--hw: error: 'h100,a100' names several GPUs; this command takes one (project, "
+                   "explain, batch and check take several: --hw h100,a100)\n");
+  // project takes several (tests/unit/cli/WhatIfCommandTest.cpp), each once.
+  r = run({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100,h100"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "--hw: error: GPU 'h100' is given twice\n");
 }
