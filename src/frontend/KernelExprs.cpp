@@ -167,8 +167,8 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
       return {k->second};
     return {};
   }
-  if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
-    return load(a);
+  if (auto *a = accessOf(e))
+    return load(a, e);
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e))
     return unary(u);
   if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e))
@@ -213,7 +213,7 @@ KernelBuilder::Val KernelBuilder::unary(const clang::UnaryOperator *u) {
       }
       return {};
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s)) {
+    if (auto *a = accessOf(s)) {
       Addr ad = address(a);
       readAddr(ad);
       cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt), sub->getType());
@@ -246,7 +246,7 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       assignScalar(v, b->getRHS(), r);
       return r;
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+    if (auto *a = accessOf(lhs)) {
       Addr ad = address(a);
       Val r = eval(b->getRHS());
       writeAddr(ad);
@@ -273,7 +273,7 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       }
       return {};
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+    if (auto *a = accessOf(lhs)) {
       Addr ad = address(a);
       readAddr(ad);
       eval(b->getRHS());
@@ -460,10 +460,17 @@ void KernelBuilder::writeAddr(const Addr &ad) {
   set.insert(ad.key);
 }
 
-KernelBuilder::Val KernelBuilder::load(const clang::ArraySubscriptExpr *a) {
+const clang::ArraySubscriptExpr *KernelBuilder::accessOf(const clang::Expr *e) const {
+  if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+    return a;
+  auto *a = structElement(e, tu_.ast);
+  return a && byExpr_.count(a) ? a : nullptr;
+}
+
+KernelBuilder::Val KernelBuilder::load(const clang::ArraySubscriptExpr *a, const clang::Expr *whole) {
   Addr ad = address(a);
   readAddr(ad);
-  if (ad.shape->isRegister || !a->getType()->isIntegralOrEnumerationType())
+  if (ad.shape->isRegister || !(whole ? whole : a)->getType()->isIntegralOrEnumerationType())
     return {};
   return {Expr::access(ad.name, ad.idx)};
 }
