@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace skelcast::frontend {
 
@@ -121,6 +122,49 @@ private:
       }
     }
     return tu_.macroForValue(value);
+  }
+
+  /// The elements of `v` when the function sets it once, from `malloc(BYTES)`
+  /// or `calloc(N, SIZE)` (through casts) with a size of known values.
+  std::optional<int64_t> allocatedElements(NestAnalysis &na, const clang::VarDecl *v) {
+    const clang::Expr *value = v->getInit();
+    int sets = value ? 1 : 0;
+    std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *st) {
+      if (!st)
+        return;
+      if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(st))
+        if (b->isAssignmentOp() && refVar(b->getLHS()) == v) {
+          ++sets;
+          value = b->getRHS();
+        }
+      for (const clang::Stmt *c : st->children())
+        walk(c);
+    };
+    if (llvm::isa<clang::ParmVarDecl>(v) || v->hasGlobalStorage() || !na.facts.fn)
+      return std::nullopt;
+    walk(na.facts.fn->getBody());
+    if (sets != 1 || !value || na.facts.addressTaken.count(v))
+      return std::nullopt;
+    auto *call = llvm::dyn_cast<clang::CallExpr>(value->IgnoreParenCasts());
+    const clang::FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+    if (!fd)
+      return std::nullopt;
+    std::string fn = fd->getNameAsString();
+    std::optional<int64_t> bytes;
+    if (fn == "malloc" && call->getNumArgs() == 1) {
+      bytes = na.knownValue(call->getArg(0));
+    } else if (fn == "calloc" && call->getNumArgs() == 2) {
+      auto n = na.knownValue(call->getArg(0)), sz = na.knownValue(call->getArg(1));
+      if (n && sz)
+        bytes = *n * *sz;
+    }
+    clang::QualType pointee = v->getType()->getPointeeType();
+    if (!bytes || *bytes <= 0 || pointee.isNull() || pointee->isIncompleteType())
+      return std::nullopt;
+    int64_t elem = static_cast<int64_t>(tu_.ast.getTypeSizeInChars(pointee).getQuantity());
+    if (elem <= 0 || *bytes % elem != 0)
+      return std::nullopt;
+    return *bytes / elem;
   }
 
   std::string shapeOf(NestAnalysis &na, const NestScan &scan, const clang::VarDecl *v,
@@ -376,6 +420,12 @@ private:
       } else if (maxHi && !unknown) {
         values[0] = *maxHi + 1;
         exprs[0] = namedValue(na, scan, values[0]);
+      } else if (auto n = allocatedElements(na, v);
+                 n && isPtr && !s.pointerRows && values.size() == 1) {
+        // an indirect subscript (`mask[edges[e]]`): the allocation's size
+        values[0] = *n;
+        exprs[0] = namedValue(na, scan, values[0]);
+        s.origin = fmt::format("// '{}' is a pointer: extent from its allocation", name);
       } else {
         return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N{})", name,
                            name, values.size() > 1 ? ",..." : "");

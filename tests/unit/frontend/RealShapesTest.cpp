@@ -266,3 +266,33 @@ int main(void) { static float a[65536], b[65536]; blocked(a, b, 1024, 1024); ret
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_TRUE(has(o.text, "parallel_for blocked(4096) : c")) << o.text;
 }
+
+// A graph walk marking neighbours through an edge list: the subscript is
+// indirect, the extent comes from the allocation (the node count given with
+// --extent, as a size read at run time).
+TEST(RealShapes, AnIndirectSubscriptTakesTheExtentOfTheAllocation) {
+  SkeletonizeOptions opts;
+  opts.extents["nodes"] = {100000};
+  Out o = run(R"(
+#include <stdlib.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  int nodes = atoi(argv[1]);
+  int *edge = (int *)malloc(sizeof(int) * nodes);
+  char *seen = (char *)calloc(nodes, sizeof(char));
+  char *next = (char *)malloc(nodes);
+#pragma omp parallel for
+  for (int n = 0; n < nodes; n++)
+    if (!seen[edge[n]])
+      next[edge[n]] = 1;
+  printf("%d\n", next[0]);
+  return 0;
+}
+)",
+              opts);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "char seen[nodes] // 'seen' is a pointer: extent from its allocation"))
+      << o.text;
+  EXPECT_TRUE(has(o.text, "char next[nodes]")) << o.text;
+}
+
