@@ -90,6 +90,11 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
   countOps_ = true;
   stmts(plan_.body);
   flush();
+  for (const auto &[line, text] : clamps_)
+    k.comments.leading.push_back(fmt::format(
+        "// line {}: the clamped index '{}' is written as the arm most iterations take: "
+        "the borders are approximated",
+        line, text.size() > 60 ? text.substr(0, 57) + "..." : text));
   return k;
 }
 

@@ -108,6 +108,11 @@ private:
   /// The access `e` is: a subscript, or a field of an array of structs
   /// (`a[i].x`, whose access is recorded under `a[i]`); null otherwise.
   const clang::ArraySubscriptExpr *accessOf(const clang::Expr *e) const;
+  /// For `c ? a : b` as an index: 1 when `a` is the arm most iterations take,
+  /// 2 for `b`, 0 when it cannot tell (KernelExprs.cpp says how).
+  int interiorArm(const clang::ConditionalOperator *co);
+  /// Clamped indices written as their interior arm: line, source text.
+  std::set<std::pair<unsigned, std::string>> clamps_;
 
   // -------------------------------------------------------------------------
   // statements

@@ -175,9 +175,18 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
     return binary(b);
   if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
     eval(co->getCond());
-    eval(co->getTrueExpr());
-    eval(co->getFalseExpr());
+    Val t = eval(co->getTrueExpr());
+    Val f = eval(co->getFalseExpr());
     cost(1); // select
+    if (e->getType()->isIntegralOrEnumerationType() && t.sym && f.sym) {
+      // a clamped index (`(x == 0) ? c : c - 1`, `MIN(i + 1, N - 1)`): the
+      // arm most iterations take stands for it; the borders are approximated
+      int arm = interiorArm(co);
+      if (arm) {
+        clamps_.emplace(tu_.line(co->getBeginLoc()), tu_.sourceText(co->getSourceRange()));
+        return arm == 1 ? t : f;
+      }
+    }
     return {};
   }
   if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
@@ -458,6 +467,35 @@ void KernelBuilder::writeAddr(const Addr &ad) {
   blk_->stores.push_back(std::move(s));
   set.clear();
   set.insert(ad.key);
+}
+
+int KernelBuilder::interiorArm(const clang::ConditionalOperator *co) {
+  // an arm varies when it uses a loop index or a scalar the nest assigns
+  auto varies = [&](const clang::Expr *x) {
+    std::set<const clang::VarDecl *> vs;
+    collectVars(x, vs);
+    for (const clang::VarDecl *v : vs) {
+      if (loopVal_.count(v))
+        return true;
+      for (const ScalarWrite &w : scan_.scalarWrites)
+        if (w.var == v)
+          return true;
+    }
+    return false;
+  };
+  bool vt = varies(co->getTrueExpr()), vf = varies(co->getFalseExpr());
+  if (vt != vf)
+    return vt ? 1 : 2; // the other arm is the clamp value
+  if (!vt)
+    return 0;
+  // both vary: an equality picks out a border (`x == 0`), its negation the interior
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(co->getCond()->IgnoreParenImpCasts())) {
+    if (b->getOpcode() == clang::BO_EQ)
+      return 2;
+    if (b->getOpcode() == clang::BO_NE)
+      return 1;
+  }
+  return 0;
 }
 
 const clang::ArraySubscriptExpr *KernelBuilder::accessOf(const clang::Expr *e) const {

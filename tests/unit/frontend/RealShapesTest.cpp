@@ -296,3 +296,39 @@ int main(int argc, char **argv) {
   EXPECT_TRUE(has(o.text, "char next[nodes]")) << o.text;
 }
 
+// A 1-D smoothing with clamped neighbours, as stencil codes clamp at borders.
+TEST(RealShapes, AClampedIndexIsWrittenAsItsInteriorArm) {
+  Out o = run(R"(
+#define N 1024
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+void smooth(float out[N], const float in[N]) {
+  for (int i = 0; i < N; i++) {
+    int w = (i == 0) ? i : i - 1;
+    out[i] = in[w] + in[MIN(i + 1, N - 1)];
+  }
+}
+int main(void) { static float a[N], b[N]; smooth(a, b); return 0; }
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "ld in[i - 1]")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld in[i + 1]")) << o.text;
+  EXPECT_TRUE(has(o.text, "the clamped index '(i == 0) ? i : i - 1' is written as the arm most "
+                          "iterations take: the borders are approximated"))
+      << o.text;
+}
+
+TEST(RealShapes, AClampedWriteStaysWithTheDependenceTest) {
+  // two iterations write a[N - 1]: the approximation must not make it parallel
+  Out o = run(R"(
+#define N 1024
+void shift(float a[N], const float b[N]) {
+  for (int i = 0; i < N; i++) {
+    int j = (i + 1 < N - 1) ? i + 1 : N - 1;
+    a[j] = b[i];
+  }
+}
+int main(void) { static float a[N], b[N]; shift(a, b); return 0; }
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_TRUE(has(o.error, "cannot port this loop")) << o.error;
+}
