@@ -7,17 +7,23 @@
 #   tools/suite_coverage.sh polybench DIR [SKELCAST]   PolyBench/C 4.2.1 (-I utilities -I <dir> -DLARGE_DATASET)
 #   tools/suite_coverage.sh rodinia DIR/openmp [SKELCAST]  Rodinia 3.1's OpenMP codes, with the -D/-I
 #                                                          flags of their Makefiles; counts omp loops
+#   tools/suite_coverage.sh rodinia-sized DIR/openmp [SKELCAST]  the same, plus the --extent values
+#       of the sizes each benchmark reads at run time, as its own `run` script gives them
+#       (rodinia_extents below says where each value comes from)
 set -uo pipefail
 suite=${1:?usage: tools/suite_coverage.sh polybench DIR [SKELCAST]}
 dir=${2:?usage: tools/suite_coverage.sh polybench DIR [SKELCAST]}
 bin=$(realpath "${3:-$(dirname "$0")/../build/skelcast}")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-files=0 ok=0 kernels=0 kkernels=0 omp=0 refused=0 crashes=0
+sized= files=0 ok=0 kernels=0 kkernels=0 omp=0 refused=0 crashes=0
 printf '%-48s %4s %7s %9s %7s\n' file exit kernels "$([ "$suite" = polybench ] && echo 'kernel_*' || echo 'omp')" refused
 case $suite in
   polybench)
     mapfile -t inputs < <(cd "$dir" && find . -name '*.c' ! -name '*.orig.c' ! -path './utilities/*' | sort) ;;
   rodinia)
+    mapfile -t inputs < <(cd "$dir" && grep -rlE '#pragma omp (parallel )?for' --include=*.c --include=*.cpp . | grep -v /tools/ | sort) ;;
+  rodinia-sized)
+    sized=1; suite=rodinia
     mapfile -t inputs < <(cd "$dir" && grep -rlE '#pragma omp (parallel )?for' --include=*.c --include=*.cpp . | grep -v /tools/ | sort) ;;
   *) echo "unknown suite '$suite'" >&2; exit 2 ;;
 esac
@@ -29,6 +35,51 @@ rodinia_flags() {
     leukocyte/*) echo "-I leukocyte/meschach_lib" ;;
   esac
 }
+# The sizes a user runs with: each benchmark's own `run` script (DIR/openmp/BENCH/run), its
+# arguments mapped to the names the source reads them into. Only scalars read at run time;
+# sizes kept in struct members (lavaMD's dim.number_boxes, heartwall's public.allPoints) or
+# read from the input data (b+tree's queries, mummergpu) have no --extent name and stay out.
+rodinia_extents() {
+  case $1 in
+    # run: ./backprop 65536; facetrain.c: bpnn_create(layer_size, 16, 1) (input, hidden, output
+    # units). The names are bpnn_layerforward's (n1 in, n2 hidden), bpnn_adjust_weights's
+    # (ndelta hidden, nly in), bpnn_hidden_error's (nh, no), bpnn_output_error's (nj) and the
+    # weight initialisers' (m rows = input, n columns = hidden) for the input layer.
+    backprop/*) echo "--extent n1=65536 --extent n2=16 --extent ndelta=16 --extent nly=65536 --extent nh=16 --extent no=1 --extent nj=1 --extent m=65536 --extent n=16" ;;
+    # run: ./bfs 4 graph1MW_6.txt: 1M nodes, 6 edges a node (the file's name; data not in the checkout)
+    bfs/*) echo "--extent no_of_nodes=1000000 --extent edge_list_size=6000000" ;;
+    # run: ./euler3d_cpu fvcorr.domn.193K: 193,474 elements (the file's first line; the name
+    # says 193K), nelr = nel rounded up to block_length (8, the Makefile's -Dblock_length)
+    cfd/*) echo "--extent nel=193474 --extent nelr=193480" ;;
+    # run: ./hotspot 1024 1024 2 4 ...: grid_rows grid_cols sim_time threads (single_iteration's row, col)
+    hotspot/*) echo "--extent grid_rows=1024 --extent grid_cols=1024 --extent row=1024 --extent col=1024 --extent sim_time=2 --extent num_iterations=2" ;;
+    # run: ./3D 512 8 100 ...: numCols = numRows = 512, layers 8, iterations 100 (computeTempOMP's nx ny nz)
+    hotspot3D/*) echo "--extent nx=512 --extent ny=512 --extent nz=8 --extent numCols=512 --extent numRows=512 --extent layers=8 --extent iterations=100 --extent numiter=100" ;;
+    # run: kmeans -n 4 -i kdd_cup: KDD Cup 1999 (README: 494,020 points, 34 features); -m/-n
+    # default to 5 clusters
+    kmeans/*) echo "--extent npoints=494020 --extent nfeatures=34 --extent nclusters=5" ;;
+    # run: ./omp/lud_omp -s 8000
+    lud/*) echo "--extent size=8000 --extent matrix_dim=8000" ;;
+    # run: ./myocyte.out 100 1 0 4: xmax (time span) 100, workload 1, mode 0
+    myocyte/*) echo "--extent xmax=100 --extent workload=1 --extent mode=0" ;;
+    # run: ./nn filelist_4 5 30 90: records are read REC_WINDOW (10) at a time
+    nn/*) echo "--extent rec_count=10" ;;
+    # run: ./needle 2048 10 2: max_rows = max_cols = 2048 + 1, penalty 10
+    nw/*) echo "--extent max_rows=2049 --extent max_cols=2049 --extent penalty=10" ;;
+    # run: ./particle_filter -x 128 -y 128 -z 10 -np 10000
+    particlefilter/*) echo "--extent IszX=128 --extent IszY=128 --extent Nfr=10 --extent Nparticles=10000" ;;
+    # run: ./pathfinder 100000 100: cols rows
+    pathfinder/*) echo "--extent cols=100000 --extent rows=100" ;;
+    # run: ./srad 100 0.5 502 458 4: niter lambda Nr Nc threads; Ne = Nr*Nc
+    srad/srad_v1/*) echo "--extent niter=100 --extent Nr=502 --extent Nc=458 --extent Ne=229916" ;;
+    # run: ./srad 2048 2048 0 127 0 127 2 0.5 2: rows cols r1 r2 c1 c2 threads lambda niter;
+    # size_I = rows*cols
+    srad/srad_v2/*) echo "--extent rows=2048 --extent cols=2048 --extent size_I=4194304 --extent r1=0 --extent r2=127 --extent c1=0 --extent c2=127 --extent niter=2" ;;
+    # run: ./sc_omp 10 20 256 65536 65536 1000 none output.txt 4: kmin kmax dim n chunksize
+    # clustersize infile outfile nproc
+    streamcluster/*) echo "--extent kmin=10 --extent kmax=20 --extent dim=256 --extent n=65536 --extent chunksize=65536 --extent clustersize=1000 --extent nproc=4" ;;
+  esac
+}
 for f in "${inputs[@]}"; do
   f=${f#./}
   d=$(dirname "$f")
@@ -37,7 +88,8 @@ for f in "${inputs[@]}"; do
       >"$tmp/out" 2>"$tmp/err"
   else
     # shellcheck disable=SC2046
-    (cd "$dir" && timeout 120 "$bin" skeletonize "$f" -I "$d" $(rodinia_flags "$f")) \
+    (cd "$dir" && timeout 120 "$bin" skeletonize "$f" -I "$d" $(rodinia_flags "$f") \
+      ${sized:+$(rodinia_extents "$f")}) \
       >"$tmp/out" 2>"$tmp/err"
   fi
   rc=$?
@@ -48,14 +100,14 @@ for f in "${inputs[@]}"; do
   else
     # Rodinia: the OpenMP loops ported, of those in the file
     kk=$(grep -cE "OpenMP '(parallel for|for)'" "$tmp/out")
-    omp=$((omp + $(grep -cE '#pragma omp (parallel )?for' "$dir/$f")))
+    omp=$((omp + $(grep -cE '^[[:space:]]*#pragma omp (parallel )?for' "$dir/$f")))  # not those commented out
   fi
   r=$(grep -c 'cannot port this loop' "$tmp/err")
   files=$((files + 1)); kernels=$((kernels + k)); kkernels=$((kkernels + kk)); refused=$((refused + r))
   ((rc == 0)) && ok=$((ok + 1))
   ((rc > 2)) && crashes=$((crashes + 1))
   printf '%-48s %4d %7d %9d %7d\n' "$f" "$rc" "$k" "$kk" "$r"
-  if [ -n "${VERBOSE:-}" ]; then sed 's/^/    /' "$tmp/err"; fi
+  if [ -n "${VERBOSE:-}" ]; then sed "s/^/    /" "$tmp/err"; grep -E "^ *// from" "$tmp/out" | sed "s/^ */    kernel /"; fi
 done
 if [ "$suite" = rodinia ]; then echo "OpenMP loops ported: $kkernels of $omp"; fi
 echo "files $files, exit 0: $ok, kernels $kernels (in kernel_* functions or OpenMP loops: $kkernels), loops refused $refused, crashes $crashes"

@@ -61,6 +61,67 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   return nullptr;
 }
 
+const clang::ContinueStmt *continueIf(const clang::Stmt *s,
+                                      std::vector<const clang::Stmt *> *before) {
+  auto *is = llvm::dyn_cast_or_null<clang::IfStmt>(s);
+  if (!is || is->getElse() || is->getInit() || is->getConditionVariable())
+    return nullptr;
+  const clang::Stmt *t = is->getThen();
+  if (auto *c = llvm::dyn_cast<clang::ContinueStmt>(t))
+    return c;
+  auto *cs = llvm::dyn_cast<clang::CompoundStmt>(t);
+  if (!cs || cs->body_empty())
+    return nullptr;
+  auto *c = llvm::dyn_cast<clang::ContinueStmt>(cs->body_back());
+  if (c && before)
+    for (const clang::Stmt *x : cs->body())
+      if (x != c)
+        before->push_back(x);
+  return c;
+}
+
+const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx, unsigned *fields) {
+  const auto *rt = t.getCanonicalType()->getAs<clang::RecordType>();
+  if (!rt || !rt->getDecl()->isStruct())
+    return nullptr;
+  const clang::RecordDecl *rd = rt->getDecl()->getDefinition();
+  if (!rd)
+    return nullptr;
+  const clang::Type *ft = nullptr;
+  unsigned n = 0;
+  for (const clang::FieldDecl *f : rd->fields()) {
+    clang::QualType q = f->getType().getCanonicalType().getUnqualifiedType();
+    if (f->isBitField() || !q->isArithmeticType() || q->isAnyComplexType())
+      return nullptr;
+    if (ft && ctx.getTypeSize(q) != ctx.getTypeSize(ft))
+      return nullptr;
+    if (ft && q->isRealFloatingType() != ft->isRealFloatingType())
+      return nullptr;
+    if (!ft)
+      ft = q.getTypePtr();
+    ++n;
+  }
+  if (!ft || ctx.getTypeSize(t) != n * ctx.getTypeSize(ft))
+    return nullptr; // padding
+  if (fields)
+    *fields = n;
+  return ft;
+}
+
+const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
+                                               unsigned *field) {
+  auto *me = llvm::dyn_cast_or_null<clang::MemberExpr>(e ? e->IgnoreParens() : nullptr);
+  if (!me || me->isArrow())
+    return nullptr;
+  auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(me->getBase()->IgnoreParens());
+  auto *fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
+  if (!as || !fd || !uniformStruct(as->getType(), ctx))
+    return nullptr;
+  if (field)
+    *field = fd->getFieldIndex();
+  return as;
+}
+
 std::string directiveName(llvm::omp::Directive k) {
   return llvm::omp::getOpenMPDirectiveName(k).str();
 }

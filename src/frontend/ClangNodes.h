@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace skelcast::frontend {
 
@@ -35,6 +36,24 @@ const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d);
 
 /// A `for` statement, also when an OpenMP loop directive wraps it.
 const clang::ForStmt *asFor(const clang::Stmt *s);
+
+/// `if (c) continue;` or `if (c) { ...; continue; }` with no `else`: the rest
+/// of the loop body is skipped when c holds. The `then` statements before the
+/// `continue` go to `before`. The `continue` itself, or null when `s` is not
+/// of that form.
+const clang::ContinueStmt *continueIf(const clang::Stmt *s,
+                                      std::vector<const clang::Stmt *> *before = nullptr);
+
+/// A struct whose fields are numbers of one size with no padding (`float3`,
+/// `struct { int start, count; }`): an array of them is an array of numbers
+/// with one more dimension, the field's index. The field type, or null.
+const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx,
+                                 unsigned *fields = nullptr);
+
+/// `a[i].x` (a field of an element of an array of uniform structs): the
+/// subscript `a[i]`, and the field's index into `*field`; null otherwise.
+const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
+                                               unsigned *field = nullptr);
 
 /// The name of an OpenMP directive as written after `#pragma omp`.
 std::string directiveName(llvm::omp::Directive k);

@@ -88,9 +88,13 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
         r->getName().str()));
 
   countOps_ = true;
-  for (const clang::Stmt *s : plan_.body)
-    stmt(s);
+  stmts(plan_.body);
   flush();
+  for (const auto &[line, text] : clamps_)
+    k.comments.leading.push_back(fmt::format(
+        "// line {}: the clamped index '{}' is written as the arm most iterations take: "
+        "the borders are approximated",
+        line, text.size() > 60 ? text.substr(0, 57) + "..." : text));
   return k;
 }
 
@@ -146,8 +150,7 @@ void KernelBuilder::stmt(const clang::Stmt *s) {
   if (!s)
     return;
   if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
-    for (const clang::Stmt *c : cs->body())
-      stmt(c);
+    stmts(std::vector<const clang::Stmt *>(cs->body_begin(), cs->body_end()));
     return;
   }
   if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
@@ -193,6 +196,17 @@ void KernelBuilder::stmt(const clang::Stmt *s) {
   }
   throw Unsupported{s->getBeginLoc(),
                     fmt::format("a statement of kind '{}'", s->getStmtClassName())};
+}
+
+void KernelBuilder::stmts(const std::vector<const clang::Stmt *> &list, size_t from) {
+  for (size_t i = from; i < list.size(); ++i) {
+    if (continueIf(list[i])) {
+      std::vector<const clang::Stmt *> rest(list.begin() + i + 1, list.end());
+      branch(llvm::cast<clang::IfStmt>(list[i]), &rest);
+      return;
+    }
+    stmt(list[i]);
+  }
 }
 
 std::set<std::string> KernelBuilder::arraysStoredIn(const clang::ForStmt *f) {
@@ -367,9 +381,18 @@ void KernelBuilder::forgetAssignedIn(const clang::Stmt *s) {
     forgetAssignedIn(c);
 }
 
-void KernelBuilder::branch(const clang::IfStmt *is) {
+void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clang::Stmt *> *rest) {
+  std::vector<const clang::Stmt *> thenS, elseS;
+  if (rest) {
+    continueIf(is, &thenS);
+    elseS = *rest;
+  } else {
+    thenS.push_back(is->getThen());
+    if (is->getElse())
+      elseS.push_back(is->getElse());
+  }
   int nt = smallPure(is->getThen()), ne = smallPure(is->getElse());
-  if (nt >= 0 && ne >= 0 && nt <= 8 && ne <= 8) {
+  if (!rest && nt >= 0 && ne >= 0 && nt <= 8 && ne <= 8) {
     // predicated: both sides execute, a select picks the result
     eval(is->getCond());
     stmt(is->getThen());
@@ -391,14 +414,15 @@ void KernelBuilder::branch(const clang::IfStmt *is) {
   auto savedAvail = avail_;
   Block *outer = blk_;
   std::set<std::string> stored;
-  auto arm = [&](const clang::Stmt *s, std::vector<skeleton::Stmt> &out, bool polarity) {
+  auto arm = [&](const std::vector<const clang::Stmt *> &ss, std::vector<skeleton::Stmt> &out,
+                 bool polarity) {
     Block blk{&out, 0};
     blk_ = &blk;
     path_.emplace_back(is->getCond(), polarity);
     scopes_.emplace_back();
     auto envSave = env_;
     auto affSave = affEnv_;
-    stmt(s);
+    stmts(ss);
     flush();
     for (const auto &[arr, keys] : avail_)
       if (!savedAvail.count(arr) || savedAvail.at(arr) != keys)
@@ -410,30 +434,48 @@ void KernelBuilder::branch(const clang::IfStmt *is) {
     avail_ = savedAvail;
     blk_ = outer;
   };
-  arm(is->getThen(), b.thenBody, true);
-  if (is->getElse()) {
-    b.hasElse = true;
-    arm(is->getElse(), b.elseBody, false);
+  if (rest && thenS.empty()) {
+    // `if (c) continue; REST`: REST runs when c does not hold
+    b.prob = 1.0 - p;
+    arm(elseS, b.thenBody, false);
+  } else {
+    arm(thenS, b.thenBody, true);
+    if (rest || is->getElse()) {
+      b.hasElse = true;
+      arm(elseS, b.elseBody, false);
+    }
   }
   // loads of either side are not available after the branch; stores
   // invalidate what was loaded before
+  std::vector<const clang::Stmt *> both = thenS;
+  both.insert(both.end(), elseS.begin(), elseS.end());
   for (const std::string &arr : stored)
-    if (storesIn(is, arr))
+    if (storesIn(both, arr))
       avail_.erase(arr);
-  forgetAssignedIn(is->getThen());
-  forgetAssignedIn(is->getElse());
+  for (const clang::Stmt *x : both)
+    forgetAssignedIn(x);
   skeleton::Stmt st;
   st.kind = skeleton::Stmt::Kind::Branch;
   st.branch = std::move(b);
   std::string cond = tu_.sourceText(is->getCond()->getSourceRange());
   if (cond.size() > 60)
     cond = cond.substr(0, 57) + "...";
-  st.comments.leading.push_back(
-      fmt::format("// line {}: if ({}): p {}", tu_.line(is->getBeginLoc()), cond, source));
+  if (rest && thenS.empty())
+    st.comments.leading.push_back(fmt::format(
+        "// line {}: if ({}) continue: the rest of the body runs when it does not hold, p = 1 - "
+        "p(condition), {}",
+        tu_.line(is->getBeginLoc()), cond, source));
+  else if (rest)
+    st.comments.leading.push_back(fmt::format(
+        "// line {}: if ({}) {{ ...; continue; }}: p {}, the rest of the body in 'else'",
+        tu_.line(is->getBeginLoc()), cond, source));
+  else
+    st.comments.leading.push_back(
+        fmt::format("// line {}: if ({}): p {}", tu_.line(is->getBeginLoc()), cond, source));
   emit(std::move(st));
 }
 
-bool KernelBuilder::storesIn(const clang::IfStmt *is, const std::string &arr) {
+bool KernelBuilder::storesIn(const std::vector<const clang::Stmt *> &ss, const std::string &arr) {
   std::function<bool(const clang::Stmt *)> walk = [&](const clang::Stmt *s) -> bool {
     if (!s)
       return false;
@@ -448,7 +490,10 @@ bool KernelBuilder::storesIn(const clang::IfStmt *is, const std::string &arr) {
         return true;
     return false;
   };
-  return walk(is->getThen()) || walk(is->getElse());
+  for (const clang::Stmt *s : ss)
+    if (walk(s))
+      return true;
+  return false;
 }
 
 skeleton::Kernel buildKernel(NestAnalysis &na, const std::string &name,

@@ -103,12 +103,24 @@ private:
   /// Read the element: a load unless this iteration already has it.
   void readAddr(const Addr &ad);
   void writeAddr(const Addr &ad);
-  Val load(const clang::ArraySubscriptExpr *a);
+  /// `whole`: the expression read when it is not `a` itself (`a[i].x`).
+  Val load(const clang::ArraySubscriptExpr *a, const clang::Expr *whole = nullptr);
+  /// The access `e` is: a subscript, or a field of an array of structs
+  /// (`a[i].x`, whose access is recorded under `a[i]`); null otherwise.
+  const clang::ArraySubscriptExpr *accessOf(const clang::Expr *e) const;
+  /// For `c ? a : b` as an index: 1 when `a` is the arm most iterations take,
+  /// 2 for `b`, 0 when it cannot tell (KernelExprs.cpp says how).
+  int interiorArm(const clang::ConditionalOperator *co);
+  /// Clamped indices written as their interior arm: line, source text.
+  std::set<std::pair<unsigned, std::string>> clamps_;
 
   // -------------------------------------------------------------------------
   // statements
 
   void stmt(const clang::Stmt *s);
+  /// A loop body's statements from `from` on; `if (c) continue;` among them
+  /// becomes a branch around the rest.
+  void stmts(const std::vector<const clang::Stmt *> &list, size_t from = 0);
   std::set<std::string> arraysStoredIn(const clang::ForStmt *f);
   void forgetWrittenIn(const clang::ForStmt *f);
   /// An inner loop: `stream` or `for`, with its trip count.
@@ -118,8 +130,10 @@ private:
   int smallPure(const clang::Stmt *s);
   void forgetAssignedIn(const clang::Stmt *s);
   /// An `if`: predicated when small, else `if (p=P)` with both arms.
-  void branch(const clang::IfStmt *is);
-  bool storesIn(const clang::IfStmt *is, const std::string &arr);
+  /// `rest`: for `if (c) continue;`, the statements the `continue` skips (the
+  /// `else` side; `then` is what stands before the `continue`).
+  void branch(const clang::IfStmt *is, const std::vector<const clang::Stmt *> *rest = nullptr);
+  bool storesIn(const std::vector<const clang::Stmt *> &ss, const std::string &arr);
 
   NestAnalysis &na_;
   TUContext &tu_;

@@ -167,17 +167,26 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
       return {k->second};
     return {};
   }
-  if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
-    return load(a);
+  if (auto *a = accessOf(e))
+    return load(a, e);
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e))
     return unary(u);
   if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e))
     return binary(b);
   if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
     eval(co->getCond());
-    eval(co->getTrueExpr());
-    eval(co->getFalseExpr());
+    Val t = eval(co->getTrueExpr());
+    Val f = eval(co->getFalseExpr());
     cost(1); // select
+    if (e->getType()->isIntegralOrEnumerationType() && t.sym && f.sym) {
+      // a clamped index (`(x == 0) ? c : c - 1`, `MIN(i + 1, N - 1)`): the
+      // arm most iterations take stands for it; the borders are approximated
+      int arm = interiorArm(co);
+      if (arm) {
+        clamps_.emplace(tu_.line(co->getBeginLoc()), tu_.sourceText(co->getSourceRange()));
+        return arm == 1 ? t : f;
+      }
+    }
     return {};
   }
   if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
@@ -213,7 +222,7 @@ KernelBuilder::Val KernelBuilder::unary(const clang::UnaryOperator *u) {
       }
       return {};
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s)) {
+    if (auto *a = accessOf(s)) {
       Addr ad = address(a);
       readAddr(ad);
       cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt), sub->getType());
@@ -246,7 +255,7 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       assignScalar(v, b->getRHS(), r);
       return r;
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+    if (auto *a = accessOf(lhs)) {
       Addr ad = address(a);
       Val r = eval(b->getRHS());
       writeAddr(ad);
@@ -273,7 +282,7 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       }
       return {};
     }
-    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+    if (auto *a = accessOf(lhs)) {
       Addr ad = address(a);
       readAddr(ad);
       eval(b->getRHS());
@@ -460,10 +469,46 @@ void KernelBuilder::writeAddr(const Addr &ad) {
   set.insert(ad.key);
 }
 
-KernelBuilder::Val KernelBuilder::load(const clang::ArraySubscriptExpr *a) {
+int KernelBuilder::interiorArm(const clang::ConditionalOperator *co) {
+  // an arm varies when it uses a loop index or a scalar the nest assigns
+  auto varies = [&](const clang::Expr *x) {
+    std::set<const clang::VarDecl *> vs;
+    collectVars(x, vs);
+    for (const clang::VarDecl *v : vs) {
+      if (loopVal_.count(v))
+        return true;
+      for (const ScalarWrite &w : scan_.scalarWrites)
+        if (w.var == v)
+          return true;
+    }
+    return false;
+  };
+  bool vt = varies(co->getTrueExpr()), vf = varies(co->getFalseExpr());
+  if (vt != vf)
+    return vt ? 1 : 2; // the other arm is the clamp value
+  if (!vt)
+    return 0;
+  // both vary: an equality picks out a border (`x == 0`), its negation the interior
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(co->getCond()->IgnoreParenImpCasts())) {
+    if (b->getOpcode() == clang::BO_EQ)
+      return 2;
+    if (b->getOpcode() == clang::BO_NE)
+      return 1;
+  }
+  return 0;
+}
+
+const clang::ArraySubscriptExpr *KernelBuilder::accessOf(const clang::Expr *e) const {
+  if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+    return a;
+  auto *a = structElement(e, tu_.ast);
+  return a && byExpr_.count(a) ? a : nullptr;
+}
+
+KernelBuilder::Val KernelBuilder::load(const clang::ArraySubscriptExpr *a, const clang::Expr *whole) {
   Addr ad = address(a);
   readAddr(ad);
-  if (ad.shape->isRegister || !a->getType()->isIntegralOrEnumerationType())
+  if (ad.shape->isRegister || !(whole ? whole : a)->getType()->isIntegralOrEnumerationType())
     return {};
   return {Expr::access(ad.name, ad.idx)};
 }

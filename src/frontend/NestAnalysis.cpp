@@ -37,6 +37,12 @@ std::optional<std::pair<int64_t, Expr>> NestAnalysis::knownScalar(const clang::V
   if (!neverAssigned || facts.addressTaken.count(v))
     return std::nullopt;
   auto value = tu.constantValue(init);
+  if (!value && !v->hasGlobalStorage() && !localBusy_.count(v)) {
+    // a local computed once from known sizes (`int chunks = rows*cols / 256;`)
+    localBusy_.insert(v);
+    value = knownValue(init);
+    localBusy_.erase(v);
+  }
   if (!value)
     return std::nullopt;
   if (v->hasGlobalStorage() && tu.useMacro(name, *value, v->getLocation(),

@@ -119,6 +119,7 @@ private:
   std::map<const clang::ValueDecl *, std::optional<Interval>> rangeCache_;
   std::set<const clang::ValueDecl *> rangeBusy_;
   std::set<const clang::VarDecl *> substBusy_;
+  std::set<const clang::VarDecl *> localBusy_; ///< locals whose initialiser is being evaluated
 };
 
 /// a = sum(coef * factor) + constant over `+ - *`-by-constant, `<<` and unary minus.

@@ -189,8 +189,8 @@ private:
         inner = l;
         continue;
       }
-      if (hasStoreOrLoop(s, scan))
-        return nullptr;
+      if (hasStoreOrLoop(s, scan) || continueIf(s))
+        return nullptr; // (a `continue` would skip the inner loop's iterations too)
       prefix.push_back(s);
     }
     return inner;

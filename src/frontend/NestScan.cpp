@@ -81,6 +81,12 @@ public:
     w.value = hdr->init;
     w.loop = f;
     out_.scalarWrites.push_back(w);
+    // `if (c) continue;` among the body's statements skips the rest of the
+    // body: a branch around it (KernelBuilder::stmts); elsewhere refused
+    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody()))
+      for (const clang::Stmt *c : cs->body())
+        if (auto *k = continueIf(c))
+          continues_.insert(k);
     stmt(f->getBody(), f);
   }
 
@@ -108,6 +114,8 @@ public:
       return;
     }
     if (llvm::isa<clang::NullStmt>(s))
+      return;
+    if (llvm::isa<clang::ContinueStmt>(s) && continues_.count(s))
       return;
     if (auto *as = llvm::dyn_cast<clang::AttributedStmt>(s)) {
       stmt(as->getSubStmt(), loop);
@@ -167,7 +175,7 @@ public:
     if (llvm::isa<clang::BreakStmt>(s))
       return "a 'break' leaves the loop early";
     if (llvm::isa<clang::ContinueStmt>(s))
-      return "a 'continue'";
+      return "a 'continue' other than an 'if (...) continue;' among the loop body's statements";
     if (llvm::isa<clang::ReturnStmt>(s))
       return "a 'return' inside the loop";
     if (llvm::isa<clang::SwitchStmt>(s))
@@ -177,6 +185,27 @@ public:
 
 private:
   enum class Use { Read, Write, ReadWrite };
+
+  /// `w` in `w[k]` when w is a variable holding row pointers to numbers: a
+  /// pointer to pointers (`float **w`) or an array of them (`float *w[N]`).
+  static const clang::VarDecl *rowPointerBase(const clang::ArraySubscriptExpr *row) {
+    auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(row->getBase()->IgnoreParenImpCasts());
+    auto *v = dr ? llvm::dyn_cast<clang::VarDecl>(dr->getDecl()) : nullptr;
+    if (!v)
+      return nullptr;
+    clang::QualType t = v->getType().getCanonicalType();
+    clang::QualType rowT;
+    if (auto *pt = t->getAs<clang::PointerType>())
+      rowT = pt->getPointeeType().getCanonicalType();
+    else if (auto *at = llvm::dyn_cast<clang::ConstantArrayType>(t.getTypePtr()))
+      rowT = at->getElementType().getCanonicalType();
+    else
+      return nullptr;
+    auto *rp = rowT->getAs<clang::PointerType>();
+    if (!rp || !isScalarType(rp->getPointeeType()))
+      return nullptr;
+    return v;
+  }
 
   void decl(const clang::Decl *d, const clang::ForStmt *loop) {
     auto *v = llvm::dyn_cast<clang::VarDecl>(d);
@@ -267,7 +296,22 @@ private:
     out_.scalarWrites.push_back(w);
   }
 
-  void access(const clang::ArraySubscriptExpr *a, const clang::ForStmt *loop, Use use) {
+  /// `a[i].x`: an access of `a` with the field's index as its last subscript
+  /// (a literal made in the AST context, so that every step reads it as a
+  /// subscript); false for member accesses of other kinds.
+  bool memberAccess(const clang::Expr *e, const clang::ForStmt *loop, Use use) {
+    unsigned field = 0;
+    auto *as = structElement(e, tu_.ast, &field);
+    if (!as)
+      return false;
+    auto *lit = clang::IntegerLiteral::Create(tu_.ast, llvm::APInt(32, field), tu_.ast.IntTy,
+                                              e->getExprLoc());
+    access(as, loop, use, lit);
+    return true;
+  }
+
+  void access(const clang::ArraySubscriptExpr *a, const clang::ForStmt *loop, Use use,
+              const clang::Expr *field = nullptr) {
     AccessRec r;
     r.expr = a;
     r.loop = loop;
@@ -276,7 +320,7 @@ private:
     if (a->getType()->isArrayType())
       throw Unsupported{a->getBeginLoc(), fmt::format("the row '{}' is used as a pointer",
                                                       tu_.sourceText(a->getSourceRange()))};
-    if (!isScalarType(a->getType()))
+    if (!field && !isScalarType(a->getType()))
       throw Unsupported{a->getBeginLoc(),
                         fmt::format("an element of type '{}'", a->getType().getAsString())};
     const clang::Expr *cur = a;
@@ -294,10 +338,17 @@ private:
       }
       if (ic && ic->getCastKind() == clang::CK_LValueToRValue) {
         const clang::Expr *inner = ic->getSubExpr()->IgnoreParens();
-        if (llvm::isa<clang::ArraySubscriptExpr>(inner))
-          throw Unsupported{a->getBeginLoc(),
-                            fmt::format("'{}' is an array of pointers",
-                                        tu_.sourceText(inner->getSourceRange()))};
+        if (auto *row = llvm::dyn_cast<clang::ArraySubscriptExpr>(inner)) {
+          // `w[k][j]` with `float **w` (or `float *w[N]`): a row read through its
+          // pointer, then an element of that row; the rows are placed anywhere
+          // (Shapes.cpp, pointerRows). Deeper chains stay refused.
+          if (!rowPointerBase(row))
+            throw Unsupported{a->getBeginLoc(),
+                              fmt::format("'{}' is an array of pointers",
+                                          tu_.sourceText(inner->getSourceRange()))};
+          cur = inner;
+          continue;
+        }
         cur = inner;
         continue;
       }
@@ -311,6 +362,8 @@ private:
                                     "variable",
                                     tu_.sourceText(cur->getSourceRange()))};
     std::reverse(subs.begin(), subs.end());
+    if (field)
+      subs.push_back(field);
     r.base = v;
     r.subs = subs;
     for (const clang::Expr *s : subs) {
@@ -358,6 +411,8 @@ private:
           access(a, loop, compound ? Use::ReadWrite : Use::Write);
           return;
         }
+        if (memberAccess(lhs, loop, compound ? Use::ReadWrite : Use::Write))
+          return;
         throw Unsupported{e->getBeginLoc(),
                           fmt::format("an assignment to '{}'", tu_.sourceText(lhs->getSourceRange()))};
       }
@@ -390,6 +445,8 @@ private:
           access(a, loop, Use::ReadWrite);
           return;
         }
+        if (memberAccess(sub, loop, Use::ReadWrite))
+          return;
       }
       expr(u->getSubExpr(), loop, Use::Read);
       return;
@@ -405,6 +462,8 @@ private:
         expr(a, loop, Use::Read);
       return;
     }
+    if (memberAccess(e, loop, use))
+      return;
     if (llvm::isa<clang::MemberExpr>(e))
       throw Unsupported{e->getBeginLoc(), fmt::format("the member access '{}'",
                                                       tu_.sourceText(e->getSourceRange()))};
@@ -430,6 +489,7 @@ private:
   TUContext &tu_;
   NestScan &out_;
   CalleeChecker &callees_;
+  std::set<const clang::Stmt *> continues_; ///< the `continue`s of continueIf forms
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace skelcast::frontend {
 
@@ -123,6 +124,49 @@ private:
     return tu_.macroForValue(value);
   }
 
+  /// The elements of `v` when the function sets it once, from `malloc(BYTES)`
+  /// or `calloc(N, SIZE)` (through casts) with a size of known values.
+  std::optional<int64_t> allocatedElements(NestAnalysis &na, const clang::VarDecl *v) {
+    const clang::Expr *value = v->getInit();
+    int sets = value ? 1 : 0;
+    std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *st) {
+      if (!st)
+        return;
+      if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(st))
+        if (b->isAssignmentOp() && refVar(b->getLHS()) == v) {
+          ++sets;
+          value = b->getRHS();
+        }
+      for (const clang::Stmt *c : st->children())
+        walk(c);
+    };
+    if (llvm::isa<clang::ParmVarDecl>(v) || v->hasGlobalStorage() || !na.facts.fn)
+      return std::nullopt;
+    walk(na.facts.fn->getBody());
+    if (sets != 1 || !value || na.facts.addressTaken.count(v))
+      return std::nullopt;
+    auto *call = llvm::dyn_cast<clang::CallExpr>(value->IgnoreParenCasts());
+    const clang::FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+    if (!fd)
+      return std::nullopt;
+    std::string fn = fd->getNameAsString();
+    std::optional<int64_t> bytes;
+    if (fn == "malloc" && call->getNumArgs() == 1) {
+      bytes = na.knownValue(call->getArg(0));
+    } else if (fn == "calloc" && call->getNumArgs() == 2) {
+      auto n = na.knownValue(call->getArg(0)), sz = na.knownValue(call->getArg(1));
+      if (n && sz)
+        bytes = *n * *sz;
+    }
+    clang::QualType pointee = v->getType()->getPointeeType();
+    if (!bytes || *bytes <= 0 || pointee.isNull() || pointee->isIncompleteType())
+      return std::nullopt;
+    int64_t elem = static_cast<int64_t>(tu_.ast.getTypeSizeInChars(pointee).getQuantity());
+    if (elem <= 0 || *bytes % elem != 0)
+      return std::nullopt;
+    return *bytes / elem;
+  }
+
   std::string shapeOf(NestAnalysis &na, const NestScan &scan, const clang::VarDecl *v,
                       ArrayShape &s) {
     std::string name = v->getName().str();
@@ -189,8 +233,19 @@ private:
         continue;
       }
       if (auto *pt = llvm::dyn_cast<clang::PointerType>(ty)) {
+        if (dims.size() == 1 && !s.pointerRows &&
+            pt->getPointeeType()->isArithmeticType()) {
+          // rows through pointers (`float **w`, `float *w[N]`): each row is
+          // contiguous, where the rows lie is not known
+          s.pointerRows = true;
+          dims.push_back(0);
+          dimExprs.push_back(std::nullopt);
+          cur = pt->getPointeeType();
+          tl = clang::TypeLoc();
+          continue;
+        }
         if (!dims.empty() || isPtr)
-          break; // an array of pointers, or a pointer to pointer
+          break; // deeper chains of pointers
         isPtr = true;
         dims.push_back(0);
         dimExprs.push_back(std::nullopt);
@@ -206,6 +261,16 @@ private:
       break;
     }
     s.isPointer = isPtr;
+    unsigned nfields = 0;
+    if (auto *ft = uniformStruct(cur, tu_.ast, &nfields)) {
+      // an array of structs of like fields: one more dimension, the field
+      // (`pos[i].y` is `pos[i][1]`: the struct's stride, the field's offset)
+      s.structFields = static_cast<int>(nfields);
+      s.structName = cur.getUnqualifiedType().getAsString();
+      dims.push_back(nfields);
+      dimExprs.push_back(std::nullopt);
+      cur = clang::QualType(ft, 0);
+    }
     auto et = elemTypeOf(cur, tu_.ast);
     if (!et || cur->isPointerType())
       return fmt::format("the elements of '{}' are not numbers ('{}')", name,
@@ -227,7 +292,9 @@ private:
     auto opt = tu_.opts.extents.find(name);
     if (opt != tu_.opts.extents.end() && !opt->second.empty()) {
       tu_.usedExtents.insert(name);
-      const std::vector<int64_t> &given = opt->second;
+      std::vector<int64_t> given = opt->second;
+      if (s.structFields && given.size() + 1 == dims.size())
+        given.push_back(s.structFields); // the elements' extents: the fields follow
       for (int64_t g : given)
         if (g <= 0)
           return fmt::format("--extent {}: extents must be positive", name);
@@ -250,7 +317,7 @@ private:
       return {};
     }
 
-    if (isPtr) {
+    if (isPtr && !s.pointerRows) {
       // infer strides from the constant factors of the subscripts
       std::set<int64_t> cands;
       for (const AccessRec &a : scan.accesses)
@@ -353,6 +420,12 @@ private:
       } else if (maxHi && !unknown) {
         values[0] = *maxHi + 1;
         exprs[0] = namedValue(na, scan, values[0]);
+      } else if (auto n = allocatedElements(na, v);
+                 n && isPtr && !s.pointerRows && values.size() == 1) {
+        // an indirect subscript (`mask[edges[e]]`): the allocation's size
+        values[0] = *n;
+        exprs[0] = namedValue(na, scan, values[0]);
+        s.origin = fmt::format("// '{}' is a pointer: extent from its allocation", name);
       } else {
         return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N{})", name,
                            name, values.size() > 1 ? ",..." : "");
@@ -361,6 +434,34 @@ private:
         return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N)", name,
                            name);
     }
+    if (s.pointerRows && values.size() == 2 && values[1] == 0) {
+      // the length of a row: from the range of the column subscripts
+      std::optional<int64_t> maxHi;
+      for (const AccessRec &a : scan.accesses) {
+        if (a.base != v)
+          continue;
+        auto r = na.range(na.affine(a.subs[1]));
+        if (!r)
+          return fmt::format("the length of the rows of '{}' is unknown (give it with --extent "
+                             "{}=ROWS,LENGTH)",
+                             name, name);
+        maxHi = maxHi ? std::max(*maxHi, r->hi) : r->hi;
+      }
+      if (!maxHi || *maxHi < 0)
+        return fmt::format("the length of the rows of '{}' is unknown (give it with --extent "
+                           "{}=ROWS,LENGTH)",
+                           name, name);
+      values[1] = *maxHi + 1;
+      exprs[1] = namedValue(na, scan, values[1]);
+    }
+    if (s.structFields)
+      s.origin = fmt::format("// '{}' is an array of '{}': a field is the last index, the {} "
+                             "fields side by side",
+                             name, s.structName, s.structFields);
+    if (s.pointerRows)
+      s.origin = fmt::format("// '{}' holds row pointers: each row contiguous, the rows placed "
+                             "anywhere (taken apart from each other)",
+                             name);
     s.values = values;
     for (size_t d = 0; d < values.size(); ++d)
       s.extents.push_back(exprs[d] ? *exprs[d] : Expr::lit(values[d]));

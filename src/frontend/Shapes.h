@@ -34,6 +34,13 @@ struct ArrayShape {
   std::vector<int64_t> strides;
   bool isPointer = false;  ///< declared as a pointer (not array syntax)
   bool isRestrict = false;
+  /// Rows through pointers (`float **w`, `float *w[N]` subscripted `w[k][j]`):
+  /// two dimensions, each row contiguous, the rows' placement unknown.
+  bool pointerRows = false;
+  /// An array of structs whose fields are numbers of one size: the fields
+  /// are the last dimension (ClangNodes.h, uniformStruct); 0 otherwise.
+  int structFields = 0;
+  std::string structName;
   std::string name;        ///< in the skeleton
   std::string origin;      ///< a comment saying where the shape came from
 };
