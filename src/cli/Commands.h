@@ -1,6 +1,8 @@
 // One registration function per subcommand; each lives in its own file.
 #pragma once
 
+#include "Diagnostics.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -14,6 +16,7 @@ struct Context {
   std::ostream &err;
   std::string specDir;         ///< where `--hw NAME` looks for NAME.json
   std::function<int()> action; ///< set by the subcommand that was selected
+  DiagnosticPrinter diag;      ///< --color, --warnings-as-errors
 };
 
 void registerFmt(CLI::App &app, Context &ctx);
@@ -24,6 +27,11 @@ void registerSkeletonize(CLI::App &app, Context &ctx);
 void registerValidate(CLI::App &app, Context &ctx);
 void registerBatch(CLI::App &app, Context &ctx); // BatchCommand.cpp
 void registerCheck(CLI::App &app, Context &ctx); // CheckCommand.cpp
+
+/// Where `--hw NAME` looks: $SKELCAST_HWSPEC_DIR when set, else the installed
+/// directory (`../share/skelcast/hwspecs` from the executable) when it exists,
+/// else the source tree's hwspecs/ (README, "Installing").
+std::string defaultSpecDir();
 
 /// Runs `body`, turning an InputError into a message on `err` and exit code 1.
 int guarded(Context &ctx, const std::function<int()> &body);

@@ -3,6 +3,7 @@
 #include "CpuHarness.h"
 #include "Inputs.h"
 #include "OptionChecks.h"
+#include "ProjectConfig.h"
 #include "SkeletonizeOptions.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Project.h"
@@ -40,6 +41,22 @@ struct ProjectOpts {
   }
   double minSpeedup = 2;
   bool pinned = false;
+  bool hwGiven = false;  ///< --hw was on the command line (else .skelcast.json's may apply)
+  std::string language;  ///< --language c|skel (`-` is a skeleton unless c)
+  /// The GPU: --hw, else the `hw` of the first input's .skelcast.json, else h100.
+  std::string hwName() const {
+    if (!hwGiven && !files.empty())
+      if (auto cfg = findProjectConfig(files.front()); cfg && cfg->hw)
+        return *cfg->hw;
+    return hw;
+  }
+  InputOptions inputs(Context &ctx) const {
+    InputOptions in = cInput();
+    in.language = language;
+    in.renderWarning = ctx.diag.renderer();
+    in.colorDiagnostics = ctx.diag.color;
+    return in;
+  }
   model::ModelOptions modelOptions() const {
     model::ModelOptions mo;
     mo.model = model;
@@ -68,7 +85,7 @@ std::vector<size_t> selectKernels(const skeleton::SkeletonFile &f, const std::st
 }
 
 int runProject(Context &ctx, const ProjectOpts &o) {
-  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
+  hw::HwSpec hw = hw::resolveHwSpec(o.hwName(), ctx.specDir);
   model::ModelOptions mo = o.modelOptions();
   mo.keepTop = o.top; // only the layouts shown are kept
   report::Report rep;
@@ -78,11 +95,10 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   rep.hwHash = hw.contentHash;
   rep.model = o.modelLabel();
   rep.top = o.top;
-  InputOptions ci = o.cInput();
+  InputOptions ci = o.inputs(ctx);
   for (const auto &path : o.files) {
     LoadedInput in = loadSkeleton(path, ci, ctx.err);
-    for (const auto &w : in.warnings)
-      ctx.err << w.str() << '\n';
+    ctx.diag.emit(in.warnings, ctx.err);
     skeleton::SkeletonFile f = std::move(in.file);
     std::vector<model::KernelProjection> all;
     model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels
@@ -93,7 +109,7 @@ int runProject(Context &ctx, const ProjectOpts &o) {
       if (!o.layout.empty())
         only = layout::parseLayout(analysis.kernel(k), o.layout, hw);
       all.push_back(model::projectProgramKernel(analysis, k, hw, {}, mo, only));
-      rep.kernels.push_back({path, all.back()});
+      rep.kernels.push_back({inputName(path), all.back()});
     }
     // The whole program, when every kernel of the file was ranked.
     if (o.kernel.empty() && o.layout.empty()) {
@@ -116,7 +132,7 @@ int runProject(Context &ctx, const ProjectOpts &o) {
       }
       po.minSpeedup = o.minSpeedup;
       po.pinned = o.pinned;
-      rep.programs.push_back({path, model::projectProgram(f, all, hw, {}, mo, po)});
+      rep.programs.push_back({inputName(path), model::projectProgram(f, all, hw, {}, mo, po)});
     }
   }
   if (o.format == "json")
@@ -131,10 +147,9 @@ int runProject(Context &ctx, const ProjectOpts &o) {
 }
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
-  hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
-  LoadedInput in = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
-  for (const auto &w : in.warnings)
-    ctx.err << w.str() << '\n';
+  hw::HwSpec hw = hw::resolveHwSpec(o.hwName(), ctx.specDir);
+  LoadedInput in = loadSkeleton(o.files.front(), o.inputs(ctx), ctx.err);
+  ctx.diag.emit(in.warnings, ctx.err);
   skeleton::SkeletonFile f = std::move(in.file);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
@@ -153,6 +168,10 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
 }
 
 void addCommon(CLI::App *cmd, ProjectOpts &o) {
+  cmd->add_option("--language", o.language,
+                  "Read the inputs as C or as skeletons, whatever their names ('-', standard "
+                  "input, is a skeleton unless 'c')")
+      ->check(CLI::IsMember({"c", "skel"}));
   cmd->add_option("--hw", o.hw, "GPU spec: a name from hwspecs/ or a JSON file")
       ->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "Only the kernel of this name");
@@ -194,7 +213,10 @@ void registerProject(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif
-  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); }; });
+  cmd->callback([&ctx, o, cmd] {
+    o->hwGiven = cmd->count("--hw") > 0;
+    ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runProject(ctx, *o); }); };
+  });
 }
 
 void registerExplain(CLI::App &app, Context &ctx) {
@@ -207,7 +229,10 @@ void registerExplain(CLI::App &app, Context &ctx) {
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
-  cmd->callback([&ctx, o] { ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); }; });
+  cmd->callback([&ctx, o, cmd] {
+    o->hwGiven = cmd->count("--hw") > 0;
+    ctx.action = [&ctx, o] { return guarded(ctx, [&] { return runExplain(ctx, *o); }); };
+  });
 }
 
 } // namespace skelcast::cli
