@@ -87,6 +87,7 @@ std::string renderValidationMarkdown(const model::ValidationReport &v) {
 std::string renderValidationJson(const model::ValidationReport &v) {
   using nlohmann::json;
   json j;
+  j["schema_version"] = 1; // docs/schema/validate-kernels.schema.json
   j["hw"] = v.hwName;
   j["model"] = v.model;
   j["measurements"] = v.measurementsPath;
@@ -136,6 +137,7 @@ std::string renderProgramValidationMarkdown(const model::ProgramValidation &v) {
 std::string renderProgramValidationJson(const model::ProgramValidation &v) {
   using nlohmann::json;
   json j;
+  j["schema_version"] = 1; // docs/schema/validate-programs.schema.json
   j["hw"] = v.hwName;
   j["gpu"] = v.gpuName;
   j["model"] = v.model;
