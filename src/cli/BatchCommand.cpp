@@ -165,6 +165,11 @@ void registerBatch(CLI::App &app, Context &ctx) {
                                report::projectionCount(r), failures);
         for (const auto &f : files)
           ctx.out << "wrote " << f << '\n';
+        std::vector<std::string> warnings;
+        for (const auto &b : r.benchmarks)
+          warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());
+        if (ctx.diag.failOnWarnings(warnings, ctx.err))
+          return static_cast<int>(InputFailure);
         return failures ? static_cast<int>(InputFailure) : static_cast<int>(Success);
       });
     };

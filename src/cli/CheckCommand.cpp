@@ -112,6 +112,11 @@ void registerCheck(CLI::App &app, Context &ctx) {
         if (!o->junit.empty())
           writeFileAtomically(o->junit, report::renderJUnit(c));
         ctx.out << report::renderCheckText(c);
+        std::vector<std::string> warnings;
+        for (const auto &b : run.benchmarks)
+          warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());
+        if (ctx.diag.failOnWarnings(warnings, ctx.err))
+          return InputFailure;
         return c.failed() ? InputFailure : Success;
       });
     };

@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <ostream>
+#include <unistd.h>
 
 namespace skelcast::cli {
 
@@ -15,7 +18,7 @@ int guarded(Context &ctx, const std::function<int()> &body) {
   try {
     return body();
   } catch (const InputError &e) {
-    ctx.err << e.what() << '\n';
+    ctx.err << ctx.diag.error(e);
     return InputFailure;
   } catch (const CLI::Error &e) {
     // A malformed option value noticed while running (e.g. --extent a=x).
@@ -64,12 +67,34 @@ std::string usageMessage(const CLI::ParseError &e) {
 
 } // namespace
 
+std::string defaultSpecDir() {
+  namespace fs = std::filesystem;
+  if (const char *env = std::getenv("SKELCAST_HWSPEC_DIR"); env && *env)
+    return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = (exe.parent_path() / ".." / "share" / "skelcast" / "hwspecs").lexically_normal();
+    if (fs::is_directory(installed, ec))
+      return installed.string();
+  }
+  return SKELCAST_HWSPEC_DIR;
+}
+
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   CLI::App app{"skelcast: project the GPU performance of CPU loop nests (GROPHECY)", "skelcast"};
   app.set_version_flag("--version", std::string("skelcast ") + SKELCAST_VERSION);
   app.require_subcommand(1);
-  const char *envSpecs = std::getenv("SKELCAST_HWSPEC_DIR");
-  Context ctx{out, err, envSpecs && *envSpecs ? envSpecs : SKELCAST_HWSPEC_DIR, {}};
+  Context ctx{out, err, defaultSpecDir(), {}, {}};
+  // Global options, accepted before or after the subcommand.
+  app.fallthrough();
+  std::string colorMode = "auto";
+  app.add_option("--color", colorMode,
+                 "Colour diagnostics: auto (stderr is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  app.add_flag("--warnings-as-errors", ctx.diag.warningsAsErrors,
+               "Any warning is an error: exit code 1 and nothing on stdout (for CI)");
   registerFmt(app, ctx);
   registerHw(app, ctx);
   registerProject(app, ctx);
@@ -117,6 +142,7 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
     err << "run '" << commandPath(app) << " --help' for usage\n";
     return UsageFailure;
   }
+  ctx.diag.color = useColor(colorMode, &err == &std::cerr && isatty(STDERR_FILENO));
   if (!ctx.action) {
     err << "skelcast: error: no subcommand given\n";
     return UsageFailure;

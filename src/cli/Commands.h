@@ -1,6 +1,8 @@
 // One registration function per subcommand; each lives in its own file.
 #pragma once
 
+#include "Diagnostics.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -20,6 +22,7 @@ struct Context {
   /// Clang. CLI11 would give them to the files positional, so runCli takes
   /// them off first.
   std::vector<std::string> clangArgs;
+  DiagnosticPrinter diag;      ///< --color, --warnings-as-errors
 };
 
 void registerFmt(CLI::App &app, Context &ctx);
@@ -30,6 +33,11 @@ void registerSkeletonize(CLI::App &app, Context &ctx);
 void registerValidate(CLI::App &app, Context &ctx);
 void registerBatch(CLI::App &app, Context &ctx); // BatchCommand.cpp
 void registerCheck(CLI::App &app, Context &ctx); // CheckCommand.cpp
+
+/// Where `--hw NAME` looks: $SKELCAST_HWSPEC_DIR when set, else the installed
+/// directory (`../share/skelcast/hwspecs` from the executable) when it exists,
+/// else the source tree's hwspecs/ (README, "Installing").
+std::string defaultSpecDir();
 
 /// Runs `body`, turning an InputError into a message on `err` and exit code 1.
 int guarded(Context &ctx, const std::function<int()> &body);

@@ -1,8 +1,10 @@
 #include "Inputs.h"
+#include "ProjectConfig.h"
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/TextFile.h"
 #ifdef SKELCAST_HAVE_FRONTEND
 #include "skelcast/frontend/Skeletonizer.h"
 #endif
@@ -37,9 +39,8 @@ int setTrip(std::vector<skeleton::Stmt> &body, const std::string &index, int64_t
   return n;
 }
 
-/// `target` as a path relative to the directory of `anchorFile` when both are
-/// relative (or both absolute), so that resolveRelative(anchorFile, result)
-/// gives `target` back; otherwise `target` made absolute.
+} // namespace
+
 std::string relativeTo(const std::string &anchorFile, const std::string &target) {
   namespace fs = std::filesystem;
   fs::path t(target), base = fs::path(anchorFile).parent_path();
@@ -50,6 +51,8 @@ std::string relativeTo(const std::string &anchorFile, const std::string &target)
   }
   return fs::absolute(t).lexically_normal().string();
 }
+
+namespace {
 
 void applyOptions(skeleton::SkeletonFile &f, const InputOptions &opts) {
   for (const auto &[name, value] : opts.macroValues) {
@@ -128,6 +131,23 @@ bool isCInput(const std::string &path) {
   return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
 }
 
+std::string inputName(const std::string &path) { return path == "-" ? kStdinName : path; }
+
+#ifdef SKELCAST_HAVE_FRONTEND
+frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
+                                             frontend::SkeletonizeOptions so,
+                                             std::ostream &diagnostics) {
+  if (auto cfg = findProjectConfig(path)) // the project's flags first: the command line wins
+    so.clangArgs.insert(so.clangArgs.begin(), cfg->flags.begin(), cfg->flags.end());
+  if (so.compilationDbDir.empty())
+    if (auto db = findCompilationDatabase(path))
+      so.compilationDbDir = *db;
+  if (path == "-")
+    return frontend::skeletonizeCode(readStandardInput(), kStdinName, so, diagnostics);
+  return frontend::skeletonizeFile(path, so, diagnostics);
+}
+#endif
+
 skeleton::SkeletonFile loadSkeleton(const std::string &path) {
   std::ostringstream ignored;
   return loadSkeleton(path, {}, ignored).file;
@@ -135,7 +155,8 @@ skeleton::SkeletonFile loadSkeleton(const std::string &path) {
 
 LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
                          std::ostream &diagnostics) {
-  if (isCInput(path)) {
+  bool c = opts.language.empty() ? isCInput(path) : opts.language == "c";
+  if (c) {
 #ifdef SKELCAST_HAVE_FRONTEND
     frontend::SkeletonizeOptions so;
     so.clangArgs = opts.compilerArgs;
@@ -145,7 +166,9 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
     so.trips = opts.trips;
     so.samples = opts.samples;
     so.assumeAliasing = opts.assumeAliasing;
-    frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);
+    so.renderWarning = opts.renderWarning;
+    so.colorDiagnostics = opts.colorDiagnostics;
+    frontend::SkeletonizeResult r = skeletonizeInput(path, so, diagnostics);
     return {std::move(r.file), std::move(r.warnings), std::move(r.functions)};
 #else
     throw InputError({path, 0, 0}, "C input needs the skeletonizer, which is not part of this build");
@@ -154,7 +177,8 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
   if (!opts.compilerArgs.empty())
     throw InputError({path, 0, 0}, "compiler arguments are given, but this is not a C input");
   LoadedInput in;
-  in.file = skeleton::parseSkeletonFile(path);
+  in.file = path == "-" ? skeleton::parseSkeleton(readStandardInput(), kStdinName)
+                        : skeleton::parseSkeletonFile(path);
   applyOptions(in.file, opts);
   return in;
 }

@@ -8,6 +8,7 @@
 #include "skelcast/support/Diagnostic.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -26,6 +27,10 @@ struct InputOptions {
   bool assumeAliasing = false;                ///< C inputs only: `--assume-aliasing`
   /// .skel inputs only: macros whose value is replaced (`--sweep`, through withSize).
   std::map<std::string, int64_t> macroValues;
+  std::string language;                       ///< `--language c|skel`; empty: by the extension
+  /// C inputs: how the skeletonizer prints its warnings when no nest is portable
+  std::function<std::string(const Warning &)> renderWarning;
+  bool colorDiagnostics = false;              ///< C inputs: Clang's diagnostics in colour
 };
 
 /// A parsed input and the warnings reading it produced (the skeletonizer's
@@ -36,7 +41,7 @@ struct LoadedInput {
   std::vector<frontend::CFunction> functions; ///< C inputs: the functions with kernels
 };
 
-/// Parse one input file into a skeleton; bad input throws InputError.
+/// Parse one input file (`-`: standard input) into a skeleton; bad input throws InputError.
 skeleton::SkeletonFile loadSkeleton(const std::string &path);
 
 /// The same with options. For a `.skel` file, `trips` set the trip-count hint of
@@ -60,5 +65,22 @@ InputOptions withSize(InputOptions opts, const std::string &path, const std::str
 
 /// Whether `path` names a C input (by its extension).
 bool isCInput(const std::string &path);
+
+/// `target` as a path relative to the directory of `anchorFile` when both are
+/// relative (or both absolute), so that resolveRelative(anchorFile, result)
+/// gives `target` back; otherwise `target` made absolute.
+std::string relativeTo(const std::string &anchorFile, const std::string &target);
+
+/// How messages name an input: `<stdin>` for `-`, else the path.
+std::string inputName(const std::string &path);
+
+#ifdef SKELCAST_HAVE_FRONTEND
+/// Skeletonize the C input `path` (`-`: standard input, named `<stdin>`) with
+/// the flags of the nearest `.skelcast.json` before `so`'s and, without `-p`,
+/// the nearest `compile_commands.json` that names the file.
+frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
+                                             frontend::SkeletonizeOptions so,
+                                             std::ostream &diagnostics);
+#endif
 
 } // namespace skelcast::cli

@@ -3,6 +3,7 @@
 #include "CpuHarness.h"
 #include "Inputs.h"
 #include "OptionChecks.h"
+#include "ProjectConfig.h"
 #include "SkeletonizeOptions.h"
 #include "SweepSpec.h"
 #include "Work.h"
@@ -50,6 +51,22 @@ struct ProjectOpts {
   }
   double minSpeedup = 2;
   bool pinned = false;
+  bool hwGiven = false;  ///< --hw was on the command line (else .skelcast.json's may apply)
+  std::string language;  ///< --language c|skel (`-` is a skeleton unless c)
+  /// The GPUs: --hw, else the `hw` of the first input's .skelcast.json, else h100.
+  std::vector<std::string> hwNames() const {
+    if (!hwGiven && !files.empty())
+      if (auto cfg = findProjectConfig(files.front()); cfg && cfg->hw)
+        return {*cfg->hw};
+    return hw;
+  }
+  InputOptions inputs(Context &ctx) const {
+    InputOptions in = cInput();
+    in.language = language;
+    in.renderWarning = ctx.diag.renderer();
+    in.colorDiagnostics = ctx.diag.color;
+    return in;
+  }
   /// --model and --without, parsed once per run.
   model::ModelOptions modelOptions() const { return {model::parseModelSpec(model, without)}; }
 };
@@ -93,7 +110,7 @@ std::vector<hw::HwSpec> resolveGpus(const Context &ctx, const ProjectOpts &o) {
     sets.push_back(hw::parseFieldOverride(s));
   std::vector<hw::HwSpec> gpus;
   std::set<std::string> names;
-  for (const auto &name : o.hw) {
+  for (const auto &name : o.hwNames()) {
     gpus.push_back(hw::overrideHwSpec(hw::resolveHwSpec(name, ctx.specDir), sets));
     if (!names.insert(gpus.back().name).second)
       throw InputError({"--hw", 0, 0}, fmt::format("GPU '{}' is given twice", gpus.back().name));
@@ -131,7 +148,7 @@ void projectInput(const ProjectOpts &o, const std::string &path, const LoadedInp
       if (!o.layout.empty())
         only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
       all[g].push_back(model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only));
-      reps[g].kernels.push_back({path, all[g].back()});
+      reps[g].kernels.push_back({inputName(path), all[g].back()});
     }
   }
   // The whole program, when every kernel of the file was ranked.
@@ -145,7 +162,7 @@ void projectInput(const ProjectOpts &o, const std::string &path, const LoadedInp
     po.minSpeedup = o.minSpeedup;
     po.pinned = o.pinned;
     for (size_t g = 0; g < gpus.size(); ++g)
-      reps[g].programs.push_back({path, model::projectProgram(f, all[g], gpus[g], {}, mo, po)});
+      reps[g].programs.push_back({inputName(path), model::projectProgram(f, all[g], gpus[g], {}, mo, po)});
   }
 }
 
@@ -158,11 +175,10 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   std::vector<report::Report> reps;
   for (const auto &hw : gpus)
     reps.push_back(emptyReport(o, hw));
-  InputOptions ci = o.cInput();
+  InputOptions ci = o.inputs(ctx);
   for (const auto &path : o.files) {
     LoadedInput in = loadSkeleton(path, ci, ctx.err);
-    for (const auto &w : in.warnings)
-      ctx.err << w.str() << '\n';
+    ctx.diag.emit(in.warnings, ctx.err);
     projectInput(o, path, in, gpus, reps, [&] {
       if (o.measureCpu) // the CPU's own time: the function compiled and timed in a harness
         return measuredCpu(o, path, in, ci.compilerArgs);
@@ -213,7 +229,7 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
                              "program's work W (launches x tasks x the comp, ld and st of a task): "
                              "cpu_ms x W(size) / W(as written)",
                              fmt::format("{:g}", *o.cpuMs));
-  InputOptions ci = o.cInput();
+  InputOptions ci = o.inputs(ctx);
   for (const auto &path : o.files) {
     std::optional<double> baseWork;
     if (o.cpuMs && !o.measureCpu) {
@@ -227,8 +243,7 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
       InputOptions at = withSize(ci, path, sw.name, v);
       LoadedInput in = loadSkeleton(path, at, ctx.err);
       if (v == sw.values.front()) // the same warnings come at every size: once
-        for (const auto &w : in.warnings)
-          ctx.err << w.str() << '\n';
+        ctx.diag.emit(in.warnings, ctx.err);
       std::optional<CpuTime> cpu; // once per size, whatever the GPUs
       bool measuring = false;
       auto cpuAt = [&] {
@@ -288,9 +303,8 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
   std::vector<hw::HwSpec> gpus = resolveGpus(ctx, o);
-  LoadedInput in = loadSkeleton(o.files.front(), o.cInput(), ctx.err);
-  for (const auto &w : in.warnings)
-    ctx.err << w.str() << '\n';
+  LoadedInput in = loadSkeleton(o.files.front(), o.inputs(ctx), ctx.err);
+  ctx.diag.emit(in.warnings, ctx.err);
   skeleton::SkeletonFile f = std::move(in.file);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
@@ -321,6 +335,10 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
 }
 
 void addCommon(CLI::App *cmd, ProjectOpts &o) {
+  cmd->add_option("--language", o.language,
+                  "Read the inputs as C or as skeletons, whatever their names ('-', standard "
+                  "input, is a skeleton unless 'c')")
+      ->check(CLI::IsMember({"c", "skel"}));
   cmd->add_option("--hw", o.hw, "GPU specs: names from hwspecs/ or JSON files, e.g. h100,a100,v100")
       ->delimiter(',')
       ->capture_default_str();
@@ -372,7 +390,8 @@ void registerProject(CLI::App &app, Context &ctx) {
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
 #endif
   sweep->excludes("--layout")->excludes("--kernel");
-  cmd->callback([&ctx, o] {
+  cmd->callback([&ctx, o, cmd] {
+    o->hwGiven = cmd->count("--hw") > 0;
 #ifdef SKELCAST_HAVE_FRONTEND
     o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
 #else
@@ -399,7 +418,8 @@ void registerExplain(CLI::App &app, Context &ctx) {
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
-  cmd->callback([&ctx, o] {
+  cmd->callback([&ctx, o, cmd] {
+    o->hwGiven = cmd->count("--hw") > 0;
 #ifdef SKELCAST_HAVE_FRONTEND
     o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
 #else

@@ -9,12 +9,15 @@
 #include "skelcast/cli/Cli.h"
 
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/skeleton/Sample.h"
+#include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 
@@ -140,9 +143,13 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
       "skeletonize", "Print the code skeletons of the parallel loop nests of a C file");
   auto o = std::make_shared<SkeletonizeCliOptions>();
   o->add(cmd);
-  cmd->callback([&ctx, o] {
+  auto output = std::make_shared<std::string>();
+  cmd->add_option("-o,--output", *output,
+                  "Write the skeleton to FILE (atomically) instead of stdout; sample paths are "
+                  "made relative to FILE's directory");
+  cmd->callback([&ctx, o, output] {
     frontend::SkeletonizeOptions opts = o->finish();
-    ctx.action = [&ctx, o, opts] {
+    ctx.action = [&ctx, o, opts, output] {
       return guarded(ctx, [&] {
         const std::string &f = o->file;
         if (f.size() > 5 && f.compare(f.size() - 5, 5, ".skel") == 0)
@@ -150,10 +157,25 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
                            fmt::format("this is a skeleton already (.skel), not C: project it with "
                                        "'skelcast project {}'",
                                        f));
-        frontend::SkeletonizeResult r = frontend::skeletonizeFile(o->file, opts, ctx.err);
-        for (const auto &w : r.warnings)
-          ctx.err << w.str() << '\n';
-        ctx.out << skeleton::printSkeleton(r.file);
+        frontend::SkeletonizeOptions so = opts;
+        so.renderWarning = ctx.diag.renderer();
+        so.colorDiagnostics = ctx.diag.color;
+        frontend::SkeletonizeResult r = skeletonizeInput(o->file, so, ctx.err);
+        ctx.diag.emit(r.warnings, ctx.err);
+        if (output->empty()) {
+          ctx.out << skeleton::printSkeleton(r.file);
+          return static_cast<int>(Success);
+        }
+        // Sample paths are relative to the C file; the skeleton lives beside FILE.
+        namespace fs = std::filesystem;
+        fs::path outDir = fs::absolute(*output).parent_path();
+        for (skeleton::Array &a : r.file.arrays)
+          if (a.sampleFile) {
+            fs::path sample(skeleton::resolveRelative(r.file.path, *a.sampleFile));
+            fs::path rel = fs::absolute(sample).lexically_normal().lexically_relative(outDir);
+            a.sampleFile = rel.empty() ? fs::absolute(sample).string() : rel.string();
+          }
+        writeFileAtomically(*output, skeleton::printSkeleton(r.file));
         return static_cast<int>(Success);
       });
     };

@@ -588,7 +588,7 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
       return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
     });
     for (const auto &w : warnings)
-      st.diag << w.str() << '\n';
+      st.diag << (st.opts.renderWarning ? st.opts.renderWarning(w) : w.str() + "\n");
     std::string none = st.opts.function.empty()
                            ? "no loop nest that can be ported to a GPU"
                            : fmt::format("no loop nest of '{}' can be ported to a GPU",
@@ -675,7 +675,9 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
   std::string cwd = fs::current_path(ec).string();
   std::string workDir = cwd;
   std::vector<std::string> cmd;
-  const std::vector<std::string> ours = {"-fopenmp", "-fno-color-diagnostics",
+  const std::vector<std::string> ours = {"-fopenmp",
+                                         opts.colorDiagnostics ? "-fcolor-diagnostics"
+                                                               : "-fno-color-diagnostics",
                                          std::string("-resource-dir=") +
                                              SKELCAST_CLANG_RESOURCE_DIR};
   if (!opts.compilationDbDir.empty()) {
@@ -722,7 +724,10 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
       new clang::FileManager(clang::FileSystemOptions(), overlay));
 
   llvm::raw_os_ostream os(diagnostics);
+  if (opts.colorDiagnostics)
+    os.enable_colors(true);
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diagOpts(new clang::DiagnosticOptions());
+  diagOpts->ShowColors = opts.colorDiagnostics;
   clang::TextDiagnosticPrinter printer(os, diagOpts.get());
   RunState st{opts, path, diagnostics, {}, {}, std::nullopt, nullptr};
   ToolAct act(st, os);

@@ -108,6 +108,7 @@ std::string renderValidationMarkdown(const model::ValidationReport &v) {
 std::string renderValidationJson(const model::ValidationReport &v) {
   using nlohmann::json;
   json j;
+  j["schema_version"] = 1; // docs/schema/validate-kernels.schema.json
   j["hw"] = v.hwName;
   j["model"] = v.model;
   j["measurements"] = v.measurementsPath;
@@ -166,6 +167,7 @@ std::string renderProgramValidationMarkdown(const model::ProgramValidation &v) {
 std::string renderProgramValidationJson(const model::ProgramValidation &v) {
   using nlohmann::json;
   json j;
+  j["schema_version"] = 1; // docs/schema/validate-programs.schema.json
   j["hw"] = v.hwName;
   j["gpu"] = v.gpuName;
   j["model"] = v.model;

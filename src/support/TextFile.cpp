@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <sys/stat.h>
 #include <fstream>
+#include <iostream>
+#include <optional>
 
 namespace skelcast {
 
@@ -30,7 +32,38 @@ void checkInputFile(const std::string &path) {
   }
 }
 
+namespace {
+std::optional<std::string> &stdinText() {
+  static std::optional<std::string> text;
+  return text;
+}
+} // namespace
+
+std::string readStandardInput() {
+  std::optional<std::string> &t = stdinText();
+  if (t)
+    return *t;
+  std::string text;
+  char buf[1 << 16];
+  while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+    if (text.size() > kMaxInputBytes)
+      throw InputError({kStdinName, 0, 0}, "larger than 64 MiB, not an input skelcast reads");
+  }
+  if (std::cin.bad())
+    throw InputError({kStdinName, 0, 0}, "cannot read standard input");
+  t = std::move(text);
+  return *t;
+}
+
+const std::string *standardInputIfRead() {
+  const std::optional<std::string> &t = stdinText();
+  return t ? &*t : nullptr;
+}
+
 std::string readTextFile(const std::string &path) {
+  if (path == "-")
+    return readStandardInput();
   checkInputFile(path);
   errno = 0;
   std::ifstream in(path, std::ios::binary);

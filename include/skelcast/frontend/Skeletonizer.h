@@ -20,6 +20,7 @@
 #include "skelcast/support/Diagnostic.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -38,6 +39,10 @@ struct SkeletonizeOptions {
   /// --assume-aliasing: any two pointers may overlap unless declared
   /// 'restrict' (the strict rule); by default pointer origins are traced
   bool assumeAliasing = false;
+  /// How the warnings printed when no nest can be ported look (the CLI's
+  /// source line and caret); Warning::str() when unset
+  std::function<std::string(const Warning &)> renderWarning;
+  bool colorDiagnostics = false; ///< Clang's own diagnostics in colour (--color)
 };
 
 /// A parameter of a function with kernels, as a CPU harness needs it to call

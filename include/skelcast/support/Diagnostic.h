@@ -43,4 +43,20 @@ struct Warning {
   std::string str() const;
 };
 
+enum class Severity { Error, Warning };
+
+/// A diagnostic as Clang prints one: `file:line:col: error: message` (or
+/// `warning:`), then, when `source` is the text of `loc.file` and holds line
+/// `loc.line`, that line and a caret under column `loc.col` (columns count
+/// bytes; a tab before the column stays a tab in the caret line, so the caret
+/// lines up however the terminal expands tabs). With `color`, ANSI colours as
+/// Clang's: the position in bold, `error:` bold red, `warning:` bold magenta,
+/// the message in bold, the caret bold green. Ends with a newline.
+std::string renderDiagnostic(Severity severity, const SourceLoc &loc, const std::string &message,
+                             const std::string *source, bool color);
+
+/// Line `line` (from 1) of `text`, without its line break; nothing when the
+/// text has fewer lines.
+bool sourceLine(const std::string &text, int line, std::string &out);
+
 } // namespace skelcast

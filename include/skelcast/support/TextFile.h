@@ -18,7 +18,17 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t(64) << 20;
 /// not exist ("cannot open file"), a directory, a character or block device.
 void checkInputFile(const std::string &path);
 
-/// Read the whole of `path`: a regular file or a pipe. Errors are InputError at
+/// How messages name standard input.
+inline constexpr const char *kStdinName = "<stdin>";
+
+/// Standard input, whole: read on the first call (up to the 64 MiB cap, an
+/// InputError at `<stdin>` beyond), the same text on every later call.
+std::string readStandardInput();
+
+/// Standard input's text if readStandardInput has read it, else nothing.
+const std::string *standardInputIfRead();
+
+/// Read the whole of `path` (`-`: standard input, as readStandardInput): a regular file or a pipe. Errors are InputError at
 /// `path`: "cannot open file", "is a directory, not a file", "is a device, not a
 /// file", "cannot read file", "larger than 64 MiB, not an input skelcast reads".
 std::string readTextFile(const std::string &path);

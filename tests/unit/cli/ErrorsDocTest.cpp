@@ -1,7 +1,8 @@
 // docs/errors.md is the list of bad inputs and the message skelcast prints for
 // each: this test reads its tables and runs every row (issue 7, item 3). A row
 // is `| bad input | `skelcast ARGS` | `MESSAGE` |`; the command runs in-process
-// from the repository root and must print MESSAGE and a newline on stderr,
+// from the repository root and must print MESSAGE and a newline on stderr (then,
+// for a position in a text file, its source line and a caret line),
 // nothing on stdout (batch: what it wrote), and exit with code 1. A message cell `FIRST` … `LAST`
 // stands for several lines (Clang's own, with its caret lines, in between): the
 // first line must be FIRST and the last LAST.
@@ -110,7 +111,18 @@ public:
     int rc = skelcast::cli::runCli(args, out, err);
     EXPECT_EQ(rc, 1) << cmd;
     if (last.empty()) {
-      EXPECT_EQ(err.str(), msg + "\n") << cmd;
+      // The message, then (for a position in a text file) its source line and a caret.
+      std::string e = err.str();
+      size_t nl = e.find('\n');
+      EXPECT_EQ(e.substr(0, nl), msg) << cmd << "\nstderr:\n" << e;
+      std::string rest = nl == std::string::npos ? "" : e.substr(nl + 1);
+      if (!rest.empty()) {
+        size_t l1 = rest.find('\n');
+        std::string caret = l1 == std::string::npos ? "" : rest.substr(l1 + 1);
+        EXPECT_TRUE(caret.size() >= 2 && caret.find_first_not_of(" \t") == caret.size() - 2 &&
+                    caret.substr(caret.size() - 2) == "^\n")
+            << cmd << ": after the message, one source line and a caret line\nstderr:\n" << e;
+      }
     } else {
       std::string e = err.str();
       EXPECT_EQ(e.substr(0, e.find('\n')), msg) << cmd << "\nstderr:\n" << e;

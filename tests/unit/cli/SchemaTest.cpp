@@ -1,0 +1,174 @@
+// The JSON outputs against their schemas in docs/schema/ (issue 20, item 5): a
+// validator of the subset of JSON Schema those files use (type, const, enum,
+// required, properties, additionalProperties, items, minimum), run on what the
+// commands print for real inputs. Any keyword outside the subset fails the test,
+// so a schema cannot silently promise more than is checked.
+#include "../support/CliRun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+using nlohmann::json;
+using skelcast::testsupport::run;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
+bool hasType(const json &v, const std::string &t) {
+  if (t == "object") return v.is_object();
+  if (t == "array") return v.is_array();
+  if (t == "string") return v.is_string();
+  if (t == "integer") return v.is_number_integer();
+  if (t == "number") return v.is_number();
+  if (t == "boolean") return v.is_boolean();
+  if (t == "null") return v.is_null();
+  ADD_FAILURE() << "unknown type '" << t << "' in a schema";
+  return false;
+}
+
+/// Errors of `v` against `s`, each naming its place (`/specs/0/sm_count`).
+void validate(const json &v, const json &s, const std::string &at, std::vector<std::string> &errs) {
+  static const std::set<std::string> known{"$schema", "$id", "title", "description", "type",
+                                           "const", "enum", "required", "properties",
+                                           "additionalProperties", "items", "minimum"};
+  for (auto it = s.begin(); it != s.end(); ++it)
+    if (!known.count(it.key()))
+      errs.push_back(at + ": schema keyword '" + it.key() + "' is outside the validated subset");
+  if (s.contains("type")) {
+    bool ok = false;
+    if (s["type"].is_array()) {
+      for (const auto &t : s["type"])
+        ok = ok || hasType(v, t.get<std::string>());
+    } else {
+      ok = hasType(v, s["type"].get<std::string>());
+    }
+    if (!ok) {
+      errs.push_back(at + ": " + v.dump() + " is not of type " + s["type"].dump());
+      return;
+    }
+  }
+  if (s.contains("const") && v != s["const"])
+    errs.push_back(at + ": " + v.dump() + " is not " + s["const"].dump());
+  if (s.contains("enum") && std::find(s["enum"].begin(), s["enum"].end(), v) == s["enum"].end())
+    errs.push_back(at + ": " + v.dump() + " is not one of " + s["enum"].dump());
+  if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>())
+    errs.push_back(at + ": " + v.dump() + " is below " + s["minimum"].dump());
+  if (v.is_object()) {
+    if (s.contains("required"))
+      for (const auto &r : s["required"])
+        if (!v.contains(r.get<std::string>()))
+          errs.push_back(at + ": missing '" + r.get<std::string>() + "'");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string place = at + "/" + it.key();
+      if (s.contains("properties") && s["properties"].contains(it.key()))
+        validate(*it, s["properties"][it.key()], place, errs);
+      else if (s.contains("additionalProperties")) {
+        const json &ap = s["additionalProperties"];
+        if (ap.is_boolean() && !ap.get<bool>())
+          errs.push_back(place + ": not allowed here");
+        else if (ap.is_object())
+          validate(*it, ap, place, errs);
+      }
+      // a named property is also checked against additionalProperties' shape
+      if (s.contains("properties") && s["properties"].contains(it.key()) &&
+          s.contains("additionalProperties") && s["additionalProperties"].is_object())
+        validate(*it, s["additionalProperties"], place, errs);
+    }
+  }
+  if (v.is_array() && s.contains("items"))
+    for (size_t i = 0; i < v.size(); ++i)
+      validate(v[i], s["items"], at + "/" + std::to_string(i), errs);
+}
+
+json schema(const std::string &name) {
+  std::ifstream in(kSrc + "/docs/schema/" + name);
+  EXPECT_TRUE(in) << name;
+  return json::parse(in);
+}
+
+void expectValid(const std::vector<std::string> &args, const std::string &schemaName) {
+  auto r = run(args);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json v = json::parse(r.out);
+  ASSERT_TRUE(v.contains("schema_version")) << "every JSON output carries schema_version";
+  std::vector<std::string> errs;
+  validate(v, schema(schemaName), "", errs);
+  for (const auto &e : errs)
+    ADD_FAILURE() << schemaName << ": " << e;
+}
+
+} // namespace
+
+TEST(Schema, TheValidatorRejectsWhatItShould) {
+  json s = json::parse(R"({"type": "object", "required": ["n"], "additionalProperties": false,
+                           "properties": {"n": {"type": "integer", "minimum": 1}}})");
+  std::vector<std::string> errs;
+  validate(json::parse(R"({"n": 2})"), s, "", errs);
+  EXPECT_TRUE(errs.empty());
+  validate(json::parse(R"({"n": 2.0})"), s, "", errs);
+  EXPECT_EQ(errs.size(), 1u) << "2.0 is not an integer";
+  errs.clear();
+  validate(json::parse(R"({"n": 0, "x": 1})"), s, "", errs);
+  EXPECT_EQ(errs.size(), 2u);
+  errs.clear();
+  validate(json::parse(R"({})"), s, "", errs);
+  EXPECT_EQ(errs.size(), 1u);
+  errs.clear();
+  validate(json(1), json::parse(R"({"pattern": "x"})"), "", errs);
+  EXPECT_EQ(errs.size(), 1u) << "a keyword outside the subset is an error";
+}
+
+TEST(Schema, HwList) { expectValid({"hw", "list", "--format", "json"}, "hw-list.schema.json"); }
+
+TEST(Schema, HwShowEveryBundledSpec) {
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/hwspecs"))
+    if (e.path().extension() == ".json") {
+      SCOPED_TRACE(e.path().string());
+      expectValid({"hw", "show", e.path().stem().string(), "--format", "json"}, "hw-show.schema.json");
+    }
+}
+
+TEST(Schema, ValidateKernelsAndPrograms) {
+  std::filesystem::current_path(kSrc); // the measurements name their skeletons from there
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/validation/results")) {
+    std::string name = e.path().filename().string();
+    bool kernels = name.size() > 13 && name.rfind("h100", 0) == 0 &&
+                   name.compare(name.size() - 13, 13, "_kernels.json") == 0;
+    bool programs = name.size() > 14 && name.rfind("h100", 0) == 0 &&
+                    name.compare(name.size() - 14, 14, "_programs.json") == 0;
+    if (!kernels && !programs)
+      continue;
+    SCOPED_TRACE(name);
+    auto r = run({"validate", "validation/results/" + name, "--hw", "h100", "--format", "json"});
+    ASSERT_NE(r.out, "") << r.err;
+    json v = json::parse(r.out);
+    std::vector<std::string> errs;
+    validate(v, schema(kernels ? "validate-kernels.schema.json" : "validate-programs.schema.json"),
+             "", errs);
+    for (const auto &err : errs)
+      ADD_FAILURE() << name << ": " << err;
+  }
+}
+
+TEST(Schema, HwListCsvHasTheJsonColumns) {
+  auto r = run({"hw", "list", "--format", "csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "name,sm_count,clock_ghz,mem_bandwidth_gbps,description");
+  auto j = json::parse(run({"hw", "list", "--format", "json"}).out);
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), j["specs"].size() + 1);
+}
+
+TEST(Schema, EverySchemaFileIsTested) {
+  // docs/schema/README.md lists each schema; each must be used above
+  std::set<std::string> tested{"hw-list.schema.json", "hw-show.schema.json",
+                               "validate-kernels.schema.json", "validate-programs.schema.json"};
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/docs/schema"))
+    if (e.path().extension() == ".json")
+      EXPECT_TRUE(tested.count(e.path().filename().string())) << e.path();
+}
