@@ -153,6 +153,8 @@ struct Tile {
   int staged = -1;         ///< the staged loop (ki.loops) whose stages reload it, or -1
   std::vector<std::string> base; ///< per dimension
   std::vector<int64_t> extent;
+  int64_t elemBytes = 4;
+  int64_t offset = 0;      ///< in the block's dynamic shared memory, bytes
   int64_t elements() const {
     int64_t n = 1;
     for (int64_t e : extent)
@@ -288,8 +290,10 @@ private:
   std::vector<const clang::VarDecl *> privates_;             ///< written, declared outside
   std::vector<const clang::VarDecl *> parVarsOutside_;       ///< parallel indices declared outside
   std::vector<const clang::CallExpr *> calls_;
+  std::vector<const clang::FunctionDecl *> helpers_; ///< the file's functions it calls
   bool barriers_ = false, foldLoops_ = false;
   std::vector<Tile> tiles_;
+  int64_t smemBytes_ = 0; ///< dynamic shared memory per block
   std::map<const clang::VarDecl *, size_t> tileOf_;
   std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor
   const clang::ForStmt *stagedFor_ = nullptr;
@@ -385,17 +389,43 @@ void Emitter::analyse() {
                                          t.getAsString(policy_)));
     scalars_.push_back(v);
   }
-  for (const clang::CallExpr *c : uses.calls) {
-    const clang::FunctionDecl *fd = c->getDirectCallee();
-    if (!fd)
-      fail(c->getBeginLoc(), "a call through a pointer");
-    if (fd->hasBody() || !ctx_.getSourceManager().isInSystemHeader(
-                             ctx_.getSourceManager().getExpansionLoc(fd->getLocation())))
-      fail(c->getBeginLoc(), fmt::format("a call of '{}', a function of the program (only the "
-                                         "C library's math functions are emitted)",
-                                         fd->getName().str()));
-    calls_.push_back(c);
-  }
+  // calls: the C library's (declared for the device where the CUDA headers
+  // are absent) and the file's own functions, emitted as __host__ __device__
+  // helpers before their callers
+  std::function<void(const std::vector<const clang::CallExpr *> &, int)> callees =
+      [&](const std::vector<const clang::CallExpr *> &calls, int depth) {
+        for (const clang::CallExpr *c : calls) {
+          const clang::FunctionDecl *fd = c->getDirectCallee();
+          if (!fd)
+            fail(c->getBeginLoc(), "a call through a pointer");
+          const clang::FunctionDecl *def = nullptr;
+          if (fd->hasBody(def) && def) {
+            if (std::find(helpers_.begin(), helpers_.end(), def) != helpers_.end())
+              continue;
+            if (depth > 8)
+              fail(c->getBeginLoc(), fmt::format("calls nested too deep (or recursion) at '{}'",
+                                                 fd->getName().str()));
+            VarUses inner;
+            inner.TraverseStmt(def->getBody());
+            for (const clang::VarDecl *v : inner.order)
+              if (v->hasGlobalStorage() && !v->isStaticLocal() &&
+                  !(v->getType().isConstQualified() && v->getType()->isArithmeticType()))
+                fail(c->getBeginLoc(), fmt::format("'{}' reads the global '{}', which the device "
+                                                   "cannot see",
+                                                   fd->getName().str(), v->getName().str()));
+            callees(inner.calls, depth + 1);
+            helpers_.push_back(def); // after its own callees
+            continue;
+          }
+          if (!ctx_.getSourceManager().isInSystemHeader(
+                  ctx_.getSourceManager().getExpansionLoc(fd->getLocation())))
+            fail(c->getBeginLoc(), fmt::format("a call of '{}', a function with no body in this "
+                                               "file nor the C library",
+                                               fd->getName().str()));
+          calls_.push_back(c);
+        }
+      };
+  callees(uses.calls, 0);
 
   // the C loops of the skeleton's sequential loops, by index name: `k`, or
   // `n#1`, `n#2` where several loops share one (docs/model.md, section 2)
@@ -469,6 +499,7 @@ void Emitter::planTiles() {
     const clang::VarDecl *v = arrays_[pos - arrayIndex_.begin()];
     t.name = v->getName().str();
     t.elem = elemName(v);
+    t.elemBytes = static_cast<int64_t>(ctx_.getTypeSizeInChars(elemType(v)).getQuantity());
     std::string part = "cache=" + ai.name;
     std::vector<const layout::AccessInfo *> acc;
     for (const auto &x : ki_.accesses)
@@ -558,6 +589,8 @@ void Emitter::planTiles() {
       t.base[e] = base;
       t.extent[e] = width + 1;
     }
+    t.offset = smemBytes_;
+    smemBytes_ += (t.elements() * t.elemBytes + 15) / 16 * 16;
     tileOf_[v] = tiles_.size();
     tiles_.push_back(std::move(t));
   }
@@ -634,7 +667,8 @@ std::string Emitter::header(const std::string &layoutText) {
          "#define __global__ __attribute__((global))\n"
          "#define __device__ __attribute__((device))\n"
          "#define __shared__ __attribute__((shared))\n"
-         "#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))\n";
+         "#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))\n"
+         "#define __align__(n) __attribute__((aligned(n)))\n";
   std::set<std::string> declared;
   for (const clang::CallExpr *c : calls_) {
     const clang::FunctionDecl *fd = c->getDirectCallee();
@@ -646,8 +680,16 @@ std::string Emitter::header(const std::string &layoutText) {
     out += fmt::format("extern \"C\" __device__ {} {}({});\n",
                        fd->getReturnType().getAsString(policy_), fd->getName().str(), params);
   }
+  out += "#define __host__ __attribute__((host))\n";
   out += "#endif\n";
   out += "#define restrict __restrict__\n\n";
+  for (const clang::FunctionDecl *fd : helpers_) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    fd->print(os, policy_);
+    os.flush();
+    out += "__host__ __device__ " + text + "\n\n";
+  }
   return out;
 }
 
@@ -768,7 +810,8 @@ std::string Emitter::kernel() {
   for (const clang::VarDecl *v : scalars_)
     params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
   int64_t threads = l_.threadsPerBlock();
-  out += fmt::format("__global__ void __launch_bounds__({}) {}(", threads, kernelName());
+  out += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(", threads,
+                     kernelName());
   for (size_t i = 0; i < params.size(); ++i)
     out += (i ? ", " : "") + params[i];
   out += ") {\n";
@@ -780,12 +823,17 @@ std::string Emitter::kernel() {
     out += ind + "const int sk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
                  "threadIdx.z);\n";
     out += fmt::format("{}const int sk_threads = {};\n", ind, threads);
+    // the tiles share one dynamic allocation (beyond 48 KiB a static one
+    // cannot go), each at a 16-byte aligned offset
+    if (!tiles_.empty())
+      out += ind + "extern __shared__ __align__(16) unsigned char sk_smem[];\n";
     for (const Tile &t : tiles_) {
       std::string dims;
       for (int64_t e : t.extent)
         dims += fmt::format("{}{}", dims.empty() ? "" : " x ", e);
-      out += fmt::format("{}__shared__ {} sk_{}_tile[{}]; // cache={}: {} elements{}\n", ind,
-                         t.elem, t.name, t.elements(), ki_.arrays[t.array].name, dims,
+      out += fmt::format("{}{} *const sk_{}_tile = ({} *)(sk_smem + {}); // cache={}: {} "
+                         "elements{}\n",
+                         ind, t.elem, t.name, t.elem, t.offset, ki_.arrays[t.array].name, dims,
                          t.staged >= 0 ? fmt::format(" per stage of '{}'",
                                                      ki_.loops[t.staged].index)
                                        : " of the block's footprint");
@@ -1041,7 +1089,13 @@ static double sk_median(std::vector<double> v) {
                                       ls.grid[a], kAxis[a], a == 0 ? "2^31 - 1" : "65535"));
   out += fmt::format("  const dim3 grid({}, {}, {}), block({}, {}, {});\n", ls.grid[0],
                      ls.grid[1], ls.grid[2], ls.block[0], ls.block[1], ls.block[2]);
-  out += fmt::format("  auto launch = [&] {{ {}<<<grid, block>>>({}); }};\n", kernelName(), args);
+  out += fmt::format("  const size_t smem = {}; // the cached arrays' tiles\n", smemBytes_);
+  if (smemBytes_ > 48 * 1024)
+    out += fmt::format("  SK_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                       "(int)smem));\n",
+                       kernelName());
+  out += fmt::format("  auto launch = [&] {{ {}<<<grid, block, smem>>>({}); }};\n", kernelName(),
+                     args);
   out += R"(  cudaEvent_t a, b;
   SK_CHECK(cudaEventCreate(&a));
   SK_CHECK(cudaEventCreate(&b));
@@ -1094,7 +1148,7 @@ static double sk_median(std::vector<double> v) {
              kernelName() + R"());
   int active = 0;
   SK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, )" +
-             kernelName() + R"(, block.x * block.y * block.z, 0));
+             kernelName() + R"(, block.x * block.y * block.z, smem));
   cudaDeviceProp prop;
   int dev = 0;
   SK_CHECK(cudaGetDevice(&dev));
@@ -1121,9 +1175,9 @@ static double sk_median(std::vector<double> v) {
   std::printf("  \"rel_error\": %.6g, \"verified\": %s,\n", rel_error, verified ? "true" : "false");
   std::printf("  \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u],\n", grid.x, grid.y, grid.z,
               block.x, block.y, block.z);
-  std::printf("  \"regs_per_thread\": %d, \"static_smem_bytes\": %zu, \"local_bytes_per_thread\": "
-              "%zu, \"max_active_blocks_per_sm\": %d\n }]\n}\n",
-              attr.numRegs, attr.sharedSizeBytes, attr.localSizeBytes, active);
+  std::printf("  \"regs_per_thread\": %d, \"static_smem_bytes\": %zu, \"dynamic_smem_bytes\": %zu, "
+              "\"local_bytes_per_thread\": %zu, \"max_active_blocks_per_sm\": %d\n }]\n}\n",
+              attr.numRegs, attr.sharedSizeBytes, smem, attr.localSizeBytes, active);
   return verified ? 0 : 3;
 }
 #endif // __CUDA_ARCH__
