@@ -116,7 +116,8 @@ void registerEmit(CLI::App &app, Context &ctx) {
       ->check(integerWithin(1, 1000))
       ->excludes(layoutOpt);
   cmd->add_option("--kernel", o->kernel, "Only the kernel of this name");
-  cmd->add_option("-o,--out-dir", o->dir, "Directory for the .cu and .skel files")
+  cmd->add_option("-o,--out-dir", o->dir, "Directory for the .cu and .skel files ('-': the .cu "
+                                          "files on stdout)")
       ->capture_default_str();
   cmd->add_option("--hw", o->hw, "GPU spec that ranks the layouts")->capture_default_str();
   cmd->add_option("--model", o->model, "Performance model that ranks the layouts")
@@ -141,6 +142,26 @@ void registerEmit(CLI::App &app, Context &ctx) {
           choice.layouts.push_back(o->layout);
         else
           choice.top = o->top ? o->top : 1;
+        if (o->dir == "-") { // the CUDA on stdout, nothing written
+          emit::EmitOptions eo;
+          eo.skipUnsupported = o->skip;
+          std::vector<Warning> warnings;
+          emit::EmitResult r = emit::emitCuda(
+              o->c.file, so, eo,
+              [&](const frontend::SkeletonizeResult &res) {
+                return chooseLayouts(res, choice, hw, mo);
+              },
+              ctx.err, warnings);
+          for (const auto &w : warnings)
+            ctx.err << w.str() << '\n';
+          for (const auto &w : r.skipped)
+            ctx.err << w.loc.str() << ": warning: " << w.message << '\n';
+          if (r.kernels.empty())
+            throw InputError({o->c.file, 0, 0}, "no kernel could be emitted in the chosen layouts");
+          for (const auto &k : r.kernels)
+            ctx.out << k.cuda;
+          return static_cast<int>(Success);
+        }
         EmittedSet set = emitFiles(o->c.file, so, choice, hw, mo, o->dir, ctx.err);
         for (size_t i = 0; i < set.kernels.size(); ++i)
           ctx.out << fmt::format("{}  kernel {}  {}\n", set.cudaFiles[i], set.kernels[i].kernel,

@@ -660,7 +660,7 @@ std::string Emitter::header(const std::string &layoutText) {
   out += fmt::format("// {}: kernel '{}' of {} in layout '{}'\n", kernelName(), ki_.name,
                      std::filesystem::path(path_).filename().string(), layoutText);
   out += "// Written by 'skelcast emit' (docs/emit.md). Build: nvcc -O3 -arch=sm_90 FILE.cu;\n"
-         "// run: ./a.out [--repeats N] [--tolerance T] prints a measurement record.\n"
+         "// run: ./a.out [--repeats N] [--warmups N] [--tolerance T] prints a measurement record.\n"
          "// Device-only without the CUDA headers: clang -x cuda --cuda-device-only -nocudainc.\n";
   out += "#if defined(__CUDA__) && !defined(__CUDACC__) // clang without the CUDA headers\n"
          "#include <__clang_cuda_builtin_vars.h>\n"
@@ -682,7 +682,9 @@ std::string Emitter::header(const std::string &layoutText) {
   }
   out += "#define __host__ __attribute__((host))\n";
   out += "#endif\n";
-  out += "#define restrict __restrict__\n\n";
+  out += "#define restrict __restrict__\n";
+  out += fmt::format("#define SKELCAST_BARRIERS {} // the kernel calls __syncthreads\n\n",
+                     barriers_ ? 1 : 0);
   for (const clang::FunctionDecl *fd : helpers_) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -949,7 +951,10 @@ std::string Emitter::referenceFunction() {
 
 std::string Emitter::host(const std::string &layoutText) {
   std::string out = "\n#ifndef __CUDA_ARCH__ // the host driver\n";
-  out += "#include <cuda_runtime.h>\n#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
+  out += "#ifndef SKELCAST_EMULATE // tests/emit/emulate.h runs the kernel on the CPU\n"
+         "#include <cuda_runtime.h>\n"
+         "#define SK_LAUNCH(kernel, grid, block, smem, ...) kernel<<<grid, block, smem>>>(__VA_ARGS__)\n"
+         "#endif\n#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
          "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n";
   // globals the nest reads, as the file declares them
   for (const clang::VarDecl *v : scalars_)
@@ -1030,9 +1035,10 @@ static double sk_median(std::vector<double> v) {
     (void)name, (void)value;
   bool anyFloat = false;
   out += "\nint main(int argc, char **argv) {\n";
-  out += "  int repeats = 30;\n  double tolerance = -1;\n";
+  out += "  int repeats = 30, warmups = 5;\n  double tolerance = -1;\n";
   out += "  for (int i = 1; i + 1 < argc; i += 2) {\n"
          "    if (!std::strcmp(argv[i], \"--repeats\")) repeats = std::atoi(argv[i + 1]);\n"
+         "    else if (!std::strcmp(argv[i], \"--warmups\")) warmups = std::atoi(argv[i + 1]);\n"
          "    else if (!std::strcmp(argv[i], \"--tolerance\")) tolerance = std::atof(argv[i + "
          "1]);\n"
          "  }\n";
@@ -1094,8 +1100,8 @@ static double sk_median(std::vector<double> v) {
     out += fmt::format("  SK_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        "(int)smem));\n",
                        kernelName());
-  out += fmt::format("  auto launch = [&] {{ {}<<<grid, block, smem>>>({}); }};\n", kernelName(),
-                     args);
+  out += fmt::format("  auto launch = [&] {{ SK_LAUNCH({}, grid, block, smem, {}); }};\n",
+                     kernelName(), args);
   out += R"(  cudaEvent_t a, b;
   SK_CHECK(cudaEventCreate(&a));
   SK_CHECK(cudaEventCreate(&b));
@@ -1120,7 +1126,15 @@ static double sk_median(std::vector<double> v) {
   out += R"(  const bool verified = rel_error <= tolerance;
   std::fprintf(stderr, "max relative error %g (tolerance %g): %s\n", rel_error, tolerance,
                verified ? "ok" : "WRONG");
-  for (int w = 0; w < 5; ++w) launch(); // warm-ups
+  std::vector<double> t;
+  double total = 0;
+  int batch = 1;
+  if (repeats <= 0) { // --repeats 0: the check alone, the cold launch as the time
+    t.push_back(cold_ms);
+    total = cold_ms;
+    repeats = 0;
+  } else {
+  for (int w = 0; w < warmups; ++w) launch();
   SK_CHECK(cudaDeviceSynchronize());
   // each repeat: back-to-back launches between one pair of events, per launch
   SK_CHECK(cudaEventRecord(a));
@@ -1129,9 +1143,7 @@ static double sk_median(std::vector<double> v) {
   SK_CHECK(cudaEventSynchronize(b));
   float one = 0;
   SK_CHECK(cudaEventElapsedTime(&one, a, b));
-  const int batch = std::max(1, std::min(100, (int)(1.0 / std::max(one, 1e-3f))));
-  std::vector<double> t;
-  double total = 0;
+  batch = std::max(1, std::min(100, (int)(1.0 / std::max(one, 1e-3f))));
   for (int r = 0; r < repeats; ++r) {
     SK_CHECK(cudaEventRecord(a));
     for (int k = 0; k < batch; ++k) launch();
@@ -1141,6 +1153,7 @@ static double sk_median(std::vector<double> v) {
     SK_CHECK(cudaEventElapsedTime(&ms, a, b));
     t.push_back(ms / batch);
     total += ms;
+  }
   }
   SK_CHECK(cudaGetLastError());
   cudaFuncAttributes attr;
@@ -1171,7 +1184,7 @@ static double sk_median(std::vector<double> v) {
   out += R"(  std::printf("  \"time_ms\": %.6g, \"min_ms\": %.6g, \"max_ms\": %.6g, \"repeats\": %d, "
               "\"batch_ms_per_launch\": %.6g, \"cold_ms\": %.6g,\n",
               sk_median(t), *std::min_element(t.begin(), t.end()),
-              *std::max_element(t.begin(), t.end()), repeats, total / (repeats * batch), cold_ms);
+              *std::max_element(t.begin(), t.end()), repeats, total / std::max(1, repeats * batch), cold_ms);
   std::printf("  \"rel_error\": %.6g, \"verified\": %s,\n", rel_error, verified ? "true" : "false");
   std::printf("  \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u],\n", grid.x, grid.y, grid.z,
               block.x, block.y, block.z);
