@@ -202,6 +202,7 @@ public:
   // --- used by Helper ------------------------------------------------------
   bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
   bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
+  bool printPromoted(const clang::Stmt *s, llvm::raw_ostream &os);
   std::string print(const clang::Stmt *s, unsigned indent = 0) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -269,6 +270,10 @@ private:
   std::string taskCoords(const std::string &ind, bool guardContinue);
   std::string loadTiles(int staged, const std::string &ind);
   std::string stagedBody(const std::string &ind);
+  std::string stagedKernel(const std::string &ind);
+  std::string phase(const std::string &ind, const std::string &body);
+  size_t taskDepth() const;
+  void promote();
   std::string host(const std::string &layoutText);
   std::string referenceFunction();
   std::string hostValue(const clang::VarDecl *v);
@@ -293,6 +298,8 @@ private:
   std::vector<const clang::FunctionDecl *> helpers_; ///< the file's functions it calls
   bool barriers_ = false, foldLoops_ = false;
   std::vector<Tile> tiles_;
+  std::set<const clang::VarDecl *> promoted_;          ///< arrays over the folded tasks
+  std::vector<const clang::VarDecl *> promotedOrder_;
   int64_t smemBytes_ = 0; ///< dynamic shared memory per block
   std::map<const clang::VarDecl *, size_t> tileOf_;
   std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor
@@ -308,6 +315,8 @@ bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
     skip = nullptr;
     return false;
   }
+  if (e_.printPromoted(s, os))
+    return true;
   if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s))
     return e_.printAccess(a, os);
   if (auto *f = llvm::dyn_cast<clang::ForStmt>(s))
@@ -473,9 +482,9 @@ void Emitter::analyse() {
       failLayout("stage", fmt::format("loop '{}' is not a statement of the nest's body itself "
                                       "(inside another loop or a branch)",
                                       ki_.loops[stagedLoop_].index));
-    if (foldLoops_)
-      failLayout("stage", "staging with folding (fold > 1, or a 'continue' in the body) is not "
-                          "written by emit yet");
+    for (const clang::Stmt *st : nest_.body)
+      if (continuesOuter(st))
+        failLayout("stage", "a 'continue' of the parallel loop would skip the stage's barriers");
     std::string why;
     auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
     if (!h || h->decreasing || h->stepExpr || !ki_.loops[stagedLoop_].constTrip)
@@ -645,6 +654,34 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
   return true;
 }
 
+/// A promoted variable is its task's slot: `acc` -> `acc[sk_fl]`, and its
+/// declaration an assignment of the initial value.
+bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
+  if (promoted_.empty())
+    return false;
+  if (auto *r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+    if (!v || !promoted_.count(v))
+      return false;
+    os << v->getName() << "[sk_fl]";
+    return true;
+  }
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl *d : ds->decls()) {
+      auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+      if (!v || !promoted_.count(v))
+        return false;
+    }
+    for (const clang::Decl *d : ds->decls()) {
+      auto *v = llvm::cast<clang::VarDecl>(d);
+      if (v->getInit())
+        os << v->getName() << "[sk_fl] = " << print(v->getInit()) << ";\n";
+    }
+    return true;
+  }
+  return false;
+}
+
 bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
   auto it = unroll_.find(f);
   if (it == unroll_.end() || f == stagedFor_)
@@ -787,19 +824,115 @@ std::string Emitter::stagedBody(const std::string &ind) {
   std::string in = ind + "  ";
   out += loadTiles(stagedLoop_, in);
   out += in + "__syncthreads();\n";
-  out += in + "if (sk_active) {\n";
+  std::string compute;
+  std::string cin = in + std::string(2 * taskDepth(), ' ');
+  compute += cin + "if (sk_active) {\n";
   int64_t factor = l_.unrollFactor(stagedLoop_);
   if (factor > 1)
-    out += fmt::format("#pragma unroll {}\n", factor);
+    compute += fmt::format("#pragma unroll {}\n", factor);
   bool declaredInInit = h->var->getDeclContext() && stagedFor_->getInit() &&
                         llvm::isa<clang::DeclStmt>(stagedFor_->getInit());
   std::string decl = declaredInInit ? typed(h->var->getType(), name) : name;
-  out += fmt::format("{}  for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})\n", in, decl,
-                     name, name, name, stageSize_ * step, name, end, name, step);
-  out += stmt(stagedFor_->getBody(), static_cast<unsigned>(in.size() / 2 + 2));
-  out += in + "}\n";
+  compute += fmt::format("{}  for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})\n", cin,
+                         decl, name, name, name, stageSize_ * step, name, end, name, step);
+  compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
+  compute += cin + "}\n";
+  out += phase(in, compute);
   out += in + "__syncthreads();\n";
   out += ind + "}\n";
+  return out;
+}
+
+/// The values a task keeps from one phase of a staged kernel to the next (locals declared in the body, privates other than the staged
+/// index) become arrays indexed by the task (sk_fl).
+void Emitter::promote() {
+  auto add = [&](const clang::VarDecl *v) {
+    if (promoted_.insert(v).second)
+      promotedOrder_.push_back(v);
+  };
+  for (const clang::Stmt *st : nest_.body)
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
+      for (const clang::Decl *d : ds->decls())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+          if (v->getType()->isArrayType())
+            failLayout("stage", fmt::format("the local array '{}' beside the staged loop, with "
+                                            "folding",
+                                            v->getName().str()));
+          add(v);
+        }
+  std::string why;
+  auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
+  for (const clang::VarDecl *v : privates_)
+    if (!h || v != h->var)
+      add(v);
+}
+
+/// The fold loops (when folded) around `body`, with the task's coordinates:
+/// one phase of a staged kernel, in its own scope.
+std::string Emitter::phase(const std::string &ind, const std::string &body) {
+  std::string out = ind + "{\n";
+  std::string inner = ind + "  ";
+  size_t n = par_.size();
+  if (foldLoops_)
+    for (size_t d = 0; d < n; ++d) {
+      out += fmt::format("{}for (int sk_f{} = 0; sk_f{} < {}; ++sk_f{}) {{ // fold={}:{}\n",
+                         inner, d, d, l_.fold[d], d, ki_.dimNames[d], l_.fold[d]);
+      inner += "  ";
+    }
+  out += taskCoords(inner, foldLoops_);
+  if (!promoted_.empty()) {
+    std::string flat = foldLoops_ ? "sk_f0" : "0";
+    for (size_t d = 1; foldLoops_ && d < n; ++d)
+      flat = fmt::format("({}) * {} + sk_f{}", flat, l_.fold[d], d);
+    out += fmt::format("{}const int sk_fl = {}; // the task's slot\n", inner, flat);
+  }
+  out += body;
+  if (foldLoops_)
+    for (size_t d = 0; d < n; ++d) {
+      inner.resize(inner.size() - 2);
+      out += inner + "}\n";
+    }
+  out += ind + "}\n";
+  return out;
+}
+
+/// The indentation depth of a phase's body below its `ind`.
+size_t Emitter::taskDepth() const { return 1 + (foldLoops_ ? par_.size() : 0); }
+
+/// A kernel with a staged loop: the statements before it, its stages, and
+/// those after it, each a phase over the thread's tasks; only the stages'
+/// loads and barriers run in every thread.
+std::string Emitter::stagedKernel(const std::string &ind) {
+  std::string out;
+  std::string in = ind + std::string(2 * taskDepth(), ' ');
+  unsigned level = static_cast<unsigned>(in.size() / 2);
+  auto run = [&](const std::vector<const clang::Stmt *> &stmts) {
+    if (stmts.empty())
+      return;
+    std::string body;
+    for (const clang::Stmt *st : stmts) {
+      if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
+        if (readsMemory(ds))
+          failLayout("stage", "a declaration beside the staged loop reads memory");
+        body += stmt(st, level);
+        continue;
+      }
+      body += in + "if (sk_active) {\n" + stmt(st, level + 1) + in + "}\n";
+    }
+    out += phase(ind, body);
+  };
+  std::vector<const clang::Stmt *> before, after;
+  bool seen = false;
+  for (const clang::Stmt *st : nest_.body) {
+    if (st == stagedFor_) {
+      seen = true;
+      continue;
+    }
+    (seen ? after : before).push_back(st);
+  }
+  run(before);
+  out += stagedBody(ind);
+  run(after);
   return out;
 }
 
@@ -818,9 +951,18 @@ std::string Emitter::kernel() {
     out += (i ? ", " : "") + params[i];
   out += ") {\n";
   std::string ind = "  ";
+  if (stagedFor_)
+    promote(); // the phases are scopes of their own
   for (const clang::VarDecl *v : privates_)
-    out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
-                       typed(v->getType().getUnqualifiedType(), v->getName().str()));
+    if (!promoted_.count(v))
+      out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
+                         typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const clang::VarDecl *v : promotedOrder_)
+    out += fmt::format("{}{}; // one per task of the thread: it lives across the phases\n", ind,
+                       typed(ctx_.getConstantArrayType(v->getType().getUnqualifiedType(),
+                                                       llvm::APInt(32, l_.foldProduct()), nullptr,
+                                                       clang::ArraySizeModifier::Normal, 0),
+                             v->getName().str()));
   if (barriers_) {
     out += ind + "const int sk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
                  "threadIdx.z);\n";
@@ -844,6 +986,11 @@ std::string Emitter::kernel() {
     if (!once.empty())
       out += once + ind + "__syncthreads();\n";
   }
+  if (stagedFor_) {
+    out += stagedKernel(ind);
+    out += "}\n";
+    return out;
+  }
   std::string inner = ind;
   size_t n = par_.size();
   if (foldLoops_) {
@@ -863,22 +1010,6 @@ std::string Emitter::kernel() {
     for (const clang::Stmt *s : nest_.body)
       out += stmt(s, level + 1);
     out += inner + "}\n";
-  } else {
-    // before and after the staged loop: only active threads; the staged loop:
-    // all threads, for its barriers
-    for (const clang::Stmt *s : nest_.body) {
-      if (s == stagedFor_) {
-        out += stagedBody(inner);
-        continue;
-      }
-      if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
-        if (readsMemory(ds))
-          failLayout("stage", "a declaration beside the staged loop reads memory");
-        out += stmt(s, level);
-        continue;
-      }
-      out += inner + "if (sk_active) {\n" + stmt(s, level + 1) + inner + "}\n";
-    }
   }
   if (foldLoops_)
     for (size_t d = 0; d < n; ++d) {

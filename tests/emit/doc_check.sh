@@ -10,7 +10,8 @@ cd "$ROOT"
 spec=$(grep -o '<!-- emit:begin [^>]*-->' "$DOC" | sed -e 's/<!-- emit:begin //' -e 's/ -->$//')
 file=${spec%% *}
 layout=${spec#* }
-kernel=$("$SKELCAST" emit "$file" --layout "$layout" -o - | awk '/^extern "C" __global__/{on=1} on{print} on&&/^}$/{exit}')
+full=$("$SKELCAST" emit "$file" --layout "$layout" -o -)
+kernel=$(echo "$full" | awk '/^extern "C" __global__/{on=1} on&&!done{print} on&&/^}$/{done=1}')
 [ -n "$kernel" ] || { echo "FAIL: emit printed no kernel for $file '$layout'"; exit 1; }
 shown=$(awk '/<!-- emit:begin/{on=1; next} /<!-- emit:end/{on=0} on' "$DOC" | sed -e '/^```/d')
 if [ "${2:-}" = --regen ]; then
