@@ -69,7 +69,8 @@ TEST(Emit, NaiveLayoutIsOneTaskPerThreadWithTheUsersStatements) {
   EXPECT_NE(cu.find("sum += A[i][k] * B[k][j];"), std::string::npos);
   EXPECT_NE(cu.find("int k; // private"), std::string::npos);
   EXPECT_EQ(cu.find("comp "), std::string::npos);
-  EXPECT_EQ(cu.find("__syncthreads"), std::string::npos);
+  EXPECT_EQ(cu.find("__syncthreads();"), std::string::npos);
+  EXPECT_NE(cu.find("#define SKELCAST_BARRIERS 0"), std::string::npos);
   // the host runs the C nest for reference; grid 4 x 4
   EXPECT_NE(cu.find("static void skelcast_reference("), std::string::npos);
   EXPECT_NE(cu.find("const dim3 grid(4, 4, 1), block(16, 16, 1);"), std::string::npos) << cu;
