@@ -68,14 +68,19 @@ records=()
 for f in "$SRC"/*/*.cu; do
   b=$OUT/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu)
   [ -x "$b" ] || continue
-  if "$b" --repeats "$REPEATS" > "$b.json" 2>> "$OUT/log.txt"; then :; else
-    echo "$(basename "$b"): exit $? (3 = result wrong)" | tee -a "$OUT/log.txt"
-  fi
+  rc=0
+  "$b" --repeats "$REPEATS" > "$b.json" 2>> "$OUT/log.txt" || rc=$?
+  [ $rc -eq 0 ] || echo "$(basename "$b"): exit $rc (3: the result is wrong, 2: a CUDA error)" | tee -a "$OUT/log.txt"
   # the record names its skeleton beside the .cu: copy it beside the results
   cp "${f%.cu}.skel" "$OUT/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu).skel"
   [ -s "$b.json" ] && records+=("$b.json")
 done
 
+if [ ${#records[@]} -eq 0 ]; then
+  echo "run_emit.sh: no program printed a record (no GPU? see $OUT/log.txt):" >&2
+  tail -3 "$OUT/log.txt" >&2
+  exit 1
+fi
 python3 - "$OUT/emit_kernels.json" "${records[@]}" <<'PY'
 import json, os, sys
 out, files = sys.argv[1], sys.argv[2:]
