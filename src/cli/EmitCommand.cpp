@@ -131,6 +131,10 @@ void registerEmit(CLI::App &app, Context &ctx) {
     frontend::SkeletonizeOptions so = o->c.finish();
     ctx.action = [&ctx, o, so] {
       return guarded(ctx, [&] {
+        const std::string &f = o->c.file;
+        if (f.size() > 5 && f.compare(f.size() - 5, 5, ".skel") == 0)
+          throw InputError({f, 0, 0}, "emit writes the CUDA of C code, and a skeleton has none: "
+                                      "give the C file it came from");
         hw::HwSpec hw = hw::resolveHwSpec(o->hw, ctx.specDir);
         model::ModelOptions mo;
         mo.model = o->model;
