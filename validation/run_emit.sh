@@ -11,7 +11,10 @@
 # carry the folder:
 #   EMIT_ONLY=1 bash validation/run_emit.sh DIR       (needs build/skelcast, no GPU)
 #   EMITTED=DIR bash validation/run_emit.sh [OUT]     (needs nvcc and a GPU, no skelcast)
-# Then: build/skelcast validate OUT/emit_kernels.json --hw h100
+# Then: build/skelcast validate OUT/emit_kernels.json --hw h100. The cases name their
+# skeletons from the repository root (keep the emitted folder inside it); "skeleton_root"
+# leads there from OUT (SKELETON_ROOT overrides it: "../.." for a file moved into
+# validation/results/).
 # Settings: SKELCAST (default build/skelcast), HW (h100), TOP (5), ARCH (sm_90),
 # NVCC (nvcc on PATH, else /usr/local/cuda/bin/nvcc), JOBS (nproc), REPEATS (30).
 set -euo pipefail
@@ -71,9 +74,8 @@ for f in "$SRC"/*/*.cu; do
   rc=0
   "$b" --repeats "$REPEATS" > "$b.json" 2>> "$OUT/log.txt" || rc=$?
   [ $rc -eq 0 ] || echo "$(basename "$b"): exit $rc (3: the result is wrong, 2: a CUDA error)" | tee -a "$OUT/log.txt"
-  # the record names its skeleton beside the .cu: copy it beside the results
-  cp "${f%.cu}.skel" "$OUT/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu).skel"
-  [ -s "$b.json" ] && records+=("$b.json")
+  # the record names its skeleton: the .skel beside the .cu
+  [ -s "$b.json" ] && records+=("$b.json" "${f%.cu}.skel")
 done
 
 if [ ${#records[@]} -eq 0 ]; then
@@ -81,20 +83,22 @@ if [ ${#records[@]} -eq 0 ]; then
   tail -3 "$OUT/log.txt" >&2
   exit 1
 fi
-python3 - "$OUT/emit_kernels.json" "${records[@]}" <<'PY'
+python3 - "$OUT/emit_kernels.json" "$ROOT" "${SKELETON_ROOT:-}" "${records[@]}" <<'PY'
 import json, os, sys
-out, files = sys.argv[1], sys.argv[2:]
+out, root, skel_root, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 merged, bad = None, []
-for f in files:
+for f, skel in zip(rest[0::2], rest[1::2]):
     j = json.load(open(f))
     c = j["cases"][0]
-    # the skeleton sits beside the binary as <example>__<stem>.skel
-    c["skeleton"] = os.path.relpath(f[:-len(".json")] + ".skel", os.path.dirname(out))
+    # skeletons are named from the repository root (the emitted folder inside
+    # it travels with the tree); skeleton_root leads there from this file
+    skel = os.path.abspath(skel)
+    c["skeleton"] = os.path.relpath(skel, root) if skel.startswith(os.path.abspath(root) + os.sep) else skel
     if not c.get("verified"):
         bad.append(os.path.basename(f))
     if merged is None:
         merged = {k: j[k] for k in ("schema_version", "gpu", "method")}
-        merged["skeleton_root"] = "."
+        merged["skeleton_root"] = skel_root or os.path.relpath(root, os.path.dirname(os.path.abspath(out)))
         merged["cases"] = []
     elif j["gpu"]["name"] != merged["gpu"]["name"]:
         sys.exit("records of different GPUs")
