@@ -102,6 +102,7 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
   registerValidate(app, ctx);
 #ifdef SKELCAST_HAVE_FRONTEND
   registerSkeletonize(app, ctx);
+  registerEmit(app, ctx);
 #endif
   registerBatch(app, ctx);
   registerCheck(app, ctx);

@@ -30,6 +30,7 @@ void registerHw(CLI::App &app, Context &ctx);
 void registerProject(CLI::App &app, Context &ctx);
 void registerExplain(CLI::App &app, Context &ctx);
 void registerSkeletonize(CLI::App &app, Context &ctx);
+void registerEmit(CLI::App &app, Context &ctx); // EmitCommand.cpp
 void registerValidate(CLI::App &app, Context &ctx);
 void registerBatch(CLI::App &app, Context &ctx); // BatchCommand.cpp
 void registerCheck(CLI::App &app, Context &ctx); // CheckCommand.cpp

@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "Inputs.h"
 #include "OptionChecks.h"
+#include "ValidateRun.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Validation.h"
 #include "skelcast/report/Report.h"
@@ -48,6 +49,13 @@ void registerValidate(CLI::App &app, Context &ctx) {
     std::vector<std::string> without;
     std::optional<double> maxError;
     bool requireTop = false, force = false, modelOnly = false;
+    bool run = false; ///< --run: the files are C files to emit, build and run
+    std::vector<std::string> layouts;
+    size_t top = 0;
+    std::string nvcc, outDir;
+#ifdef SKELCAST_HAVE_FRONTEND
+    SkeletonizeCliOptions c;
+#endif
   };
   auto o = std::make_shared<Opts>();
   auto *cmd = app.add_subcommand("validate", "Compare projections with GPU times measured in validation/");
@@ -74,9 +82,50 @@ void registerValidate(CLI::App &app, Context &ctx) {
                 "the cases' C files: a check of the model alone");
   cmd->add_flag("--force", o->force,
                 "Compare even when the measurements were taken on another GPU than --hw's");
+  cmd->add_flag("--run", o->run,
+                "The files are C files: emit their layouts, build them with nvcc, run them on "
+                "this machine's GPU and validate against those times (docs/emit.md)");
+  cmd->add_option("--top", o->top, "With --run: the N best projected layouts of each kernel "
+                                   "(default 3, with the naive one)")
+      ->check(integerWithin(1, 1000));
+  cmd->add_option("--layouts", o->layouts,
+                  "With --run: these layouts (canonical strings, or 'naive') instead");
+  cmd->add_option("--nvcc", o->nvcc, "With --run: the nvcc to build with (default: PATH, then "
+                                     "/usr/local/cuda/bin/nvcc)");
+  cmd->add_option("-o,--out-dir", o->outDir,
+                  "With --run: keep the emitted programs and measurements.json here");
+#ifdef SKELCAST_HAVE_FRONTEND
+  o->c.addFlags(cmd);
+#endif
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&] {
+        if (!o->run && (o->top || !o->layouts.empty() || !o->nvcc.empty() || !o->outDir.empty()))
+          throw CLI::ValidationError("--top/--layouts/--nvcc/--out-dir", "apply with --run only");
+        if (o->run) {
+#ifdef SKELCAST_HAVE_FRONTEND
+          ValidateRunOptions r;
+          r.files = o->files;
+          r.skeletonize = o->c.finish();
+          r.choice.layouts = o->layouts;
+          if (o->layouts.empty()) {
+            r.choice.layouts = {"naive"};
+            r.choice.top = o->top ? o->top : 3;
+          } else {
+            r.choice.top = o->top;
+          }
+          r.choice.skipUnsupported = o->layouts.empty(); // what it chose itself may be skipped
+          r.hw = o->hw;
+          r.nvcc = o->nvcc;
+          r.outDir = o->outDir;
+          r.model = model::ModelOptions{model::parseModelSpec(o->model, o->without)};
+          r.modelLabel = r.model.model.label;
+          r.force = o->force;
+          return runValidateRun(ctx, r);
+#else
+          throw InputError({"--run", 0, 0}, "this skelcast was built without the C frontend");
+#endif
+        }
         hw::HwSpec hw = hw::resolveHwSpec(o->hw, ctx.specDir);
         model::ModelOptions mo{model::parseModelSpec(o->model, o->without)};
         const std::string &label = mo.model.label;

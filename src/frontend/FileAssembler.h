@@ -8,6 +8,7 @@
 /// signature for a CPU harness.
 #pragma once
 
+#include "NestAst.h"
 #include "Shapes.h"
 #include "TUContext.h"
 
@@ -36,13 +37,19 @@ public:
   void rollback(Mark mark);
   /// The arrays in the order of their declarations in the source.
   std::vector<skeleton::Array> arraysInSourceOrder() const;
-  void addKernel(skeleton::Kernel k) { kernels.push_back(std::move(k)); }
+  /// `origin`: the nest's AST (kernels dropped by a rollback lose theirs here)
+  void addKernel(skeleton::Kernel k, NestAst origin = {}) {
+    origins.resize(kernels.size());
+    kernels.push_back(std::move(k));
+    origins.push_back(std::move(origin));
+  }
   /// The C variable behind a skeleton array name (nullptr if none).
   const clang::VarDecl *declOf(const std::string &name) const;
   /// The skeleton names declared for a C variable.
   std::vector<std::string> namesOf(const clang::VarDecl *d) const;
   std::vector<skeleton::Array> arrays;
   std::vector<skeleton::Kernel> kernels;
+  std::vector<NestAst> origins; ///< per kernel (may lag behind; resize to kernels.size())
   std::vector<skeleton::Repeat> repeats; ///< time-step loops around kernels
   std::vector<skeleton::HostStep> hostSteps; ///< host code between kernels, in program order
   std::vector<Warning> warnings;

@@ -558,7 +558,11 @@ private:
       }
       ++count_;
       host_.flushHost();
-      out_.addKernel(std::move(k));
+      NestAst origin{fn_, root, plan.parallel, plan.body, plan.ompReductions, {}};
+      for (const auto &[decl, shape] : plan.shapes)
+        if (!shape.isRegister && !shape.name.empty())
+          origin.arrays[shape.name] = decl;
+      out_.addKernel(std::move(k), std::move(origin));
       for (auto &w : nestWarnings)
         out_.warnings.push_back(std::move(w));
       return;

@@ -5,6 +5,7 @@
 #include "skelcast/frontend/Skeletonizer.h"
 
 #include "FileAssembler.h"
+#include "NestAst.h"
 #include "NestFinder.h"
 #include "TUContext.h"
 
@@ -54,6 +55,8 @@ struct RunState {
   std::vector<std::pair<clang::SourceLocation, std::string>> pragmaProblems;
   std::optional<SkeletonizeResult> result;
   std::exception_ptr error;
+  const AstCallback *callback = nullptr; ///< skeletonizeWithAst
+  std::vector<NestAst> nests;            ///< per kernel, for the callback
 };
 
 // ---------------------------------------------------------------------------
@@ -255,8 +258,11 @@ Warning fileWarning(const std::string &path, std::string message) {
   return w;
 }
 
-SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning> warnings) {
+SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning> warnings,
+                           std::vector<NestAst> &nests) {
   SkeletonizeResult res;
+  fa.origins.resize(fa.kernels.size());
+  nests = fa.origins;
   skeleton::SkeletonFile &f = res.file;
   f.path = tu.userPath;
 
@@ -326,6 +332,12 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
           std::replace(p.arrays.begin(), p.arrays.end(), a.name, to);
       for (auto &h : f.hostSteps)
         std::replace(h.arrays.begin(), h.arrays.end(), a.name, to);
+      for (auto &n : nests)
+        if (auto it = n.arrays.find(a.name); it != n.arrays.end()) {
+          const clang::VarDecl *d = it->second;
+          n.arrays.erase(it);
+          n.arrays[to] = d;
+        }
       a.name = to;
     }
     globals.insert(a.name);
@@ -595,8 +607,10 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
                                          st.opts.function);
     throw InputError({st.userPath, 0, 0}, sizes ? none + "; " + *sizes : none);
   }
-  return assemble(tu, fa, std::move(warnings));
+  return assemble(tu, fa, std::move(warnings), st.nests);
 }
+
+void selfCheck(const SkeletonizeResult &r);
 
 class Consumer : public clang::ASTConsumer {
 public:
@@ -606,6 +620,10 @@ public:
       return;
     try {
       st_.result = skeletonizeAST(ctx, pp_, st_);
+      if (st_.callback) {
+        selfCheck(*st_.result);
+        (*st_.callback)(*st_.result, st_.nests, ctx);
+      }
     } catch (...) {
       st_.error = std::current_exception();
     }
@@ -669,7 +687,8 @@ const std::vector<std::string> kGccLeniency = {
     "-Wno-error=incompatible-function-pointer-types", "-Wno-error=return-type"};
 
 SkeletonizeResult run(const std::string &path, const std::string *code,
-                      const SkeletonizeOptions &opts, std::ostream &diagnostics) {
+                      const SkeletonizeOptions &opts, std::ostream &diagnostics,
+                      const AstCallback *callback = nullptr) {
   namespace fs = std::filesystem;
   std::error_code ec;
   std::string cwd = fs::current_path(ec).string();
@@ -729,7 +748,7 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diagOpts(new clang::DiagnosticOptions());
   diagOpts->ShowColors = opts.colorDiagnostics;
   clang::TextDiagnosticPrinter printer(os, diagOpts.get());
-  RunState st{opts, path, diagnostics, {}, {}, std::nullopt, nullptr};
+  RunState st{opts, path, diagnostics, {}, {}, std::nullopt, nullptr, callback, {}};
   ToolAct act(st, os);
   clang::tooling::ToolInvocation inv(cmd, &act, files.get(),
                                      std::make_shared<clang::PCHContainerOperations>());
@@ -838,6 +857,19 @@ SkeletonizeResult skeletonizeCode(const std::string &code, const std::string &pa
   SkeletonizeResult r = run(path, &code, opts, diagnostics);
   selfCheck(r);
   return r;
+}
+
+} // namespace skelcast::frontend
+
+namespace skelcast::frontend {
+
+SkeletonizeResult skeletonizeWithAst(const std::string &path, const SkeletonizeOptions &opts,
+                                     std::ostream &diagnostics, const AstCallback &callback) {
+  checkInputFile(path);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError({path, 0, 0}, "is not a regular file");
+  return run(path, nullptr, opts, diagnostics, &callback);
 }
 
 } // namespace skelcast::frontend

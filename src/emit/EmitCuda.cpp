@@ -1,0 +1,1452 @@
+// The CUDA of a layout (docs/emit.md): the kernel is the C nest's own body,
+// printed from Clang's AST, inside the layout's thread mapping; the host
+// driver fills the arrays, runs the C nest on the host (printed from the same
+// AST), launches, checks and times the kernel and prints a measurement record.
+#include "skelcast/emit/Emit.h"
+
+#include "frontend/LoopHeader.h"
+#include "frontend/NestAst.h"
+
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/skeleton/Printer.h"
+#include "skelcast/skeleton/Sample.h"
+
+#include <clang/AST/PrettyPrinter.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtOpenMP.h>
+#include <clang/Basic/SourceManager.h>
+#include <llvm/ADT/APSInt.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace skelcast::emit {
+
+using frontend::NestAst;
+
+LaunchShape launchShape(const layout::KernelInfo &ki, const layout::Layout &l) {
+  LaunchShape s;
+  size_t n = ki.dimSize.size();
+  for (size_t d = 0; d < n; ++d) {
+    size_t axis = n - 1 - d; // the last parallel dimension is x
+    int64_t tile = l.block[d] * l.fold[d];
+    s.block[axis] = l.block[d];
+    s.grid[axis] = (ki.dimSize[d] + tile - 1) / tile;
+  }
+  return s;
+}
+
+layout::Layout naiveLayout(const layout::KernelInfo &ki) {
+  static const std::vector<std::vector<int64_t>> kShapes = {{256}, {16, 16}, {4, 8, 8}};
+  layout::Layout l;
+  size_t n = ki.dimSize.size();
+  for (size_t d = 0; d < n; ++d) {
+    l.block.push_back(std::min(kShapes[n - 1][d], layout::nextPow2(ki.dimSize[d])));
+    l.fold.push_back(1);
+  }
+  return l;
+}
+
+namespace {
+
+const char *kAxis[3] = {"x", "y", "z"};
+
+/// Where a construct is: `file:line:col` of its expansion.
+SourceLoc positionOf(clang::ASTContext &ctx, clang::SourceLocation loc, const std::string &path) {
+  const clang::SourceManager &sm = ctx.getSourceManager();
+  clang::SourceLocation e = sm.getExpansionLoc(loc);
+  if (e.isInvalid())
+    return {path, 0, 0};
+  return {path, static_cast<int>(sm.getExpansionLineNumber(e)),
+          static_cast<int>(sm.getExpansionColumnNumber(e))};
+}
+
+/// The variables a nest refers to and which of them it writes.
+struct VarUses : clang::RecursiveASTVisitor<VarUses> {
+  std::vector<const clang::VarDecl *> order; // first use
+  std::set<const clang::VarDecl *> used, written, declaredInside;
+  std::vector<const clang::CallExpr *> calls;
+  std::vector<const clang::Stmt *> jumps; // return, goto
+  bool VisitDeclRefExpr(clang::DeclRefExpr *e) {
+    if (auto *v = llvm::dyn_cast<clang::VarDecl>(e->getDecl()))
+      if (used.insert(v).second)
+        order.push_back(v);
+    return true;
+  }
+  bool VisitVarDecl(clang::VarDecl *v) {
+    declaredInside.insert(v);
+    return true;
+  }
+  void noteWrite(const clang::Expr *e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e))
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(r->getDecl()))
+        written.insert(v);
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *b) {
+    if (b->isAssignmentOp())
+      noteWrite(b->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf)
+      noteWrite(u->getSubExpr());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr *c) {
+    calls.push_back(c);
+    return true;
+  }
+  bool VisitReturnStmt(clang::ReturnStmt *s) {
+    jumps.push_back(s);
+    return true;
+  }
+  bool VisitGotoStmt(clang::GotoStmt *s) {
+    jumps.push_back(s);
+    return true;
+  }
+};
+
+/// `continue` statements that leave the body of the nest's innermost
+/// parallel loop (not those of a loop inside it).
+bool continuesOuter(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ContinueStmt>(s))
+    return true;
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+      llvm::isa<clang::DoStmt>(s))
+    return false;
+  for (const clang::Stmt *c : s->children())
+    if (continuesOuter(c))
+      return true;
+  return false;
+}
+
+bool readsMemory(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ArraySubscriptExpr>(s) || llvm::isa<clang::CallExpr>(s))
+    return true;
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+    if (u->getOpcode() == clang::UO_Deref)
+      return true;
+  for (const clang::Stmt *c : s->children())
+    if (readsMemory(c))
+      return true;
+  return false;
+}
+
+/// A cached array's shared-memory tile: per dimension of the array, the
+/// first element (a runtime expression) and the extent (a constant).
+struct Tile {
+  int array = -1;          ///< in ki.arrays
+  std::string name;        ///< the C variable
+  std::string elem;        ///< element type
+  int staged = -1;         ///< the staged loop (ki.loops) whose stages reload it, or -1
+  std::vector<std::string> base; ///< per dimension
+  std::vector<int64_t> extent;
+  int64_t elemBytes = 4;
+  int64_t offset = 0;      ///< in the block's dynamic shared memory, bytes
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t e : extent)
+      n *= e;
+    return n;
+  }
+};
+
+class Emitter;
+
+/// Prints the nest's statements as CUDA: cached arrays read from their
+/// shared tile, unrolled loops with `#pragma unroll`.
+class Helper : public clang::PrinterHelper {
+public:
+  explicit Helper(Emitter &e) : e_(e) {}
+  bool handledStmt(clang::Stmt *s, llvm::raw_ostream &os) override;
+  const clang::Stmt *skip = nullptr; ///< print this one the default way (no recursion)
+
+private:
+  Emitter &e_;
+};
+
+class Emitter {
+public:
+  Emitter(clang::ASTContext &ctx, const NestAst &nest, const layout::KernelInfo &ki,
+          const layout::Layout &l, const frontend::SkeletonizeResult &res, std::string path)
+      : ctx_(ctx), nest_(nest), ki_(ki), l_(l), res_(res), path_(std::move(path)),
+        policy_(ctx.getPrintingPolicy()) {
+    policy_.Bool = true;
+    policy_.SuppressTagKeyword = false;
+    policy_.IncludeNewlines = true;
+  }
+
+  std::string kernelName() const { return "skelcast_" + ki_.name; }
+
+  std::string run(const std::string &layoutText) {
+    analyse();
+    std::string out;
+    out += header(layoutText);
+    out += kernel();
+    out += host(layoutText);
+    return out;
+  }
+
+  // --- used by Helper ------------------------------------------------------
+  bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
+  bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
+  bool printPromoted(const clang::Stmt *s, llvm::raw_ostream &os);
+  std::string print(const clang::Stmt *s, unsigned indent = 0) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    s->printPretty(os, &helper_, policy_, indent, "\n", &ctx_);
+    os.flush();
+    return text;
+  }
+  /// A statement on its own lines (an expression statement gets its `;`).
+  std::string stmt(const clang::Stmt *s, unsigned indent) {
+    if (llvm::isa<clang::Expr>(s))
+      return std::string(2 * indent, ' ') + print(s) + ";\n";
+    return print(s, indent);
+  }
+  std::string printPlain(const clang::Stmt *s, unsigned indent = 0) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    s->printPretty(os, nullptr, policy_, indent, "\n", &ctx_);
+    os.flush();
+    return text;
+  }
+
+private:
+  [[noreturn]] void fail(clang::SourceLocation loc, const std::string &what) {
+    throw InputError(positionOf(ctx_, loc, path_),
+                     fmt::format("cannot emit kernel '{}': {}", ki_.name, what));
+  }
+  [[noreturn]] void failLayout(const std::string &part, const std::string &what) {
+    throw InputError(positionOf(ctx_, nest_.parallel.front()->getBeginLoc(), path_),
+                     fmt::format("cannot emit kernel '{}' in layout part '{}': {}", ki_.name,
+                                 part, what));
+  }
+
+  std::string typed(clang::QualType t, const std::string &name) const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    t.print(os, policy_, name);
+    os.flush();
+    return text;
+  }
+
+  /// The array's parameter type: the C variable's, decayed (`float (*A)[400]`).
+  clang::QualType paramType(const clang::VarDecl *v) const {
+    clang::QualType t = v->getType();
+    if (t->isArrayType())
+      t = ctx_.getDecayedType(t);
+    return t;
+  }
+  clang::QualType elemType(const clang::VarDecl *v) const {
+    clang::QualType t = paramType(v);
+    if (!t->isPointerType())
+      return {};
+    t = t->getPointeeType();
+    while (t->isArrayType())
+      t = ctx_.getAsArrayType(t)->getElementType();
+    return t;
+  }
+  std::string elemName(const clang::VarDecl *v) const {
+    return elemType(v).getUnqualifiedType().getAsString(policy_);
+  }
+
+  void analyse();
+  void planTiles();
+  std::string header(const std::string &layoutText);
+  std::string kernel();
+  std::string taskCoords(const std::string &ind, bool guardContinue);
+  std::string loadTiles(int staged, const std::string &ind);
+  std::string stagedBody(const std::string &ind);
+  std::string stagedKernel(const std::string &ind);
+  std::string phase(const std::string &ind, const std::string &body);
+  size_t taskDepth() const;
+  void promote();
+  std::string host(const std::string &layoutText);
+  std::string referenceFunction();
+  std::string hostValue(const clang::VarDecl *v);
+
+  clang::ASTContext &ctx_;
+  const NestAst &nest_;
+  const layout::KernelInfo &ki_;
+  const layout::Layout &l_;
+  const frontend::SkeletonizeResult &res_;
+  std::string path_;
+  clang::PrintingPolicy policy_;
+  Helper helper_{*this};
+
+  // the analysis
+  std::vector<frontend::LoopHeader> par_;                   ///< per parallel dimension
+  std::vector<const clang::VarDecl *> arrays_;               ///< params, in ki.arrays order
+  std::vector<int> arrayIndex_;                              ///< ki.arrays index of each
+  std::vector<const clang::VarDecl *> scalars_;              ///< read-only values: params
+  std::vector<const clang::VarDecl *> privates_;             ///< written, declared outside
+  std::vector<const clang::VarDecl *> parVarsOutside_;       ///< parallel indices declared outside
+  std::vector<const clang::CallExpr *> calls_;
+  std::vector<const clang::FunctionDecl *> helpers_; ///< the file's functions it calls
+  bool barriers_ = false, foldLoops_ = false;
+  std::vector<Tile> tiles_;
+  std::set<const clang::VarDecl *> promoted_;          ///< arrays over the folded tasks
+  std::vector<const clang::VarDecl *> promotedOrder_;
+  int64_t smemBytes_ = 0; ///< dynamic shared memory per block
+  std::map<const clang::VarDecl *, size_t> tileOf_;
+  std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor
+  const clang::ForStmt *stagedFor_ = nullptr;
+  int stagedLoop_ = -1;
+  int64_t stageSize_ = 0;
+  std::map<std::string, const clang::ForStmt *> loopOf_;     ///< ki loop name -> C loop
+  std::map<int, const clang::ForStmt *> loopByIndex_;        ///< ki loop -> C loop
+};
+
+bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
+  if (s == skip) {
+    skip = nullptr;
+    return false;
+  }
+  if (e_.printPromoted(s, os))
+    return true;
+  if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s))
+    return e_.printAccess(a, os);
+  if (auto *f = llvm::dyn_cast<clang::ForStmt>(s))
+    return e_.printLoop(f, os);
+  return false;
+}
+
+void Emitter::analyse() {
+  const clang::ForStmt *outer = nest_.parallel.front();
+  if (nest_.parallel.size() != ki_.dimSize.size())
+    fail(outer->getBeginLoc(), "its loop space does not match the C loops");
+  for (const clang::ForStmt *f : nest_.parallel) {
+    std::string why;
+    auto h = frontend::parseLoopHeader(f, ctx_, why);
+    if (!h)
+      fail(f->getBeginLoc(), "the parallel loop's header: " + why);
+    if (h->stepExpr)
+      fail(f->getBeginLoc(), "a parallel loop whose step is not a constant");
+    par_.push_back(*h);
+  }
+  for (const clang::Stmt *s : nest_.body)
+    if (continuesOuter(s))
+      foldLoops_ = true; // `continue` then goes to the next task
+  for (int64_t f : l_.fold)
+    if (f > 1)
+      foldLoops_ = true;
+
+  // arrays: the skeleton's, each a pointer parameter named as in C
+  for (size_t a = 0; a < ki_.arrays.size(); ++a) {
+    auto it = nest_.arrays.find(ki_.arrays[a].name);
+    if (it == nest_.arrays.end())
+      fail(outer->getBeginLoc(),
+           fmt::format("no C variable behind the skeleton's array '{}'", ki_.arrays[a].name));
+    const clang::VarDecl *v = it->second;
+    clang::QualType e = elemType(v);
+    if (e.isNull() || !e->isArithmeticType())
+      fail(v->getLocation(), fmt::format("array '{}' is not an array of numbers ({})",
+                                         v->getName().str(), v->getType().getAsString(policy_)));
+    arrays_.push_back(v);
+    arrayIndex_.push_back(static_cast<int>(a));
+  }
+  std::set<const clang::VarDecl *> arraySet(arrays_.begin(), arrays_.end());
+
+  VarUses uses;
+  uses.TraverseStmt(const_cast<clang::ForStmt *>(outer));
+  for (const clang::Stmt *j : uses.jumps)
+    fail(j->getBeginLoc(), "a 'return' or 'goto' inside the nest");
+  std::set<const clang::VarDecl *> parVars;
+  for (const auto &h : par_)
+    parVars.insert(h.var);
+  for (const clang::VarDecl *v : uses.order) {
+    if (arraySet.count(v))
+      continue;
+    if (parVars.count(v)) {
+      if (!uses.declaredInside.count(v))
+        parVarsOutside_.push_back(v);
+      continue;
+    }
+    if (uses.declaredInside.count(v))
+      continue;
+    clang::QualType t = v->getType();
+    if (t->isArrayType() || t->isPointerType())
+      fail(v->getLocation(), fmt::format("'{}' is a pointer or array that is not one of the "
+                                         "kernel's arrays",
+                                         v->getName().str()));
+    if (uses.written.count(v)) {
+      if (nest_.ompReductions.count(v))
+        fail(v->getLocation(), fmt::format("the reduction into '{}' (a reduction needs atomics "
+                                           "or a second kernel, which emit does not write)",
+                                           v->getName().str()));
+      if (v->hasGlobalStorage())
+        fail(v->getLocation(),
+             fmt::format("the nest writes the global scalar '{}'", v->getName().str()));
+      privates_.push_back(v);
+      continue;
+    }
+    if (!t->isArithmeticType())
+      fail(v->getLocation(), fmt::format("'{}' is not a number ({})", v->getName().str(),
+                                         t.getAsString(policy_)));
+    scalars_.push_back(v);
+  }
+  // calls: the C library's (declared for the device where the CUDA headers
+  // are absent) and the file's own functions, emitted as __host__ __device__
+  // helpers before their callers
+  std::function<void(const std::vector<const clang::CallExpr *> &, int)> callees =
+      [&](const std::vector<const clang::CallExpr *> &calls, int depth) {
+        for (const clang::CallExpr *c : calls) {
+          const clang::FunctionDecl *fd = c->getDirectCallee();
+          if (!fd)
+            fail(c->getBeginLoc(), "a call through a pointer");
+          const clang::FunctionDecl *def = nullptr;
+          if (fd->hasBody(def) && def) {
+            if (std::find(helpers_.begin(), helpers_.end(), def) != helpers_.end())
+              continue;
+            if (depth > 8)
+              fail(c->getBeginLoc(), fmt::format("calls nested too deep (or recursion) at '{}'",
+                                                 fd->getName().str()));
+            VarUses inner;
+            inner.TraverseStmt(def->getBody());
+            for (const clang::VarDecl *v : inner.order)
+              if (v->hasGlobalStorage() && !v->isStaticLocal() &&
+                  !(v->getType().isConstQualified() && v->getType()->isArithmeticType()))
+                fail(c->getBeginLoc(), fmt::format("'{}' reads the global '{}', which the device "
+                                                   "cannot see",
+                                                   fd->getName().str(), v->getName().str()));
+            callees(inner.calls, depth + 1);
+            helpers_.push_back(def); // after its own callees
+            continue;
+          }
+          if (!ctx_.getSourceManager().isInSystemHeader(
+                  ctx_.getSourceManager().getExpansionLoc(fd->getLocation())))
+            fail(c->getBeginLoc(), fmt::format("a call of '{}', a function with no body in this "
+                                               "file nor the C library",
+                                               fd->getName().str()));
+          calls_.push_back(c);
+        }
+      };
+  callees(uses.calls, 0);
+
+  // the C loops of the skeleton's sequential loops, by index name: `k`, or
+  // `n#1`, `n#2` where several loops share one (docs/model.md, section 2)
+  std::vector<const clang::ForStmt *> cloops;
+  std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *s) {
+    if (!s)
+      return;
+    if (auto *f = llvm::dyn_cast<clang::ForStmt>(s))
+      cloops.push_back(f);
+    for (const clang::Stmt *c : s->children())
+      walk(c);
+  };
+  for (const clang::Stmt *s : nest_.body)
+    walk(s);
+  std::map<std::string, std::vector<const clang::ForStmt *>> byName;
+  for (const clang::ForStmt *f : cloops) {
+    std::string why;
+    auto h = frontend::parseLoopHeader(f, ctx_, why);
+    if (h)
+      byName[h->var->getName().str()].push_back(f);
+  }
+  std::map<std::string, int> seen;
+  for (size_t k = 0; k < ki_.loops.size(); ++k) {
+    const std::string &name = ki_.loops[k].index;
+    int nth = seen[name]++;
+    auto it = byName.find(name);
+    if (it != byName.end() && nth < static_cast<int>(it->second.size()))
+      loopByIndex_[static_cast<int>(k)] = it->second[nth];
+  }
+  auto cLoop = [&](int k, const std::string &part) {
+    auto it = loopByIndex_.find(k);
+    if (it == loopByIndex_.end())
+      failLayout(part, fmt::format("no C loop of index '{}' in the nest", ki_.loops[k].index));
+    return it->second;
+  };
+  for (const auto &[k, factor] : l_.unroll)
+    unroll_[cLoop(k, "unroll")] = factor;
+  if (l_.stages.size() > 1)
+    failLayout("stage", "more than one staged loop");
+  if (!l_.stages.empty()) {
+    stagedLoop_ = l_.stages.front().first;
+    stageSize_ = l_.stages.front().second;
+    stagedFor_ = cLoop(stagedLoop_, "stage");
+    if (std::find(nest_.body.begin(), nest_.body.end(), stagedFor_) == nest_.body.end())
+      failLayout("stage", fmt::format("loop '{}' is not a statement of the nest's body itself "
+                                      "(inside another loop or a branch)",
+                                      ki_.loops[stagedLoop_].index));
+    for (const clang::Stmt *st : nest_.body)
+      if (continuesOuter(st))
+        failLayout("stage", "a 'continue' of the parallel loop would skip the stage's barriers");
+    std::string why;
+    auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
+    if (!h || h->decreasing || h->stepExpr || !ki_.loops[stagedLoop_].constTrip)
+      failLayout("stage", fmt::format("loop '{}' must count up by a constant step over a "
+                                      "constant trip count",
+                                      ki_.loops[stagedLoop_].index));
+  }
+  barriers_ = !l_.cached.empty();
+  planTiles();
+}
+
+/// The tiles of the cached arrays (GROPHECY's cached data): the bounding box
+/// of the block's footprint, over one stage of the staged loop for the arrays
+/// it reads, over the whole nest otherwise (docs/model.md, section 2, cache).
+void Emitter::planTiles() {
+  for (int a : l_.cached) {
+    Tile t;
+    t.array = a;
+    const layout::ArrayInfo &ai = ki_.arrays[a];
+    auto pos = std::find(arrayIndex_.begin(), arrayIndex_.end(), a);
+    const clang::VarDecl *v = arrays_[pos - arrayIndex_.begin()];
+    t.name = v->getName().str();
+    t.elem = elemName(v);
+    t.elemBytes = static_cast<int64_t>(ctx_.getTypeSizeInChars(elemType(v)).getQuantity());
+    std::string part = "cache=" + ai.name;
+    std::vector<const layout::AccessInfo *> acc;
+    for (const auto &x : ki_.accesses)
+      if (x.array == a) {
+        if (x.isStore)
+          failLayout(part, "the array is written");
+        acc.push_back(&x);
+      }
+    if (acc.empty())
+      continue;
+    if (stagedLoop_ >= 0) {
+      bool in = std::find(acc.front()->loops.begin(), acc.front()->loops.end(), stagedLoop_) !=
+                acc.front()->loops.end();
+      for (const auto *x : acc) {
+        bool xin = std::find(x->loops.begin(), x->loops.end(), stagedLoop_) != x->loops.end();
+        if (xin != in)
+          failLayout(part, fmt::format("the array is read both inside and outside the staged "
+                                       "loop '{}'",
+                                       ki_.loops[stagedLoop_].index));
+      }
+      if (in)
+        t.staged = stagedLoop_;
+    }
+    size_t rank = ai.extents.size();
+    t.base.resize(rank);
+    t.extent.resize(rank);
+    size_t ndim = ki_.dimSize.size();
+    for (size_t e = 0; e < rank; ++e) {
+      // runtime variables: the parallel indices (the block's tile) and the
+      // staged index (the stage); their coefficients must agree across accesses
+      std::map<int, int64_t> runtimeCoef;
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      bool firstAcc = true;
+      for (const auto *x : acc) {
+        const layout::IndexForm &f = x->index[e];
+        if (f.kind != layout::IndexForm::Kind::Affine)
+          failLayout(part, "a subscript is not affine in the loop indices");
+        int64_t mn = f.constant, mx = f.constant;
+        for (size_t vi = 0; vi < ki_.vars.size(); ++vi) {
+          int64_t c = vi < f.coef.size() ? f.coef[vi] : 0;
+          const layout::Var &var = ki_.vars[vi];
+          bool runtime = var.dim >= 0 || (t.staged >= 0 && var.loop == t.staged);
+          if (runtime) {
+            if (firstAcc)
+              runtimeCoef[static_cast<int>(vi)] = c;
+            else if (runtimeCoef[static_cast<int>(vi)] != c)
+              failLayout(part, fmt::format("its accesses move differently with '{}'", var.name));
+            continue;
+          }
+          if (c == 0)
+            continue;
+          if (var.loop >= 0 && !ki_.loops[var.loop].constTrip)
+            failLayout(part, fmt::format("loop '{}' around a read has no constant trip count",
+                                         var.name));
+          int64_t first = var.lo, last = var.lo + (static_cast<int64_t>(var.trip) - 1) * var.step;
+          mn += std::min(c * first, c * last);
+          mx += std::max(c * first, c * last);
+        }
+        firstAcc = false;
+        lo = std::min(lo, mn);
+        hi = std::max(hi, mx);
+      }
+      std::string base = fmt::format("{}", lo);
+      int64_t width = hi - lo;
+      for (const auto &[vi, c] : runtimeCoef) {
+        if (c == 0)
+          continue;
+        const layout::Var &var = ki_.vars[vi];
+        int64_t count;
+        std::string first; // the variable's first value in the tile or stage
+        if (var.dim >= 0) {
+          count = l_.block[var.dim] * l_.fold[var.dim];
+          size_t axis = ndim - 1 - static_cast<size_t>(var.dim);
+          first = fmt::format("({} + (long long)blockIdx.{} * {} * {})", var.lo, kAxis[axis],
+                              count, var.step);
+        } else {
+          count = stageSize_;
+          first = "sk_" + var.name + "0";
+        }
+        int64_t span = (count - 1) * var.step; // the variable's range within the tile
+        if (c * var.step > 0)
+          base += fmt::format(" + {} * {}", c, first);
+        else
+          base += fmt::format(" + {} * ({} + {})", c, first, span);
+        width += std::abs(c * span);
+      }
+      t.base[e] = base;
+      t.extent[e] = width + 1;
+    }
+    t.offset = smemBytes_;
+    smemBytes_ += (t.elements() * t.elemBytes + 15) / 16 * 16;
+    tileOf_[v] = tiles_.size();
+    tiles_.push_back(std::move(t));
+  }
+}
+
+bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os) {
+  if (a->getType()->isArrayType())
+    return false; // a row: the full access above it is printed
+  std::vector<const clang::Expr *> subs;
+  const clang::Expr *e = a;
+  while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+    subs.push_back(x->getIdx());
+    e = x->getBase();
+  }
+  std::reverse(subs.begin(), subs.end());
+  auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  if (!ref)
+    return false;
+  auto *v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+  auto it = tileOf_.find(v);
+  if (it == tileOf_.end())
+    return false;
+  const Tile &t = tiles_[it->second];
+  const layout::ArrayInfo &ai = ki_.arrays[t.array];
+  size_t rank = t.extent.size();
+  std::vector<std::string> coord(rank);
+  if (subs.size() == rank) {
+    for (size_t d = 0; d < rank; ++d)
+      coord[d] = print(subs[d]);
+  } else if (subs.size() == 1) {
+    // a flat subscript of a delinearised array: its coordinates
+    std::string flat = "(long long)(" + print(subs[0]) + ")";
+    for (size_t d = 0; d < rank; ++d)
+      coord[d] = d == 0 ? fmt::format("{} / {}", flat, ai.strides[0])
+                        : fmt::format("{} / {} % {}", flat, ai.strides[d], ai.extents[d]);
+  } else {
+    fail(a->getBeginLoc(), fmt::format("an access of '{}' with {} subscripts for {} dimensions",
+                                       t.name, subs.size(), rank));
+  }
+  os << "sk_" << t.name << "_tile[";
+  int64_t stride = 1;
+  std::vector<std::string> terms;
+  for (size_t d = rank; d-- > 0;) {
+    std::string c = fmt::format("(({}) - sk_{}_b{})", coord[d], t.name, d);
+    terms.push_back(stride == 1 ? c : fmt::format("{} * {}", c, stride));
+    stride *= t.extent[d];
+  }
+  std::reverse(terms.begin(), terms.end());
+  for (size_t i = 0; i < terms.size(); ++i)
+    os << (i ? " + " : "") << terms[i];
+  os << "]";
+  return true;
+}
+
+/// A promoted variable is its task's slot: `acc` -> `acc[sk_fl]`, and its
+/// declaration an assignment of the initial value.
+bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
+  if (promoted_.empty())
+    return false;
+  if (auto *r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+    if (!v || !promoted_.count(v))
+      return false;
+    os << v->getName() << "[sk_fl]";
+    return true;
+  }
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl *d : ds->decls()) {
+      auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+      if (!v || !promoted_.count(v))
+        return false;
+    }
+    for (const clang::Decl *d : ds->decls()) {
+      auto *v = llvm::cast<clang::VarDecl>(d);
+      if (v->getInit())
+        os << v->getName() << "[sk_fl] = " << print(v->getInit()) << ";\n";
+    }
+    return true;
+  }
+  return false;
+}
+
+bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
+  auto it = unroll_.find(f);
+  if (it == unroll_.end() || f == stagedFor_)
+    return false;
+  os << "\n#pragma unroll " << it->second << "\n";
+  helper_.skip = f;
+  const_cast<clang::ForStmt *>(f)->printPretty(os, &helper_, policy_, 0, "\n", &ctx_);
+  return true;
+}
+
+std::string Emitter::header(const std::string &layoutText) {
+  std::string out;
+  out += fmt::format("// {}: kernel '{}' of {} in layout '{}'\n", kernelName(), ki_.name,
+                     std::filesystem::path(path_).filename().string(), layoutText);
+  out += "// Written by 'skelcast emit' (docs/emit.md). Build: nvcc -O3 -arch=sm_90 FILE.cu;\n"
+         "// run: ./a.out [--repeats N] [--warmups N] [--tolerance T] prints a measurement record.\n"
+         "// Device-only without the CUDA headers: clang -x cuda --cuda-device-only -nocudainc.\n";
+  out += "#if defined(__CUDA__) && !defined(__CUDACC__) // clang without the CUDA headers\n"
+         "#include <__clang_cuda_builtin_vars.h>\n"
+         "#define __global__ __attribute__((global))\n"
+         "#define __device__ __attribute__((device))\n"
+         "#define __shared__ __attribute__((shared))\n"
+         "#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))\n"
+         "#define __align__(n) __attribute__((aligned(n)))\n";
+  std::set<std::string> declared;
+  for (const clang::CallExpr *c : calls_) {
+    const clang::FunctionDecl *fd = c->getDirectCallee();
+    if (!declared.insert(fd->getName().str()).second)
+      continue;
+    std::string params;
+    for (const clang::ParmVarDecl *p : fd->parameters())
+      params += (params.empty() ? "" : ", ") + p->getType().getAsString(policy_);
+    out += fmt::format("extern \"C\" __device__ {} {}({});\n",
+                       fd->getReturnType().getAsString(policy_), fd->getName().str(), params);
+  }
+  out += "#define __host__ __attribute__((host))\n";
+  out += "#endif\n";
+  out += "#define restrict __restrict__\n";
+  out += fmt::format("#define SKELCAST_BARRIERS {} // the kernel calls __syncthreads\n\n",
+                     barriers_ ? 1 : 0);
+  for (const clang::FunctionDecl *fd : helpers_) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    fd->print(os, policy_);
+    os.flush();
+    out += "__host__ __device__ " + text + "\n\n";
+  }
+  return out;
+}
+
+/// The task of this thread along each parallel dimension (cyclic folding:
+/// F_d tasks B_d apart in a block tile of B_d x F_d), its loop indices, and
+/// `sk_active` when it falls inside the loop space.
+std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
+  std::string out;
+  size_t n = par_.size();
+  std::vector<std::string> inRange;
+  for (size_t d = 0; d < n; ++d) {
+    const auto &h = par_[d];
+    size_t axis = n - 1 - d;
+    std::string name = h.var->getName().str();
+    int64_t tile = l_.block[d] * l_.fold[d];
+    std::string task =
+        l_.fold[d] > 1
+            ? fmt::format("(long long)blockIdx.{} * {} + sk_f{} * {} + threadIdx.{}", kAxis[axis],
+                          tile, d, l_.block[d], kAxis[axis])
+            : fmt::format("(long long)blockIdx.{} * {} + threadIdx.{}", kAxis[axis], tile,
+                          kAxis[axis]);
+    std::string init = printPlain(h.init), bound = printPlain(h.bound);
+    int64_t step = h.step;
+    std::string trips =
+        h.decreasing
+            ? fmt::format("(long long)({}) - ({}){}", init, bound, h.inclusive ? " + 1" : "")
+            : fmt::format("((long long)({}) - ({}){} + {}) / {}", bound, init,
+                          h.inclusive ? " + 1" : "", step - 1, step);
+    out += fmt::format("{}const long long sk_t{} = {};\n", ind, d, task);
+    out += fmt::format("{}const long long sk_n{} = {}; // trips of '{}'\n", ind, d, trips, name);
+    std::string value = fmt::format("({}) {} sk_t{}{}", init, h.decreasing ? "-" : "+", d,
+                                    step == 1 ? "" : fmt::format(" * {}", step));
+    out += fmt::format("{}{} = {};\n", ind, typed(h.var->getType(), name), value);
+    inRange.push_back(fmt::format("sk_t{} < sk_n{}", d, d));
+  }
+  std::string cond;
+  for (size_t i = 0; i < inRange.size(); ++i)
+    cond += (i ? " && " : "") + inRange[i];
+  if (barriers_)
+    out += fmt::format("{}const bool sk_active = {};\n", ind, cond);
+  else
+    out += fmt::format("{}if (!({})) {}; // outside the loop space\n", ind, cond,
+                       guardContinue ? "continue" : "return");
+  return out;
+}
+
+/// The cooperative load of the tiles reloaded at `staged` (-1: once per
+/// block), by all threads of the block, elements outside the array skipped.
+std::string Emitter::loadTiles(int staged, const std::string &ind) {
+  std::string out;
+  for (const Tile &t : tiles_) {
+    if (t.staged != staged)
+      continue;
+    const layout::ArrayInfo &ai = ki_.arrays[t.array];
+    size_t rank = t.extent.size();
+    for (size_t d = 0; d < rank; ++d)
+      out += fmt::format("{}const long long sk_{}_b{} = {};\n", ind, t.name, d, t.base[d]);
+    out += fmt::format("{}for (int sk_q = sk_tid; sk_q < {}; sk_q += sk_threads) {{\n", ind,
+                       t.elements());
+    std::string inner = ind + "  ";
+    std::string rest = "sk_q";
+    std::string inside, flat;
+    for (size_t d = rank; d-- > 0;) {
+      std::string coord = d == 0 ? rest : fmt::format("{} % {}", rest, t.extent[d]);
+      out += fmt::format("{}const long long sk_g{} = sk_{}_b{} + {};\n", inner, d, t.name, d,
+                         coord);
+      rest = fmt::format("{} / {}", rest, t.extent[d]);
+      inside += fmt::format("{}sk_g{} >= 0 && sk_g{} < {}", inside.empty() ? "" : " && ", d, d,
+                            ai.extents[d]);
+      flat += fmt::format("{}sk_g{} * {}", flat.empty() ? "" : " + ", d, ai.strides[d]);
+    }
+    out += fmt::format("{}if ({})\n{}  sk_{}_tile[sk_q] = ((const {} *){})[{}];\n", inner, inside,
+                       inner, t.name, t.elem, t.name, flat);
+    out += ind + "}\n";
+  }
+  return out;
+}
+
+/// The staged loop: per stage, the block loads the tiles of the arrays read
+/// in it, waits, runs the stage's iterations, and waits again before the next
+/// stage overwrites the tiles.
+std::string Emitter::stagedBody(const std::string &ind) {
+  std::string out;
+  std::string why;
+  auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
+  const layout::Var &var = ki_.vars[ki_.loops[stagedLoop_].var];
+  int64_t lo = var.lo, step = var.step, trip = static_cast<int64_t>(var.trip);
+  int64_t end = lo + trip * step;
+  std::string name = h->var->getName().str();
+  out += fmt::format("{}for (long long sk_{}0 = {}; sk_{}0 < {}; sk_{}0 += {}) {{ // stages of "
+                     "{} iterations\n",
+                     ind, name, lo, name, end, name, stageSize_ * step, stageSize_);
+  std::string in = ind + "  ";
+  out += loadTiles(stagedLoop_, in);
+  out += in + "__syncthreads();\n";
+  std::string compute;
+  std::string cin = in + std::string(2 * taskDepth(), ' ');
+  compute += cin + "if (sk_active) {\n";
+  int64_t factor = l_.unrollFactor(stagedLoop_);
+  if (factor > 1)
+    compute += fmt::format("#pragma unroll {}\n", factor);
+  bool declaredInInit = h->var->getDeclContext() && stagedFor_->getInit() &&
+                        llvm::isa<clang::DeclStmt>(stagedFor_->getInit());
+  std::string decl = declaredInInit ? typed(h->var->getType(), name) : name;
+  compute += fmt::format("{}  for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})\n", cin,
+                         decl, name, name, name, stageSize_ * step, name, end, name, step);
+  compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
+  compute += cin + "}\n";
+  out += phase(in, compute);
+  out += in + "__syncthreads();\n";
+  out += ind + "}\n";
+  return out;
+}
+
+/// The values a task keeps from one phase of a staged kernel to the next (locals declared in the body, privates other than the staged
+/// index) become arrays indexed by the task (sk_fl).
+void Emitter::promote() {
+  auto add = [&](const clang::VarDecl *v) {
+    if (promoted_.insert(v).second)
+      promotedOrder_.push_back(v);
+  };
+  for (const clang::Stmt *st : nest_.body)
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
+      for (const clang::Decl *d : ds->decls())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+          if (v->getType()->isArrayType())
+            failLayout("stage", fmt::format("the local array '{}' beside the staged loop, with "
+                                            "folding",
+                                            v->getName().str()));
+          add(v);
+        }
+  std::string why;
+  auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
+  for (const clang::VarDecl *v : privates_)
+    if (!h || v != h->var)
+      add(v);
+}
+
+/// The fold loops (when folded) around `body`, with the task's coordinates:
+/// one phase of a staged kernel, in its own scope.
+std::string Emitter::phase(const std::string &ind, const std::string &body) {
+  std::string out = ind + "{\n";
+  std::string inner = ind + "  ";
+  size_t n = par_.size();
+  if (foldLoops_)
+    for (size_t d = 0; d < n; ++d) {
+      out += fmt::format("{}for (int sk_f{} = 0; sk_f{} < {}; ++sk_f{}) {{ // fold={}:{}\n",
+                         inner, d, d, l_.fold[d], d, ki_.dimNames[d], l_.fold[d]);
+      inner += "  ";
+    }
+  out += taskCoords(inner, foldLoops_);
+  if (!promoted_.empty()) {
+    std::string flat = foldLoops_ ? "sk_f0" : "0";
+    for (size_t d = 1; foldLoops_ && d < n; ++d)
+      flat = fmt::format("({}) * {} + sk_f{}", flat, l_.fold[d], d);
+    out += fmt::format("{}const int sk_fl = {}; // the task's slot\n", inner, flat);
+  }
+  out += body;
+  if (foldLoops_)
+    for (size_t d = 0; d < n; ++d) {
+      inner.resize(inner.size() - 2);
+      out += inner + "}\n";
+    }
+  out += ind + "}\n";
+  return out;
+}
+
+/// The indentation depth of a phase's body below its `ind`.
+size_t Emitter::taskDepth() const { return 1 + (foldLoops_ ? par_.size() : 0); }
+
+/// A kernel with a staged loop: the statements before it, its stages, and
+/// those after it, each a phase over the thread's tasks; only the stages'
+/// loads and barriers run in every thread.
+std::string Emitter::stagedKernel(const std::string &ind) {
+  std::string out;
+  std::string in = ind + std::string(2 * taskDepth(), ' ');
+  unsigned level = static_cast<unsigned>(in.size() / 2);
+  auto run = [&](const std::vector<const clang::Stmt *> &stmts) {
+    if (stmts.empty())
+      return;
+    std::string body;
+    for (const clang::Stmt *st : stmts) {
+      if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
+        if (readsMemory(ds))
+          failLayout("stage", "a declaration beside the staged loop reads memory");
+        body += stmt(st, level);
+        continue;
+      }
+      body += in + "if (sk_active) {\n" + stmt(st, level + 1) + in + "}\n";
+    }
+    out += phase(ind, body);
+  };
+  std::vector<const clang::Stmt *> before, after;
+  bool seen = false;
+  for (const clang::Stmt *st : nest_.body) {
+    if (st == stagedFor_) {
+      seen = true;
+      continue;
+    }
+    (seen ? after : before).push_back(st);
+  }
+  run(before);
+  out += stagedBody(ind);
+  run(after);
+  return out;
+}
+
+std::string Emitter::kernel() {
+  std::string out;
+  // the parameters: arrays, then the values the nest reads
+  std::vector<std::string> params;
+  for (const clang::VarDecl *v : arrays_)
+    params.push_back(typed(paramType(v), v->getName().str()));
+  for (const clang::VarDecl *v : scalars_)
+    params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  int64_t threads = l_.threadsPerBlock();
+  out += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(", threads,
+                     kernelName());
+  for (size_t i = 0; i < params.size(); ++i)
+    out += (i ? ", " : "") + params[i];
+  out += ") {\n";
+  std::string ind = "  ";
+  if (stagedFor_)
+    promote(); // the phases are scopes of their own
+  for (const clang::VarDecl *v : privates_)
+    if (!promoted_.count(v))
+      out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
+                         typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const clang::VarDecl *v : promotedOrder_)
+    out += fmt::format("{}{}; // one per task of the thread: it lives across the phases\n", ind,
+                       typed(ctx_.getConstantArrayType(v->getType().getUnqualifiedType(),
+                                                       llvm::APInt(32, l_.foldProduct()), nullptr,
+                                                       clang::ArraySizeModifier::Normal, 0),
+                             v->getName().str()));
+  if (barriers_) {
+    out += ind + "const int sk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                 "threadIdx.z);\n";
+    out += fmt::format("{}const int sk_threads = {};\n", ind, threads);
+    // the tiles share one dynamic allocation (beyond 48 KiB a static one
+    // cannot go), each at a 16-byte aligned offset
+    if (!tiles_.empty())
+      out += ind + "extern __shared__ __align__(16) unsigned char sk_smem[];\n";
+    for (const Tile &t : tiles_) {
+      std::string dims;
+      for (int64_t e : t.extent)
+        dims += fmt::format("{}{}", dims.empty() ? "" : " x ", e);
+      out += fmt::format("{}{} *const sk_{}_tile = ({} *)(sk_smem + {}); // cache={}: {} "
+                         "elements{}\n",
+                         ind, t.elem, t.name, t.elem, t.offset, ki_.arrays[t.array].name, dims,
+                         t.staged >= 0 ? fmt::format(" per stage of '{}'",
+                                                     ki_.loops[t.staged].index)
+                                       : " of the block's footprint");
+    }
+    std::string once = loadTiles(-1, ind);
+    if (!once.empty())
+      out += once + ind + "__syncthreads();\n";
+  }
+  if (stagedFor_) {
+    out += stagedKernel(ind);
+    out += "}\n";
+    return out;
+  }
+  std::string inner = ind;
+  size_t n = par_.size();
+  if (foldLoops_) {
+    for (size_t d = 0; d < n; ++d) {
+      out += fmt::format("{}for (int sk_f{} = 0; sk_f{} < {}; ++sk_f{}) {{ // fold={}:{}\n",
+                         inner, d, d, l_.fold[d], d, ki_.dimNames[d], l_.fold[d]);
+      inner += "  ";
+    }
+  }
+  out += taskCoords(inner, foldLoops_);
+  unsigned level = static_cast<unsigned>(inner.size() / 2);
+  if (!barriers_) {
+    for (const clang::Stmt *s : nest_.body)
+      out += stmt(s, level);
+  } else if (!stagedFor_) {
+    out += inner + "if (sk_active) {\n";
+    for (const clang::Stmt *s : nest_.body)
+      out += stmt(s, level + 1);
+    out += inner + "}\n";
+  }
+  if (foldLoops_)
+    for (size_t d = 0; d < n; ++d) {
+      inner.resize(inner.size() - 2);
+      out += inner + "}\n";
+    }
+  out += "}\n";
+  return out;
+}
+
+/// The value the host gives a scalar the nest reads.
+std::string Emitter::hostValue(const clang::VarDecl *v) {
+  std::string name = v->getName().str();
+  if (auto *p = llvm::dyn_cast<clang::ParmVarDecl>(v)) {
+    for (const auto &fn : res_.functions)
+      if (fn.name == nest_.function->getNameAsString())
+        for (const auto &cp : fn.params)
+          if (cp.name == name) {
+            if (cp.kind == frontend::CParam::Kind::Integer && cp.value)
+              return fmt::format("{}", *cp.value);
+            if (cp.kind == frontend::CParam::Kind::Floating)
+              return "0.5"; // any value computes the same on both sides
+          }
+    if (p->getType()->isFloatingType())
+      return "0.5";
+    fail(v->getLocation(), fmt::format("the value of parameter '{}' is not known; give it with "
+                                       "--extent {}=V",
+                                       name, name));
+  }
+  if (v->hasGlobalStorage())
+    return name; // the host part declares it as the file does
+  if (v->getType().isConstQualified() || !v->isLocalVarDecl()) {
+    if (const clang::APValue *val = v->evaluateValue()) {
+      if (val->isInt())
+        return llvm::toString(val->getInt(), 10);
+      if (val->isFloat()) {
+        llvm::SmallString<32> s;
+        val->getFloat().toString(s);
+        return std::string(s.str());
+      }
+    }
+  }
+  if (v->getInit())
+    if (auto r = v->getInit()->getIntegerConstantExpr(ctx_))
+      return llvm::toString(*r, 10);
+  fail(v->getLocation(), fmt::format("the nest reads '{}', a variable of '{}' whose value is "
+                                     "known only when the function runs",
+                                     name, nest_.function->getNameAsString()));
+}
+
+/// The C nest itself, on the host, for reference.
+std::string Emitter::referenceFunction() {
+  std::string out = "static void skelcast_reference(";
+  std::vector<std::string> params;
+  for (const clang::VarDecl *v : arrays_)
+    params.push_back(typed(paramType(v), v->getName().str()));
+  for (const clang::VarDecl *v : scalars_)
+    params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (size_t i = 0; i < params.size(); ++i)
+    out += (i ? ", " : "") + params[i];
+  out += ") {\n";
+  for (const clang::VarDecl *v : privates_)
+    out += "  " + typed(v->getType().getUnqualifiedType(), v->getName().str()) + ";\n";
+  for (const clang::VarDecl *v : parVarsOutside_)
+    out += "  " + typed(v->getType().getUnqualifiedType(), v->getName().str()) + ";\n";
+  out += printPlain(nest_.parallel.front(), 1);
+  out += "}\n";
+  return out;
+}
+
+std::string Emitter::host(const std::string &layoutText) {
+  std::string out = "\n#ifndef __CUDA_ARCH__ // the host driver\n";
+  out += "#ifndef SKELCAST_EMULATE // tests/emit/emulate.h runs the kernel on the CPU\n"
+         "#include <cuda_runtime.h>\n"
+         "#define SK_LAUNCH(kernel, grid, block, smem, ...) kernel<<<grid, block, smem>>>(__VA_ARGS__)\n"
+         "#endif\n#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
+         "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n";
+  // globals the nest reads, as the file declares them
+  for (const clang::VarDecl *v : scalars_)
+    if (v->hasGlobalStorage() && !llvm::isa<clang::ParmVarDecl>(v)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      v->print(os, policy_);
+      os.flush();
+      out += "static " + text + ";\n";
+    }
+  out += referenceFunction();
+  out += R"(
+#define SK_CHECK(call)                                                              \
+  do {                                                                             \
+    cudaError_t sk_e = (call);                                                     \
+    if (sk_e != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,           \
+                   cudaGetErrorString(sk_e));                                      \
+      std::exit(2);                                                                \
+    }                                                                              \
+  } while (0)
+
+// Deterministic pseudo-random numbers (splitmix64), the same on every run.
+static uint64_t sk_next(uint64_t &s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+template <class T> static void sk_fill(std::vector<T> &v, uint64_t seed, double lo, double hi,
+                                       bool integral) {
+  uint64_t s = seed;
+  for (auto &x : v) {
+    double u = (double)(sk_next(s) >> 11) / 9007199254740992.0;
+    x = integral ? (T)(int64_t)(lo + u * (hi - lo)) : (T)(lo + u * (hi - lo));
+  }
+}
+// max |d - h| / max(|h|, 1e-6 * max|h|): relative, with a floor for elements near 0
+template <class T> static double sk_rel_error(const std::vector<T> &d, const std::vector<T> &h) {
+  double big = 0, err = 0;
+  for (size_t i = 0; i < h.size(); ++i) big = std::max(big, std::fabs((double)h[i]));
+  double floor_ = std::max(1e-6 * big, 1e-30);
+  for (size_t i = 0; i < h.size(); ++i) {
+    double a = (double)d[i], b = (double)h[i];
+    if (std::isnan(a) != std::isnan(b)) return INFINITY;
+    if (std::isnan(a)) continue;
+    err = std::max(err, std::fabs(a - b) / std::max(std::fabs(b), floor_));
+  }
+  return err;
+}
+static double sk_median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+)";
+  // which arrays the kernel stores, which are indices (their values in range)
+  std::vector<bool> stored(ki_.arrays.size(), false);
+  std::vector<int64_t> indexRange(ki_.arrays.size(), -1);
+  std::function<void(const skeleton::Expr &, int64_t)> scanIdx = [&](const skeleton::Expr &x,
+                                                                     int64_t extent) {
+    if (x.kind == skeleton::Expr::Kind::Access) {
+      int a = ki_.arrayIndex(x.name);
+      if (a >= 0)
+        indexRange[a] = indexRange[a] < 0 ? extent : std::min(indexRange[a], extent);
+    }
+    for (const auto &c : x.args)
+      scanIdx(c, extent);
+  };
+  for (const auto &acc : ki_.accesses) {
+    if (acc.isStore)
+      stored[acc.array] = true;
+    for (size_t d = 0; d < acc.index.size(); ++d)
+      if (acc.index[d].kind == layout::IndexForm::Kind::Data)
+        scanIdx(acc.index[d].expr, ki_.arrays[acc.array].extents[d]);
+  }
+  for (const auto &[name, value] : ki_.bindings)
+    (void)name, (void)value;
+  bool anyFloat = false;
+  out += "\nint main(int argc, char **argv) {\n";
+  out += "  int repeats = 30, warmups = 5;\n  double tolerance = -1;\n";
+  out += "  for (int i = 1; i + 1 < argc; i += 2) {\n"
+         "    if (!std::strcmp(argv[i], \"--repeats\")) repeats = std::atoi(argv[i + 1]);\n"
+         "    else if (!std::strcmp(argv[i], \"--warmups\")) warmups = std::atoi(argv[i + 1]);\n"
+         "    else if (!std::strcmp(argv[i], \"--tolerance\")) tolerance = std::atof(argv[i + "
+         "1]);\n"
+         "  }\n";
+  std::string args, hostArgs;
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    const clang::VarDecl *v = arrays_[i];
+    const layout::ArrayInfo &ai = ki_.arrays[arrayIndex_[i]];
+    std::string n = v->getName().str(), elem = elemName(v);
+    clang::QualType et = elemType(v);
+    bool integral = !et->isFloatingType();
+    anyFloat = anyFloat || !integral;
+    int64_t count = 1;
+    for (int64_t e : ai.extents)
+      count *= e;
+    out += fmt::format("  std::vector<{}> h_{}({}LL);\n", elem, n, count);
+    if (ai.sample && !ai.sample->values.empty()) {
+      out += fmt::format("  {{ static const long long s[] = {{", n);
+      for (size_t k = 0; k < ai.sample->values.size(); ++k)
+        out += fmt::format("{}{}", k ? "," : "", ai.sample->values[k]);
+      out += fmt::format("}};\n    for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})s[k % "
+                         "{}]; }} // the sample\n",
+                         n, n, elem, ai.sample->values.size());
+    } else if (integral && indexRange[arrayIndex_[i]] > 0) {
+      out += fmt::format("  sk_fill(h_{}, {}, 0, {}, true); // an index: within [0, {})\n", n,
+                         i + 1, indexRange[arrayIndex_[i]], indexRange[arrayIndex_[i]]);
+    } else {
+      out += fmt::format("  sk_fill(h_{}, {}, {}, {}, {});\n", n, i + 1, integral ? "0" : "0.5",
+                         integral ? "64" : "1.5", integral ? "true" : "false");
+    }
+    out += fmt::format("  {} *d_{};\n  SK_CHECK(cudaMalloc(&d_{}, h_{}.size() * sizeof({})));\n",
+                       elem, n, n, n, elem);
+    out += fmt::format("  SK_CHECK(cudaMemcpy(d_{}, h_{}.data(), h_{}.size() * sizeof({}), "
+                       "cudaMemcpyHostToDevice));\n",
+                       n, n, n, elem);
+    std::string cast = paramType(v).getAsString(policy_);
+    args += fmt::format("{}({})d_{}", args.empty() ? "" : ", ", cast, n);
+    hostArgs += fmt::format("{}({})h_{}.data()", hostArgs.empty() ? "" : ", ", cast, n);
+  }
+  for (const clang::VarDecl *v : scalars_) {
+    std::string val = hostValue(v);
+    args += (args.empty() ? "" : ", ") + val;
+    hostArgs += (hostArgs.empty() ? "" : ", ") + val;
+  }
+  bool anyDouble = false;
+  for (const clang::VarDecl *v : arrays_)
+    if (elemType(v)->isSpecificBuiltinType(clang::BuiltinType::Double))
+      anyDouble = true;
+  out += fmt::format("  if (tolerance < 0) tolerance = {};\n", anyDouble ? "1e-9" : "1e-4");
+  out += "  skelcast_reference(" + hostArgs + "); // the C nest, on the host\n";
+  LaunchShape ls = launchShape(ki_, l_);
+  for (int a = 0; a < 3; ++a)
+    if (ls.grid[a] > (a == 0 ? 2147483647LL : 65535LL))
+      failLayout("block", fmt::format("the grid needs {} blocks along {} (CUDA allows {})",
+                                      ls.grid[a], kAxis[a], a == 0 ? "2^31 - 1" : "65535"));
+  out += fmt::format("  const dim3 grid({}, {}, {}), block({}, {}, {});\n", ls.grid[0],
+                     ls.grid[1], ls.grid[2], ls.block[0], ls.block[1], ls.block[2]);
+  out += fmt::format("  const size_t smem = {}; // the cached arrays' tiles\n", smemBytes_);
+  if (smemBytes_ > 48 * 1024)
+    out += fmt::format("  SK_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                       "(int)smem));\n",
+                       kernelName());
+  out += fmt::format("  auto launch = [&] {{ SK_LAUNCH({}, grid, block, smem, {}); }};\n",
+                     kernelName(), args);
+  out += R"(  cudaEvent_t a, b;
+  SK_CHECK(cudaEventCreate(&a));
+  SK_CHECK(cudaEventCreate(&b));
+  SK_CHECK(cudaEventRecord(a));
+  launch(); // the cold launch, also the one checked
+  SK_CHECK(cudaEventRecord(b));
+  SK_CHECK(cudaEventSynchronize(b));
+  SK_CHECK(cudaGetLastError());
+  float cold_ms = 0;
+  SK_CHECK(cudaEventElapsedTime(&cold_ms, a, b));
+  double rel_error = 0;
+)";
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    if (!stored[arrayIndex_[i]])
+      continue;
+    std::string n = arrays_[i]->getName().str(), elem = elemName(arrays_[i]);
+    out += fmt::format("  {{\n    std::vector<{}> g(h_{}.size());\n    SK_CHECK(cudaMemcpy(g.data(), "
+                       "d_{}, g.size() * sizeof({}), cudaMemcpyDeviceToHost));\n    rel_error = "
+                       "std::max(rel_error, sk_rel_error(g, h_{}));\n  }}\n",
+                       elem, n, n, elem, n);
+  }
+  out += R"(  const bool verified = rel_error <= tolerance;
+  std::fprintf(stderr, "max relative error %g (tolerance %g): %s\n", rel_error, tolerance,
+               verified ? "ok" : "WRONG");
+  std::vector<double> t;
+  double total = 0;
+  int batch = 1;
+  if (repeats <= 0) { // --repeats 0: the check alone, the cold launch as the time
+    t.push_back(cold_ms);
+    total = cold_ms;
+    repeats = 0;
+  } else {
+  for (int w = 0; w < warmups; ++w) launch();
+  SK_CHECK(cudaDeviceSynchronize());
+  // each repeat: back-to-back launches between one pair of events, per launch
+  SK_CHECK(cudaEventRecord(a));
+  launch();
+  SK_CHECK(cudaEventRecord(b));
+  SK_CHECK(cudaEventSynchronize(b));
+  float one = 0;
+  SK_CHECK(cudaEventElapsedTime(&one, a, b));
+  batch = std::max(1, std::min(100, (int)(1.0 / std::max(one, 1e-3f))));
+  for (int r = 0; r < repeats; ++r) {
+    SK_CHECK(cudaEventRecord(a));
+    for (int k = 0; k < batch; ++k) launch();
+    SK_CHECK(cudaEventRecord(b));
+    SK_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    SK_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms / batch);
+    total += ms;
+  }
+  }
+  SK_CHECK(cudaGetLastError());
+  cudaFuncAttributes attr;
+  SK_CHECK(cudaFuncGetAttributes(&attr, )" +
+             kernelName() + R"());
+  int active = 0;
+  SK_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, )" +
+             kernelName() + R"(, block.x * block.y * block.z, smem));
+  cudaDeviceProp prop;
+  int dev = 0;
+  SK_CHECK(cudaGetDevice(&dev));
+  SK_CHECK(cudaGetDeviceProperties(&prop, dev));
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  std::printf("{\n \"schema_version\": 1,\n \"skeleton_root\": \".\",\n");
+  std::printf(" \"gpu\": {\"name\": \"%s\", \"driver_api\": %d, \"compute_capability\": \"%d.%d\"},\n",
+              prop.name, driver, prop.major, prop.minor);
+  std::printf(" \"method\": \"skelcast emit: one cold launch (checked), 5 warm-ups, then %d repeats of "
+              "%d back-to-back launches between one pair of CUDA events; time_ms is the median "
+              "per-launch time of the repeats\",\n", repeats, batch);
+  std::printf(" \"cases\": [{\n");
+)";
+  std::string stem = ki_.name + "_SKTAG";
+  out += fmt::format("  std::printf(\"  \\\"kernel\\\": \\\"{}\\\", \\\"size\\\": \\\"SKSIZE\\\", "
+                     "\\\"skeleton\\\": \\\"{}.skel\\\",\\n\");\n",
+                     ki_.name, stem);
+  out += fmt::format("  std::printf(\"  \\\"layout\\\": \\\"{}\\\",\\n\");\n", layoutText);
+  out += R"(  std::printf("  \"time_ms\": %.6g, \"min_ms\": %.6g, \"max_ms\": %.6g, \"repeats\": %d, "
+              "\"batch_ms_per_launch\": %.6g, \"cold_ms\": %.6g,\n",
+              sk_median(t), *std::min_element(t.begin(), t.end()),
+              *std::max_element(t.begin(), t.end()), repeats, total / std::max(1, repeats * batch), cold_ms);
+  std::printf("  \"rel_error\": %.6g, \"verified\": %s,\n", rel_error, verified ? "true" : "false");
+  std::printf("  \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u],\n", grid.x, grid.y, grid.z,
+              block.x, block.y, block.z);
+  std::printf("  \"regs_per_thread\": %d, \"static_smem_bytes\": %zu, \"dynamic_smem_bytes\": %zu, "
+              "\"local_bytes_per_thread\": %zu, \"max_active_blocks_per_sm\": %d\n }]\n}\n",
+              attr.numRegs, attr.sharedSizeBytes, smem, attr.localSizeBytes, active);
+  return verified ? 0 : 3;
+}
+#endif // __CUDA_ARCH__
+)";
+  (void)anyFloat;
+  return out;
+}
+
+/// The file's skeleton cut to kernel `k`: its macros, the arrays it uses, the
+/// kernel; sample files named relative to `outDir`.
+std::string oneKernelSkeleton(const skeleton::SkeletonFile &f, size_t k, const std::string &outDir) {
+  skeleton::SkeletonFile one;
+  one.path = f.path;
+  one.macros = f.macros;
+  std::set<std::string> used;
+  for (const auto &t : skeleton::memTouches(f.kernels[k].body))
+    used.insert(t.array);
+  // arrays named only inside subscripts (indirect indices) are used too
+  std::function<void(const skeleton::Expr &)> refs = [&](const skeleton::Expr &x) {
+    if (x.kind == skeleton::Expr::Kind::Access)
+      used.insert(x.name);
+    for (const auto &c : x.args)
+      refs(c);
+  };
+  std::function<void(const std::vector<skeleton::Stmt> &)> walk =
+      [&](const std::vector<skeleton::Stmt> &body) {
+        for (const auto &s : body) {
+          if (s.kind == skeleton::Stmt::Kind::Mem)
+            for (const auto &i : s.mem.index)
+              refs(i);
+          if (s.kind == skeleton::Stmt::Kind::Bind)
+            refs(s.bindValue);
+          if (s.kind == skeleton::Stmt::Kind::Loop) {
+            refs(s.loop.lo);
+            refs(s.loop.hi);
+            walk(s.loop.body);
+          }
+          if (s.kind == skeleton::Stmt::Kind::Branch) {
+            walk(s.branch.thenBody);
+            walk(s.branch.elseBody);
+          }
+        }
+      };
+  walk(f.kernels[k].body);
+  namespace fs = std::filesystem;
+  for (const auto &a : f.arrays)
+    if (used.count(a.name)) {
+      skeleton::Array c = a;
+      c.mark = skeleton::HostMark::None;
+      if (c.sampleFile) {
+        std::error_code ec;
+        fs::path abs = fs::absolute(skeleton::resolveRelative(f.path, *c.sampleFile), ec);
+        fs::path dir = fs::absolute(outDir, ec);
+        c.sampleFile = abs.lexically_relative(dir).string();
+      }
+      one.arrays.push_back(std::move(c));
+    }
+  one.kernels.push_back(f.kernels[k]);
+  for (size_t i = 0; i < one.macros.size(); ++i)
+    one.order.push_back({skeleton::Item::Kind::Macro, i});
+  for (size_t i = 0; i < one.arrays.size(); ++i)
+    one.order.push_back({skeleton::Item::Kind::Array, i});
+  one.order.push_back({skeleton::Item::Kind::Kernel, 0});
+  return skeleton::printSkeleton(one);
+}
+
+std::string sizeOf(const layout::KernelInfo &ki) {
+  std::string s;
+  for (int64_t d : ki.dimSize)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+void replaceAll(std::string &s, const std::string &from, const std::string &to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+}
+
+} // namespace
+
+EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions &opts,
+                    const EmitOptions &eo, const Chooser &choose, std::ostream &diagnostics,
+                    std::vector<Warning> &warnings) {
+  EmitResult out;
+  frontend::SkeletonizeResult r = frontend::skeletonizeWithAst(
+      cpath, opts, diagnostics,
+      [&](const frontend::SkeletonizeResult &res, const std::vector<NestAst> &nests,
+          clang::ASTContext &ctx) {
+        std::vector<KernelChoice> choices = choose(res);
+        layout::FileContext fc = layout::fileContext(res.file);
+        for (const KernelChoice &c : choices) {
+          const NestAst &nest = nests.at(c.kernel);
+          layout::KernelInfo ki = c.info ? *c.info :
+              layout::analyzeKernel(res.file, res.file.kernels[c.kernel],
+                                    res.file.kernels[c.kernel].name.empty()
+                                        ? fmt::format("kernel{}", c.kernel)
+                                        : res.file.kernels[c.kernel].name,
+                                    fc);
+          if (!nest.function || nest.parallel.empty())
+            throw InputError({cpath, 0, 0},
+                             fmt::format("cannot emit kernel '{}': its C nest is not known",
+                                         ki.name));
+          EmittedKernel e;
+          try {
+          e.kernel = ki.name;
+          e.tag = c.tag;
+          e.layoutString = layout::layoutString(ki, c.layout);
+          e.size = sizeOf(ki);
+          e.fileStem = ki.name + "_" + c.tag;
+          Emitter em(ctx, nest, ki, c.layout, res, cpath);
+          e.cuda = em.run(e.layoutString);
+          replaceAll(e.cuda, "SKTAG", c.tag);
+          replaceAll(e.cuda, "SKSIZE", e.size);
+          e.skeleton = oneKernelSkeleton(res.file, c.kernel, eo.outDir);
+          } catch (const InputError &err) {
+            if (!eo.skipUnsupported)
+              throw;
+            out.skipped.push_back({err.loc(), err.message() + " (skipped)"});
+            continue;
+          }
+          out.kernels.push_back(std::move(e));
+        }
+      });
+  warnings = r.warnings;
+  return out;
+}
+
+} // namespace skelcast::emit

@@ -1,0 +1,44 @@
+/// \file
+/// The Clang AST a kernel came from, for the stages that need the C code
+/// itself rather than its skeleton (src/emit: the CUDA of a layout). Valid only
+/// inside the callback of skeletonizeWithAst, while the AST lives.
+#pragma once
+
+#include "skelcast/frontend/Skeletonizer.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Stmt.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace skelcast::frontend {
+
+/// One ported nest: its function, its loop space (the `for`s that became the
+/// parallel dimensions, outermost first) and the statements of the kernel body.
+struct NestAst {
+  const clang::FunctionDecl *function = nullptr;
+  const clang::Stmt *root = nullptr;
+  std::vector<const clang::ForStmt *> parallel;
+  std::vector<const clang::Stmt *> body;
+  std::set<const clang::VarDecl *> ompReductions;
+  /// skeleton array name -> the C variable behind it (after the file's renaming)
+  std::map<std::string, const clang::VarDecl *> arrays;
+};
+
+/// What the callback sees: the skeletons, one NestAst per kernel of
+/// `result.file.kernels` (same order), and Clang's AST.
+using AstCallback = std::function<void(const SkeletonizeResult &result,
+                                       const std::vector<NestAst> &nests,
+                                       clang::ASTContext &ast)>;
+
+/// skeletonizeFile, calling `callback` while the AST is alive (after the
+/// skeleton passed its self-check). Exceptions from the callback propagate.
+SkeletonizeResult skeletonizeWithAst(const std::string &path, const SkeletonizeOptions &opts,
+                                     std::ostream &diagnostics, const AstCallback &callback);
+
+} // namespace skelcast::frontend

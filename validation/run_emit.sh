@@ -1,0 +1,111 @@
+#!/bin/bash
+# The emitted CUDA of every C example, measured (docs/emit.md): for each example
+# of examples/ the projected top 5 layouts (on --hw h100) and the naive one are
+# emitted, built with nvcc for the GPU's architecture, run (each checks itself
+# against the C nest on the host and times the kernel), and the records are
+# gathered into one measurement file that `skelcast validate` reads.
+#
+# One command on a machine with a GPU, nvcc and a built skelcast:
+#   bash validation/run_emit.sh [OUT]                 (OUT default: /tmp/emit_run)
+# Where skelcast is not built (a bare GPU machine), emit first elsewhere and
+# carry the folder:
+#   EMIT_ONLY=1 bash validation/run_emit.sh DIR       (needs build/skelcast, no GPU)
+#   EMITTED=DIR bash validation/run_emit.sh [OUT]     (needs nvcc and a GPU, no skelcast)
+# Then: build/skelcast validate OUT/emit_kernels.json --hw h100. The cases name their
+# skeletons from the repository root (keep the emitted folder inside it); "skeleton_root"
+# leads there from OUT (SKELETON_ROOT overrides it: "../.." for a file moved into
+# validation/results/).
+# Settings: SKELCAST (default build/skelcast), HW (h100), TOP (5), ARCH (sm_90),
+# NVCC (nvcc on PATH, else /usr/local/cuda/bin/nvcc), JOBS (nproc), REPEATS (30).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${1:-/tmp/emit_run}
+SKELCAST=${SKELCAST:-$ROOT/build/skelcast}
+HW=${HW:-h100}
+TOP=${TOP:-5}
+ARCH=${ARCH:-sm_90}
+JOBS=${JOBS:-$(nproc)}
+REPEATS=${REPEATS:-30}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+emit_all() { # DIR: the naive layout and the top $TOP of each example's kernels
+  local dir=$1
+  while IFS='|' read -r file args expected; do
+    case "$file" in ''|\#*) continue ;; esac
+    # shellcheck disable=SC2086
+    (cd "$ROOT" && "$SKELCAST" emit "examples/$file" $args --hw "$HW" --layout naive \
+        --skip-unsupported -o "$dir/${file%.c}" && \
+      "$SKELCAST" emit "examples/$file" $args --hw "$HW" --top "$TOP" --skip-unsupported \
+        -o "$dir/${file%.c}") > /dev/null 2>> "$dir/emit_warnings.txt" || \
+      echo "$file: nothing emitted (see emit_warnings.txt)"
+  done < "$ROOT/tests/emit/examples.txt"
+  echo "emitted $(ls "$dir"/*/*.cu | wc -l) CUDA files into $dir"
+}
+
+if [ -n "${EMIT_ONLY:-}" ]; then
+  emit_all "$OUT"
+  exit 0
+fi
+if [ -n "${EMITTED:-}" ]; then
+  SRC=$(cd "$EMITTED" && pwd)
+else
+  SRC=$OUT/emitted
+  mkdir -p "$SRC"
+  emit_all "$SRC"
+fi
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "run_emit.sh: no nvcc (set NVCC)" >&2; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/env.txt" 2>&1 || true
+"$NVCC" --version >> "$OUT/env.txt"
+
+# build everything in parallel: nvcc -O3 -arch=$ARCH, with ptxas's resource report
+mkdir -p "$OUT/bin"
+ls "$SRC"/*/*.cu | xargs -P "$JOBS" -I{} sh -c \
+  'f={}; b='"$OUT"'/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu);
+   "'"$NVCC"'" -O3 -arch='"$ARCH"' -Xptxas -v -o "$b" "$f" > "$b.build.txt" 2>&1 || echo "BUILD FAILED: $f"'
+
+# run one at a time (timings need the GPU alone); each prints one record
+: > "$OUT/log.txt"
+records=()
+for f in "$SRC"/*/*.cu; do
+  b=$OUT/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu)
+  [ -x "$b" ] || continue
+  rc=0
+  "$b" --repeats "$REPEATS" > "$b.json" 2>> "$OUT/log.txt" || rc=$?
+  [ $rc -eq 0 ] || echo "$(basename "$b"): exit $rc (3: the result is wrong, 2: a CUDA error)" | tee -a "$OUT/log.txt"
+  # the record names its skeleton: the .skel beside the .cu
+  [ -s "$b.json" ] && records+=("$b.json" "${f%.cu}.skel")
+done
+
+if [ ${#records[@]} -eq 0 ]; then
+  echo "run_emit.sh: no program printed a record (no GPU? see $OUT/log.txt):" >&2
+  tail -3 "$OUT/log.txt" >&2
+  exit 1
+fi
+python3 - "$OUT/emit_kernels.json" "$ROOT" "${SKELETON_ROOT:-}" "${records[@]}" <<'PY'
+import json, os, sys
+out, root, skel_root, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+merged, bad = None, []
+for f, skel in zip(rest[0::2], rest[1::2]):
+    j = json.load(open(f))
+    c = j["cases"][0]
+    # skeletons are named from the repository root (the emitted folder inside
+    # it travels with the tree); skeleton_root leads there from this file
+    skel = os.path.abspath(skel)
+    c["skeleton"] = os.path.relpath(skel, root) if skel.startswith(os.path.abspath(root) + os.sep) else skel
+    if not c.get("verified"):
+        bad.append(os.path.basename(f))
+    if merged is None:
+        merged = {k: j[k] for k in ("schema_version", "gpu", "method")}
+        merged["skeleton_root"] = skel_root or os.path.relpath(root, os.path.dirname(os.path.abspath(out)))
+        merged["cases"] = []
+    elif j["gpu"]["name"] != merged["gpu"]["name"]:
+        sys.exit("records of different GPUs")
+    merged["cases"].append(c)
+json.dump(merged, open(out, "w"), indent=1)
+print(f"{len(merged['cases'])} cases on {merged['gpu']['name']} -> {out}")
+print("not verified:", ", ".join(bad) if bad else "none")
+for c in merged["cases"]:
+    print(f"  {c['kernel']:20s} {c['layout']:60s} {c['time_ms']:10.4f} ms  err {c['rel_error']:.2e}")
+PY
