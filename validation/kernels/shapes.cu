@@ -178,6 +178,39 @@ __global__ void axpy(const float* __restrict__ x, float* __restrict__ y, float a
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
+// ------------------------------------------- matvec_rows_fp64: the row walk in double precision
+template <int B, int U>
+__global__ void matvec_rows_fp64(const double* __restrict__ A, const double* __restrict__ x,
+                                 double* __restrict__ y, int n) {
+  const int i = blockIdx.x * B + threadIdx.x;
+  if (i >= n) return;
+  double acc = 0.0;
+#pragma unroll U
+  for (int j = 0; j < n; ++j) acc += A[(size_t)i * n + j] * x[j];
+  y[i] = acc;
+}
+// ------------------------------------------- syr2k-like: C[i][j] = sum_k A[i][k] B[j][k] + B[i][k] A[j][k]
+template <int BI, int BJ>
+__global__ void syr2k(const float* __restrict__ A, const float* __restrict__ Bm, float* __restrict__ C,
+                      int n, int kk) {
+  const int j = blockIdx.x * BJ + threadIdx.x, i = blockIdx.y * BI + threadIdx.y;
+  if (i >= n || j >= n) return;
+  float acc = 0.f;
+#pragma unroll 1
+  for (int k = 0; k < kk; ++k)
+    acc += A[(size_t)i * kk + k] * Bm[(size_t)j * kk + k] + Bm[(size_t)i * kk + k] * A[(size_t)j * kk + k];
+  C[(size_t)i * n + j] = acc;
+}
+// ------------------------------------------- lap3arr: out = a (4 neighbours of b) + c, interior
+template <int BI, int BJ>
+__global__ void lap3arr(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                        float* __restrict__ o, int n) {
+  const int j = blockIdx.x * BJ + threadIdx.x + 1, i = blockIdx.y * BI + threadIdx.y + 1;
+  if (i >= n - 1 || j >= n - 1) return;
+  const size_t x = (size_t)i * n + j;
+  o[x] = a[x] * (b[x - n] + b[x + n] + b[x - 1] + b[x + 1]) + c[x];
+}
+
 // ------------------------------------------------------------------ main
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: %s out.json\n", argv[0]); return 1; }
@@ -373,6 +406,73 @@ int main(int argc, char** argv) {
                [&] { axpy<128><<<cdiv(n, 128), 128>>>(x.d, y.d, 2.0f, n); }, y, r, reset);
     shape_case(o, "axpy_small", sz, C + "axpy_small.c", "block=i:512", axpy<512>, dim3(cdiv(n, 512)), dim3(512),
                [&] { axpy<512><<<cdiv(n, 512), 512>>>(x.d, y.d, 2.0f, n); }, y, r, reset);
+  }
+  { // matvec_rows_fp64: n = 8192 doubles (512 MB)
+    const int n = 8192;
+    std::vector<float> af((size_t)n * n), xf(n);
+    fill_uniform(af, -1, 1, seed++);
+    fill_uniform(xf, -1, 1, seed++);
+    std::vector<double> ah(af.begin(), af.end()), xh(xf.begin(), xf.end()), r(n);
+    for (int i = 0; i < n; ++i) {
+      double s = 0;
+      for (int j = 0; j < n; ++j) s += ah[(size_t)i * n + j] * xh[j];
+      r[i] = s;
+    }
+    double *dA, *dx, *dy;
+    CK(cudaMalloc(&dA, ah.size() * 8)); CK(cudaMalloc(&dx, n * 8)); CK(cudaMalloc(&dy, n * 8));
+    CK(cudaMemcpy(dA, ah.data(), ah.size() * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dx, xh.data(), n * 8, cudaMemcpyHostToDevice));
+    std::vector<double> yh(n);
+    auto mv = [&](auto kf, int b, const char* layout) {
+      auto launch = [&] { kf<<<cdiv(n, b), b>>>(dA, dx, dy, n); };
+      auto check = [&] {
+        poison(dy, n * 8);
+        launch(); CKL();
+        CK(cudaMemcpy(yh.data(), dy, n * 8, cudaMemcpyDeviceToHost));
+        return rel_error(yh.data(), r.data(), n);
+      };
+      run_case(o, "matvec_rows_fp64", "8192x8192", C + "matvec_rows_fp64.c", layout, kf, dim3(cdiv(n, b)), dim3(b), launch, check);
+    };
+    mv(matvec_rows_fp64<128, 1>, 128, "block=i:128");
+    mv(matvec_rows_fp64<128, 4>, 128, "block=i:128 unroll=j:4");
+    CK(cudaFree(dA)); CK(cudaFree(dx)); CK(cudaFree(dy));
+  }
+  { // syr2k: n = 2048, k = 128
+    const int n = 2048, kk = 128;
+    Buf A((size_t)n * kk, -1, 1, seed++), Bm((size_t)n * kk, -1, 1, seed++), Cm((size_t)n * n);
+    std::vector<double> r((size_t)n * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int k = 0; k < kk; ++k)
+          s += (double)A.h[(size_t)i * kk + k] * Bm.h[(size_t)j * kk + k] + (double)Bm.h[(size_t)i * kk + k] * A.h[(size_t)j * kk + k];
+        r[(size_t)i * n + j] = s;
+      }
+    const std::string sz = "2048x128";
+    shape_case(o, "syr2k", sz, C + "syr2k.c", "block=i:16,j:16", syr2k<16, 16>, dim3(cdiv(n, 16), cdiv(n, 16)), dim3(16, 16),
+               [&] { syr2k<16, 16><<<dim3(cdiv(n, 16), cdiv(n, 16)), dim3(16, 16)>>>(A.d, Bm.d, Cm.d, n, kk); }, Cm, r);
+    shape_case(o, "syr2k", sz, C + "syr2k.c", "block=i:8,j:32", syr2k<8, 32>, dim3(cdiv(n, 32), cdiv(n, 8)), dim3(32, 8),
+               [&] { syr2k<8, 32><<<dim3(cdiv(n, 32), cdiv(n, 8)), dim3(32, 8)>>>(A.d, Bm.d, Cm.d, n, kk); }, Cm, r);
+  }
+  { // lap3arr: 4096 x 4096, three input arrays
+    const int n = 4096;
+    Buf a((size_t)n * n, -1, 1, seed++), b((size_t)n * n, -1, 1, seed++), c((size_t)n * n, -1, 1, seed++), out((size_t)n * n);
+    std::vector<double> r((size_t)n * n);
+    for (size_t k = 0; k < r.size(); ++k) r[k] = 0; // the border stays 0 (set before each check)
+    for (int i = 1; i < n - 1; ++i)
+      for (int j = 1; j < n - 1; ++j) {
+        size_t x = (size_t)i * n + j;
+        r[x] = (double)a.h[x] * ((double)b.h[x - n] + b.h[x + n] + b.h[x - 1] + b.h[x + 1]) + c.h[x];
+      }
+    auto zero = [&] { CK(cudaMemset(out.d, 0, out.n() * 4)); };
+    const std::string sz = "4096x4096";
+#define L3(BI, BJ, LAYOUT)                                                                              \
+    shape_case(o, "lap3arr", sz, C + "lap3arr.c", LAYOUT, lap3arr<BI, BJ>, dim3(cdiv(n - 2, BJ), cdiv(n - 2, BI)), dim3(BJ, BI), \
+               [&] { lap3arr<BI, BJ><<<dim3(cdiv(n - 2, BJ), cdiv(n - 2, BI)), dim3(BJ, BI)>>>(a.d, b.d, c.d, out.d, n); }, out, r, zero)
+    L3(16, 16, "block=i:16,j:16");
+    L3(1, 256, "block=i:1,j:256");
+    L3(8, 32, "block=i:8,j:32");
+#undef L3
   }
   o.finish(argv[1]);
   printf("shapes: %d verified, %d failed\n", o.n_ok, o.n_fail);
