@@ -171,8 +171,9 @@ void registerValidate(CLI::App &app, Context &ctx) {
                                "--model-only: no measured case has a hand skeleton (field 'skeleton')");
             v = model::validate(all, hw, mo, label);
             if (!o->modelOnly)
-              v.note = withC == 0 ? "the measurements name no C files (field 'c'): this is the model "
-                                    "alone, not the user's path"
+              v.note = withC == 0 ? "the measurements name no C files (field 'c'): the skeletons they "
+                                    "name are projected as they are; the skeletonizer is not checked "
+                                    "on C here"
                        : withC != all.cases.size()
                            ? fmt::format("only {} of {} cases name a C file (field 'c'): all are "
                                          "projected from their hand skeletons, the model alone",

@@ -104,7 +104,7 @@ TEST(ValidateCommand, MeasurementsWithoutCFilesSaySoInsteadOfPassingForTheUsersP
   CliRun r = run({"validate", dir.write("no_c.json", j.dump(1))});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("kernels from the hand skeletons"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the measurements name no C files (field 'c'): this is the model alone, not "
-                       "the user's path"),
+  EXPECT_NE(r.out.find("the measurements name no C files (field 'c'): the skeletons they name are "
+                       "projected as they are; the skeletonizer is not checked on C here"),
             std::string::npos) << r.out;
 }
