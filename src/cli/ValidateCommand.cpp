@@ -26,16 +26,18 @@ constexpr bool kHaveFrontend = false;
 
 bool noSkeleton(const model::MeasuredCase &c) { return c.skeleton.empty(); }
 
-/// The cases' C files through the skeletonizer, as `project FILE.c` reads them.
-model::KernelSource cFiles(std::ostream &diagnostics) {
+/// The cases' C files through the skeletonizer, as `project FILE.c` reads them:
+/// their warnings through the one printer (caret, --warnings-as-errors).
+model::KernelSource cFiles(Context &ctx) {
   return {"C files (skeletonizer and model: the user's path)",
           [](const model::MeasuredCase &c) { return c.cSource; },
-          [&diagnostics](const model::MeasuredCase &c) {
+          [&ctx](const model::MeasuredCase &c) {
             InputOptions opts;
             opts.samples = c.cSamples;
-            LoadedInput in = loadSkeleton(c.cSource, opts, diagnostics);
-            for (const auto &w : in.warnings)
-              diagnostics << w.str() << '\n';
+            opts.renderWarning = ctx.diag.renderer();
+            opts.colorDiagnostics = ctx.diag.color;
+            LoadedInput in = loadSkeleton(c.cSource, opts, ctx.err);
+            ctx.diag.emit(in.warnings, ctx.err);
             return std::move(in.file);
           }};
 }
@@ -181,7 +183,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
                            : "this skelcast has no C frontend: the hand skeletons are projected, the "
                              "model alone";
           } else {
-            v = model::validate(all, hw, mo, label, cFiles(ctx.err));
+            v = model::validate(all, hw, mo, label, cFiles(ctx));
             // The model alone, on the cases that have a hand skeleton.
             model::Measurements skeletons = all;
             skeletons.cases.erase(
