@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include <ostream>
 
@@ -34,6 +35,10 @@ model::KernelSource cFiles(Context &ctx) {
           [&ctx](const model::MeasuredCase &c) {
             InputOptions opts;
             opts.samples = c.cSamples;
+            opts.compilerArgs = c.cArgs;
+            opts.extents = c.cExtents;
+            opts.trips = c.cTrips;
+            opts.function = c.cFunction;
             opts.renderWarning = ctx.diag.renderer();
             opts.colorDiagnostics = ctx.diag.color;
             LoadedInput in = loadSkeleton(c.cSource, opts, ctx.err);
@@ -104,6 +109,11 @@ void registerValidate(CLI::App &app, Context &ctx) {
       return guarded(ctx, [&] {
         if (!o->run && (o->top || !o->layouts.empty() || !o->nvcc.empty() || !o->outDir.empty()))
           throw CLI::ValidationError("--top/--layouts/--nvcc/--out-dir", "apply with --run only");
+        // --run: the C files are emitted, built and run here first; their
+        // measurements are then validated as any measurement file is.
+        std::vector<std::string> files = o->files;
+        std::shared_ptr<void> runDir;
+        std::string ranOn, keptAt;
         if (o->run) {
 #ifdef SKELCAST_HAVE_FRONTEND
           ValidateRunOptions r;
@@ -121,9 +131,12 @@ void registerValidate(CLI::App &app, Context &ctx) {
           r.nvcc = o->nvcc;
           r.outDir = o->outDir;
           r.model = model::ModelOptions{model::parseModelSpec(o->model, o->without)};
-          r.modelLabel = r.model.model.label;
-          r.force = o->force;
-          return runValidateRun(ctx, r);
+          RunMeasurements m = runAndMeasure(ctx, r);
+          files = {m.path};
+          runDir = m.cleanup;
+          (o->format == "table" ? ctx.out : ctx.err) << fmt::format("ran on: {}\n", m.gpuName);
+          if (!o->outDir.empty())
+            keptAt = m.path;
 #else
           throw InputError({"--run", 0, 0}, "this skelcast was built without the C frontend");
 #endif
@@ -132,15 +145,15 @@ void registerValidate(CLI::App &app, Context &ctx) {
         model::ModelOptions mo{model::parseModelSpec(o->model, o->without)};
         const std::string &label = mo.model.label;
         if (!o->force)
-          for (const auto &f : o->files)
+          for (const auto &f : files)
             model::requireSameGpu(f, hw);
         // Each target missed, with its figure: "geometric-mean error 23.4% exceeds --max-error 10%".
         std::vector<std::string> missed;
-        if (model::isProgramMeasurements(o->files.front())) {
+        if (model::isProgramMeasurements(files.front())) {
           if (o->maxError)
             throw CLI::ValidationError("--max-error", "applies to kernel measurements; a program "
                                                       "file's targets are checked by --require-top");
-          auto pv = model::validatePrograms(o->files, hw, mo, label);
+          auto pv = model::validatePrograms(files, hw, mo, label);
           if (o->format == "json")
             ctx.out << report::renderProgramValidationJson(pv);
           else if (o->format == "markdown")
@@ -157,7 +170,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
           }
         } else {
           std::vector<model::Measurements> runs;
-          for (const auto &f : o->files)
+          for (const auto &f : files)
             runs.push_back(model::loadMeasurements(f));
           model::Measurements all = model::mergeRuns(runs);
           size_t withC = 0;
@@ -169,7 +182,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
               all.cases.erase(std::remove_if(all.cases.begin(), all.cases.end(), noSkeleton),
                               all.cases.end());
             if (all.cases.empty())
-              throw InputError({o->files.front(), 0, 0},
+              throw InputError({files.front(), 0, 0},
                                "--model-only: no measured case has a hand skeleton (field 'skeleton')");
             v = model::validate(all, hw, mo, label);
             if (!o->modelOnly)
@@ -203,6 +216,8 @@ void registerValidate(CLI::App &app, Context &ctx) {
             ctx.out << report::renderValidationMarkdown(v);
           else
             ctx.out << report::renderValidation(v);
+          if (!keptAt.empty() && o->format == "table")
+            ctx.out << fmt::format("measurements: {}\n", keptAt);
           if (o->maxError && 100 * v.geomeanError > *o->maxError)
             missed.push_back(fmt::format("geometric-mean error {:.1f}% exceeds --max-error {}%",
                                          100 * v.geomeanError, *o->maxError));

@@ -6,8 +6,6 @@
 
 #include "ValidateRun.h"
 
-#include "skelcast/model/Validation.h"
-#include "skelcast/report/Report.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Interrupt.h"
 #include "skelcast/support/JsonText.h"
@@ -125,10 +123,10 @@ nlohmann::json runEmitted(const std::string &exe, const std::string &cu) {
   return j;
 }
 
-std::string mergeRecords(const std::vector<nlohmann::json> &records) {
+std::string mergeRecords(const std::vector<nlohmann::json> &records, const std::string &root) {
   nlohmann::json m;
   m["schema_version"] = 1;
-  m["skeleton_root"] = ".";
+  m["skeleton_root"] = root;
   m["gpu"] = records.front()["gpu"];
   m["method"] = records.front()["method"];
   m["cases"] = nlohmann::json::array();
@@ -140,34 +138,64 @@ std::string mergeRecords(const std::vector<nlohmann::json> &records) {
   return m.dump(1) + "\n";
 }
 
-int runValidateRun(Context &ctx, const ValidateRunOptions &o) {
+/// What a case needs to be projected again from its C file, as this run read
+/// it: the file and the options given (validation/README.md's fields).
+/// Paths are written relative to the working directory (the measurement
+/// file's "skeleton_root" leads there), so that the file can move with the
+/// sources, as validation/results/ does.
+static std::string fromWorkingDir(const std::string &path) {
+  fs::path rel = fs::absolute(path).lexically_normal().lexically_relative(fs::current_path());
+  return rel.empty() || *rel.begin() == ".." ? fs::absolute(path).lexically_normal().string()
+                                             : rel.string();
+}
+
+void nameCFile(nlohmann::json &c, const std::string &file, const frontend::SkeletonizeOptions &so) {
+  c.erase("skeleton"); // the skeletonizer's own output: the C file is the source
+  c["c"] = fromWorkingDir(file);
+  c["c_kernel"] = c["kernel"];
+  if (!so.clangArgs.empty())
+    c["c_args"] = so.clangArgs;
+  if (!so.extents.empty())
+    c["c_extent"] = so.extents;
+  if (!so.trips.empty())
+    c["c_trip"] = so.trips;
+  if (!so.function.empty())
+    c["c_function"] = so.function;
+  if (!so.samples.empty()) {
+    nlohmann::json samples = nlohmann::json::object();
+    for (const auto &[array, path] : so.samples)
+      samples[array] = fromWorkingDir(path);
+    c["c_sample"] = samples;
+  }
+}
+
+RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o) {
   hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
   std::string arch = cudaArch(hw);
   std::string nvcc = findNvcc(o.nvcc);
   if (nvcc.empty())
     throw InputError({"--nvcc", 0, 0}, "validate --run needs nvcc (the CUDA toolkit): none on "
                                        "PATH nor in /usr/local/cuda/bin; give it with --nvcc PATH");
-  // the work directory: --out-dir, or a temporary one removed at the end
-  std::unique_ptr<CleanupGuard> tmp;
+  if (!o.skeletonize.compilationDbDir.empty())
+    throw InputError({"-p", 0, 0}, "validate --run records the C files' options in its "
+                                   "measurements; give them as -D/-I/-- instead of a compilation database");
+  // the work directory: --out-dir, or a temporary one removed when the result goes
+  RunMeasurements r;
   std::string dir = o.outDir;
   if (dir.empty()) {
-    tmp = std::make_unique<CleanupGuard>([] {
+    // removed by an interrupt while the guard lives, and when the result goes
+    auto tmp = std::make_shared<CleanupGuard>([] {
       std::string t = (fs::temp_directory_path() / "skelcast-run-XXXXXX").string();
       if (!mkdtemp(t.data()))
         throw InputError({t, 0, 0}, "cannot create a directory for the emitted programs");
       return t;
     });
     dir = tmp->path();
-  }
-  struct Remove {
-    std::string d;
-    bool on;
-    ~Remove() {
+    r.cleanup = std::shared_ptr<void>(tmp.get(), [tmp, dir](void *) {
       std::error_code ec;
-      if (on)
-        fs::remove_all(d, ec);
-    }
-  } remove{dir, static_cast<bool>(tmp)};
+      fs::remove_all(dir, ec);
+    });
+  }
   std::vector<nlohmann::json> records;
   for (const auto &file : o.files) {
     EmittedSet set = emitFiles(file, o.skeletonize, o.choice, hw, o.model, dir, ctx.err);
@@ -176,22 +204,18 @@ int runValidateRun(Context &ctx, const ValidateRunOptions &o) {
       std::string exe = cu.substr(0, cu.size() - 3);
       buildEmitted(nvcc, arch, cu, exe);
       records.push_back(runEmitted(exe, cu));
-      const auto &c = records.back()["cases"][0];
+      auto &c = records.back()["cases"][0];
+      nameCFile(c, file, o.skeletonize);
       ctx.err << fmt::format("{}: {} ms, max relative error {}{}\n", cu,
                              c.value("time_ms", 0.0), c.value("rel_error", 0.0),
                              c.value("verified", false) ? "" : " (WRONG: not verified)");
     }
   }
-  std::string path = (fs::path(dir) / "measurements.json").string();
-  writeFileAtomically(path, mergeRecords(records));
-  ctx.out << fmt::format("ran on: {}\n", records.front()["gpu"]["name"].get<std::string>());
-  if (!o.force)
-    model::requireSameGpu(path, hw);
-  auto v = model::validate(model::loadMeasurements(path), hw, o.model, o.modelLabel);
-  ctx.out << report::renderValidation(v);
-  if (!o.outDir.empty())
-    ctx.out << fmt::format("measurements: {}\n", path);
-  return 0;
+  r.path = (fs::path(dir) / "measurements.json").string();
+  std::string root = fs::current_path().lexically_relative(fs::absolute(dir).lexically_normal()).string();
+  writeFileAtomically(r.path, mergeRecords(records, root.empty() ? "." : root));
+  r.gpuName = records.front()["gpu"]["name"].get<std::string>();
+  return r;
 }
 
 } // namespace skelcast::cli

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,8 @@ struct ValidateRunOptions {
   std::vector<std::string> files; ///< C files
   frontend::SkeletonizeOptions skeletonize;
   EmitChoice choice;
-  std::string hw, nvcc, outDir, modelLabel;
+  std::string hw, nvcc, outDir;
   model::ModelOptions model;
-  bool force = false;
 };
 
 /// nvcc: `given`, else the first on PATH, else /usr/local/cuda/bin/nvcc; empty
@@ -34,10 +34,27 @@ std::string buildEmitted(const std::string &nvcc, const std::string &arch, const
 /// Runs an emitted program and reads the record it prints; InputError when it
 /// fails (no GPU: a message saying so).
 nlohmann::json runEmitted(const std::string &exe, const std::string &cu);
-/// One measurement file (validation/README.md's schema) from single-case records.
-std::string mergeRecords(const std::vector<nlohmann::json> &records);
+/// Make a record name its C file (relative to the working directory when
+/// inside it) and the options it was read with (c_args, c_extent, c_trip,
+/// c_function, c_sample) and its kernel ("c_kernel"), in place of the
+/// emitted skeleton, so that validate projects it from C.
+void nameCFile(nlohmann::json &c, const std::string &file, const frontend::SkeletonizeOptions &so);
 
-int runValidateRun(Context &ctx, const ValidateRunOptions &o);
+/// One measurement file (validation/README.md's schema) from single-case
+/// records; `root` is its "skeleton_root" (relative to the file).
+std::string mergeRecords(const std::vector<nlohmann::json> &records, const std::string &root);
+
+/// The measurement file a run wrote (each case naming its C file and the
+/// options it was read with, so `validate FILE` projects it from C again), the
+/// GPU it ran on, and the temporary directory's removal (none with --out-dir).
+struct RunMeasurements {
+  std::string path, gpuName;
+  std::shared_ptr<void> cleanup;
+};
+
+/// Emit the chosen layouts of each C file, build, run and check them on this
+/// machine's GPU, and write their records into one measurement file.
+RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o);
 
 } // namespace skelcast::cli
 

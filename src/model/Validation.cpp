@@ -69,6 +69,74 @@ double measuredMs(const nlohmann::json &c, const char *key, const std::string &p
   return v;
 }
 
+/// The options a case's C file is read with ("c_args", "c_extent", "c_trip",
+/// "c_function") and its kernel there ("c_kernel"), written by `validate --run`.
+void readCOptions(const nlohmann::json &c, MeasuredCase &mc, const std::string &path,
+                  const std::string &at) {
+  auto fail = [&](const std::string &field, const std::string &msg) -> InputError {
+    return InputError({path, 0, 0}, fmt::format("field '{}.{}': {}", at, field, msg));
+  };
+  for (const char *k : {"c_args", "c_extent", "c_trip", "c_function", "c_kernel"})
+    if (c.contains(k) && mc.cSource.empty())
+      throw fail(k, "applies beside a field 'c' only");
+  auto integer = [&](const nlohmann::json &v, const std::string &field) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (int64_t(1) << 40))
+      throw fail(field, "not an integer in [1, 2^40]");
+    return v.get<int64_t>();
+  };
+  if (c.contains("c_args")) {
+    if (!c["c_args"].is_array())
+      throw fail("c_args", "not an array of strings (Clang arguments)");
+    for (const auto &a : c["c_args"]) {
+      if (!a.is_string())
+        throw fail("c_args", "not an array of strings (Clang arguments)");
+      mc.cArgs.push_back(a.get<std::string>());
+    }
+  }
+  if (c.contains("c_extent")) {
+    if (!c["c_extent"].is_object())
+      throw fail("c_extent", "not an object {\"NAME\": [N, ...]}");
+    for (const auto &[name, v] : c["c_extent"].items()) {
+      if (!v.is_array() || v.empty())
+        throw fail("c_extent." + name, "not a non-empty array of integers");
+      for (const auto &e : v)
+        mc.cExtents[name].push_back(integer(e, "c_extent." + name));
+    }
+  }
+  if (c.contains("c_trip")) {
+    if (!c["c_trip"].is_object())
+      throw fail("c_trip", "not an object {\"INDEX\": N}");
+    for (const auto &[name, v] : c["c_trip"].items())
+      mc.cTrips[name] = integer(v, "c_trip." + name);
+  }
+  if (c.contains("c_kernel")) {
+    if (!c["c_kernel"].is_string() || c["c_kernel"].get<std::string>().empty())
+      throw fail("c_kernel", "not a kernel name");
+    mc.cKernel = c["c_kernel"].get<std::string>();
+  }
+  if (c.contains("c_function")) {
+    if (!c["c_function"].is_string() || c["c_function"].get<std::string>().empty())
+      throw fail("c_function", "not a function name");
+    mc.cFunction = c["c_function"].get<std::string>();
+  }
+}
+
+/// Cases share one analyzed kernel when they name the same source, kernel and
+/// C options (a C file may hold several kernels; a skeleton holds one).
+std::string sourceKey(const std::string &from, const MeasuredCase &mc) {
+  std::string k = from + '\x1f' + mc.kernel + '\x1f' + mc.cKernel + '\x1f' + mc.cFunction;
+  for (const auto &a : mc.cArgs)
+    k += '\x1f' + a;
+  for (const auto &[n, v] : mc.cExtents) {
+    k += '\x1f' + n;
+    for (auto e : v)
+      k += ',' + std::to_string(e);
+  }
+  for (const auto &[n, v] : mc.cTrips)
+    k += '\x1f' + n + '=' + std::to_string(v);
+  return k;
+}
+
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
@@ -128,6 +196,7 @@ Measurements loadMeasurements(const std::string &path) {
         mc.cSamples[array] = resolved;
       }
     }
+    readCOptions(c, mc, path, at);
     mc.timeMs = measuredMs(c, "time_ms", path, at);
     m.cases.push_back(mc);
   }
@@ -178,17 +247,35 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   std::vector<double> errs, rerrs;
   for (const auto &mc : m.cases) {
     const std::string from = source.path(mc);
-    auto it = kernels.find(from);
+    const std::string key = sourceKey(from, mc);
+    auto it = kernels.find(key);
     if (it == kernels.end()) {
       skeleton::SkeletonFile f = source.load(mc);
-      if (f.kernels.size() != 1)
-        throw InputError({from, 0, 0}, fmt::format("a measured case's kernel source must hold exactly "
-                                                   "one kernel, this one has {}", f.kernels.size()));
-      it = kernels.emplace(from, layout::analyzeKernel(f, 0)).first;
+      // A C file may hold several kernels: the case's is the one its field
+      // "c_kernel" names (written by `validate --run`), else the one of its
+      // name; a file of one kernel without "c_kernel" is that kernel.
+      size_t k = 0;
+      const std::string &want = mc.cKernel.empty() ? mc.kernel : mc.cKernel;
+      if (f.kernels.size() > 1 || !mc.cKernel.empty()) {
+        while (k < f.kernels.size() && f.kernelName(k) != want)
+          ++k;
+        if (k == f.kernels.size()) {
+          std::string names;
+          for (size_t i = 0; i < f.kernels.size(); ++i)
+            names += (i ? ", " : "") + f.kernelName(i);
+          throw InputError({from, 0, 0}, fmt::format("measured case {} {}: no kernel of this file is "
+                                                     "named '{}' (it has: {})",
+                                                     mc.kernel, mc.size, want, names));
+        }
+      } else if (f.kernels.empty()) {
+        throw InputError({from, 0, 0}, fmt::format("measured case {} {}: this file holds no kernel",
+                                                   mc.kernel, mc.size));
+      }
+      it = kernels.emplace(key, layout::analyzeKernel(f, k)).first;
       ModelOptions first = mo;
       first.keepTop = 1; // only the enumerator's favourite is compared
       auto kp = projectKernel(it->second, hw, {}, first);
-      tops[from] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
+      tops[key] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;
     layout::Layout l;
@@ -237,8 +324,9 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
         fast = &c;
       if (!pick || rankedBefore(c.projection, pick->projection)) // as `project` ranks them
         pick = &c;
-      kc.enumeratedTop = tops[c.skeletonPath];
-      if (tops[c.skeletonPath] == c.measured.layout)
+      const std::string &top = tops[sourceKey(c.skeletonPath, c.measured)];
+      kc.enumeratedTop = top;
+      if (top == c.measured.layout)
         kc.enumeratedTopMeasured = true;
     }
     kc.fastestMeasured = fast->measured.layout;

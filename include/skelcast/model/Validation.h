@@ -22,6 +22,13 @@ struct MeasuredCase {
   /// sample files of its index arrays ("c_sample"), paths resolved.
   std::string cSource;
   std::map<std::string, std::string> cSamples;
+  /// How the C file is read, when the run that measured it was given options
+  /// (`validate --run -D N=4096 --extent ...`): fields "c_args" (Clang
+  /// arguments), "c_extent", "c_trip" and "c_function".
+  std::vector<std::string> cArgs;
+  std::map<std::string, std::vector<int64_t>> cExtents;
+  std::map<std::string, int64_t> cTrips;
+  std::string cFunction, cKernel;
   double timeMs = 0;
 };
 

@@ -108,3 +108,67 @@ TEST(ValidateCommand, MeasurementsWithoutCFilesSaySoInsteadOfPassingForTheUsersP
                        "projected as they are; the skeletonizer is not checked on C here"),
             std::string::npos) << r.out;
 }
+
+// What `validate --run` writes: cases naming a C file of several kernels and
+// the options it was read with (c_args, c_extent). Each case is projected from
+// its own kernel of that file, at the size the options give, not the file's
+// default; options without a C file are an error naming the field.
+TEST(ValidateCommand, CasesOfAManyKernelCFileWithItsOptionsProjectTheirOwnKernel) {
+  skelcast::testsupport::TempDir dir;
+  std::string c = dir.write("two.c", "#ifndef N\n#define N 64\n#endif\n"
+                                     "void twice(int m, float a[N], float b[N], float x[m]) {\n"
+                                     "#pragma omp parallel for\n"
+                                     "  for (int i = 0; i < N; i++) a[i] = 2.0f * b[i];\n"
+                                     "#pragma omp parallel for\n"
+                                     "  for (int i = 0; i < m; i++) x[i] = x[i] + 1.0f;\n"
+                                     "}\n");
+  auto meas = [&](nlohmann::json extra) {
+    nlohmann::json j = {{"schema_version", 1},
+                        {"gpu", {{"name", "NVIDIA H100 80GB HBM3"}}},
+                        {"cases", nlohmann::json::array()}};
+    for (std::string k : {"twice", "twice_1"}) {
+      nlohmann::json cs = {{"kernel", k}, {"size", "x"}, {"layout", "block=i:256"},
+                           {"c", c},      {"c_kernel", k}, {"time_ms", 0.01}};
+      cs.update(extra);
+      j["cases"].push_back(cs);
+    }
+    return j.dump(1);
+  };
+  CliRun small = run({"validate", dir.write("small.json", meas({{"c_extent", {{"m", {4096}}}}})),
+                      "--format", "json"});
+  ASSERT_EQ(small.rc, 0) << small.err;
+  CliRun big = run({"validate",
+                    dir.write("big.json", meas({{"c_args", {"-DN=67108864"}},
+                                                {"c_extent", {{"m", {4096}}}}})),
+                    "--format", "json"});
+  ASSERT_EQ(big.rc, 0) << big.err;
+  nlohmann::json s = nlohmann::json::parse(small.out), b = nlohmann::json::parse(big.out);
+  ASSERT_EQ(s["cases"].size(), 2u) << small.out;
+  ASSERT_EQ(b["cases"].size(), 2u) << big.out;
+  // The first kernel's size follows -DN; the second kernel's (extent m) does not.
+  EXPECT_GT(b["cases"][0]["projected_ms"].get<double>(), 10 * s["cases"][0]["projected_ms"].get<double>())
+      << "small:\n" << small.out << "\nbig:\n" << big.out;
+  EXPECT_DOUBLE_EQ(b["cases"][1]["projected_ms"].get<double>(), s["cases"][1]["projected_ms"].get<double>());
+  // Without the extent, m is unknown and the second kernel is refused: its
+  // case is an error, not projected from the file's one remaining kernel.
+  CliRun unknown = run({"validate", dir.write("nom.json", meas(nlohmann::json::object()))});
+  EXPECT_EQ(unknown.rc, 1) << unknown.out;
+  EXPECT_NE(unknown.err.find("'m'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("no kernel of this file is named 'twice_1' (it has: twice)"), std::string::npos)
+      << unknown.err;
+  // A kernel the file does not have.
+  nlohmann::json j = nlohmann::json::parse(meas({{"c_extent", {{"m", {4096}}}}}));
+  j["cases"][1]["c_kernel"] = "thrice";
+  CliRun missing = run({"validate", dir.write("missing.json", j.dump())});
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_NE(missing.err.find("error: measured case twice_1 x: no kernel of this file is named 'thrice' (it has: twice, twice_1)"),
+            std::string::npos) << missing.err;
+  // Options without a C file.
+  j = nlohmann::json::parse(meas({{"c_args", {"-DN=8"}}}));
+  j["cases"][0].erase("c");
+  j["cases"][0]["skeleton"] = kSrc + "/skeletons/matmul.skel";
+  CliRun stray = run({"validate", dir.write("stray.json", j.dump())});
+  EXPECT_EQ(stray.rc, 1);
+  EXPECT_NE(stray.err.find("field 'cases[0].c_args': applies beside a field 'c' only"), std::string::npos)
+      << stray.err;
+}

@@ -161,13 +161,38 @@ TEST(ValidateRun, RecordsMergeIntoOneMeasurementFile) {
     return nlohmann::json::parse(std::string(R"({"schema_version": 1, "gpu": {"name": "G"},
       "method": "m", "cases": [{"kernel": "k", "layout": ")") + layout + R"("}]})");
   };
-  nlohmann::json m = nlohmann::json::parse(skelcast::cli::mergeRecords({rec("a"), rec("b")}));
+  nlohmann::json m = nlohmann::json::parse(skelcast::cli::mergeRecords({rec("a"), rec("b")}, "."));
   EXPECT_EQ(m["gpu"]["name"], "G");
   ASSERT_EQ(m["cases"].size(), 2u);
   EXPECT_EQ(m["cases"][1]["layout"], "b");
   nlohmann::json other = rec("c");
   other["gpu"]["name"] = "H";
-  EXPECT_THROW(skelcast::cli::mergeRecords({rec("a"), other}), InputError);
+  EXPECT_THROW(skelcast::cli::mergeRecords({rec("a"), other}, "."), InputError);
+}
+
+// A record names the C file it was emitted from and the options it was read
+// with, relative to the working directory, so validate projects it from C
+// again (the user's path), not from the emitted skeleton.
+TEST(ValidateRun, ARecordNamesItsCFileAndOptions) {
+  nlohmann::json c = {{"kernel", "matvec"}, {"skeleton", "matvec_naive.skel"}};
+  skelcast::frontend::SkeletonizeOptions so;
+  so.clangArgs = {"-DN=4096"};
+  so.extents["m"] = {64};
+  so.trips["k"] = 9;
+  so.function = "kernel_matvec";
+  auto cwd = std::filesystem::current_path();
+  skelcast::cli::nameCFile(c, (cwd / "examples" / "matvec.c").string(), so);
+  EXPECT_FALSE(c.contains("skeleton")) << c.dump();
+  EXPECT_EQ(c["c"], "examples/matvec.c") << c.dump();
+  EXPECT_EQ(c["c_kernel"], "matvec");
+  EXPECT_EQ(c["c_args"], nlohmann::json::array({"-DN=4096"}));
+  EXPECT_EQ(c["c_extent"]["m"], nlohmann::json::array({64}));
+  EXPECT_EQ(c["c_trip"]["k"], 9);
+  EXPECT_EQ(c["c_function"], "kernel_matvec");
+  nlohmann::json outside = {{"kernel", "k"}};
+  skelcast::cli::nameCFile(outside, "/elsewhere/x.c", {});
+  EXPECT_EQ(outside["c"], "/elsewhere/x.c");
+  EXPECT_FALSE(outside.contains("c_args"));
 }
 
 } // namespace
