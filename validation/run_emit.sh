@@ -1,6 +1,7 @@
 #!/bin/bash
-# The emitted CUDA of every C example, measured (docs/emit.md): for each example
-# of examples/ the projected top 5 layouts (on --hw h100) and the naive one are
+# The emitted CUDA of every C example and validation kernel, measured
+# (docs/emit.md): for each file of validation/emit_sources.txt (examples/ and
+# validation/c/) the projected top 5 layouts (on --hw h100) and the naive one are
 # emitted, built with nvcc for the GPU's architecture, run (each checks itself
 # against the C nest on the host and times the kernel), and the records are
 # gathered into one measurement file that `skelcast validate` reads.
@@ -12,9 +13,8 @@
 #   EMIT_ONLY=1 bash validation/run_emit.sh DIR       (needs build/skelcast, no GPU)
 #   EMITTED=DIR bash validation/run_emit.sh [OUT]     (needs nvcc and a GPU, no skelcast)
 # Then: build/skelcast validate OUT/emit_kernels.json --hw h100. The cases name their
-# skeletons from the repository root (keep the emitted folder inside it); "skeleton_root"
-# leads there from OUT (SKELETON_ROOT overrides it: "../.." for a file moved into
-# validation/results/).
+# C files from the repository root; "skeleton_root" leads there from OUT
+# (SKELETON_ROOT overrides it: "../.." for a file moved into validation/results/).
 # Settings: SKELCAST (default build/skelcast), HW (h100), TOP (5), ARCH (sm_90),
 # NVCC (nvcc on PATH, else /usr/local/cuda/bin/nvcc), JOBS (nproc), REPEATS (30).
 set -euo pipefail
@@ -29,17 +29,23 @@ REPEATS=${REPEATS:-30}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-emit_all() { # DIR: the naive layout and the top $TOP of each example's kernels
+# The C files and their options: validation/emit_sources.txt (the examples and
+# the C versions of the validation kernels). Each file's layouts go into a folder
+# named after its path (examples/conv2d.c -> examples__conv2d).
+SOURCES=${SOURCES:-$ROOT/validation/emit_sources.txt}
+emit_all() { # DIR: the naive layout and the top $TOP of each file's kernels
   local dir=$1
-  while IFS='|' read -r file args expected; do
+  cp "$SOURCES" "$dir/sources.txt"
+  while IFS='|' read -r file args; do
     case "$file" in ''|\#*) continue ;; esac
+    local sub=${file%.c}; sub=${sub//\//__}
     # shellcheck disable=SC2086
-    (cd "$ROOT" && "$SKELCAST" emit "examples/$file" $args --hw "$HW" --layout naive \
-        --skip-unsupported -o "$dir/${file%.c}" && \
-      "$SKELCAST" emit "examples/$file" $args --hw "$HW" --top "$TOP" --skip-unsupported \
-        -o "$dir/${file%.c}") > /dev/null 2>> "$dir/emit_warnings.txt" || \
+    (cd "$ROOT" && "$SKELCAST" emit "$file" $args --hw "$HW" --layout naive \
+        --skip-unsupported -o "$dir/$sub" && \
+      "$SKELCAST" emit "$file" $args --hw "$HW" --top "$TOP" --skip-unsupported \
+        -o "$dir/$sub") > /dev/null 2>> "$dir/emit_warnings.txt" || \
       echo "$file: nothing emitted (see emit_warnings.txt)"
-  done < "$ROOT/tests/emit/examples.txt"
+  done < "$SOURCES"
   echo "emitted $(ls "$dir"/*/*.cu | wc -l) CUDA files into $dir"
 }
 
@@ -63,7 +69,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 
 mkdir -p "$OUT/bin"
 ls "$SRC"/*/*.cu | xargs -P "$JOBS" -I{} sh -c \
   'f={}; b='"$OUT"'/bin/$(basename "$(dirname "$f")")__$(basename "$f" .cu);
-   "'"$NVCC"'" -O3 -arch='"$ARCH"' -Xptxas -v -o "$b" "$f" > "$b.build.txt" 2>&1 || echo "BUILD FAILED: $f"'
+   "'"$NVCC"'" -O3 -arch='"$ARCH"' -Xcompiler -fopenmp -Xptxas -v -o "$b" "$f" > "$b.build.txt" 2>&1 || echo "BUILD FAILED: $f"'
 
 # run one at a time (timings need the GPU alone); each prints one record
 : > "$OUT/log.txt"
@@ -83,17 +89,39 @@ if [ ${#records[@]} -eq 0 ]; then
   tail -3 "$OUT/log.txt" >&2
   exit 1
 fi
-python3 - "$OUT/emit_kernels.json" "$ROOT" "${SKELETON_ROOT:-}" "${records[@]}" <<'PY'
-import json, os, sys
-out, root, skel_root, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+python3 - "$OUT/emit_kernels.json" "$ROOT" "${SKELETON_ROOT:-}" "$SRC/sources.txt" "${records[@]}" <<'PY'
+import json, os, re, shlex, sys
+out, root, skel_root, sources, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+# Each case names its C file, the options it was emitted with and its kernel
+# there (as `skelcast validate --run` writes them: validation/README.md), so
+# validate projects it from C, the user's path.
+options = {}
+for line in open(sources):
+    if line.strip() and not line.startswith("#"):
+        file, args = line.rstrip("\n").split("|", 1)
+        options[file[:-2].replace("/", "__")] = (file, shlex.split(args))
+def name_c_file(c, skel):
+    file, args = options[os.path.basename(os.path.dirname(skel))]
+    c.pop("skeleton", None)
+    c["c"] = file
+    c["c_kernel"] = re.search(r"parallel_for\s+(\w+)", open(skel).read()).group(1)
+    for opt, value in zip(args[0::2], args[1::2]):
+        name, val = value.split("=", 1)
+        if opt == "-D":
+            c.setdefault("c_args", []).append("-D" + value)
+        elif opt == "--extent":
+            c.setdefault("c_extent", {})[name] = [int(x) for x in val.split(",")]
+        elif opt == "--trip":
+            c.setdefault("c_trip", {})[name] = int(val)
+        elif opt == "--sample":
+            c.setdefault("c_sample", {})[name] = val
+        else:
+            sys.exit(f"emit_sources.txt: option {opt} is not one a measurement case can name")
 merged, bad = None, []
 for f, skel in zip(rest[0::2], rest[1::2]):
     j = json.load(open(f))
     c = j["cases"][0]
-    # skeletons are named from the repository root (the emitted folder inside
-    # it travels with the tree); skeleton_root leads there from this file
-    skel = os.path.abspath(skel)
-    c["skeleton"] = os.path.relpath(skel, root) if skel.startswith(os.path.abspath(root) + os.sep) else skel
+    name_c_file(c, skel)
     if not c.get("verified"):
         bad.append(os.path.basename(f))
     if merged is None:

@@ -95,7 +95,8 @@ std::string lastLines(const std::string &path, size_t n) {
 std::string buildEmitted(const std::string &nvcc, const std::string &arch, const std::string &cu,
                          const std::string &exe) {
   std::string log = exe + ".build.txt";
-  std::string cmd = fmt::format("{} -O3 -arch={} -o {} {} > {} 2>&1", quote(nvcc), arch,
+  // -fopenmp: the host reference runs on all cores (the emitted file's pragma)
+  std::string cmd = fmt::format("{} -O3 -arch={} -Xcompiler -fopenmp -o {} {} > {} 2>&1", quote(nvcc), arch,
                                 quote(exe), quote(cu), quote(log));
   CommandStatus st = runCommand(cmd);
   if (!st.ok())

@@ -28,7 +28,7 @@ struct ValidateRunOptions {
 std::string findNvcc(const std::string &given);
 /// "sm_90" from the spec's compute_capability "9.0".
 std::string cudaArch(const hw::HwSpec &hw);
-/// `nvcc -O3 -arch=ARCH -o EXE CU`; InputError with the compiler's messages.
+/// `nvcc -O3 -arch=ARCH -Xcompiler -fopenmp -o EXE CU`; InputError with the compiler's messages.
 std::string buildEmitted(const std::string &nvcc, const std::string &arch, const std::string &cu,
                          const std::string &exe);
 /// Runs an emitted program and reads the record it prints; InputError when it

@@ -4,7 +4,7 @@
 #     projected top 3, device code to PTX with clang-19 (-nocudainc
 #     -nocudalib: no CUDA toolkit needed)
 #   compile_examples.sh SKELCAST nvcc   the same files built whole (kernel and
-#     host driver) with nvcc -O3 -arch=sm_90; skipped (exit 77) without nvcc
+#     host driver, its reference with OpenMP) with nvcc -O3 -arch=sm_90 -Xcompiler -fopenmp; skipped (exit 77) without nvcc
 # Layouts emit cannot write are skipped with their reason on stderr
 # (--skip-unsupported); the expected count of files per example is checked so
 # that a layout newly refused fails the test.
@@ -50,7 +50,7 @@ while IFS='|' read -r file args expected; do
         echo "FAIL $cu: no kernel entry in the PTX"; status=1
       fi
     else
-      if ! "$NVCC" -O3 -arch=sm_90 -o "${cu%.cu}" "$cu" > "$cu.log" 2>&1; then
+      if ! "$NVCC" -O3 -arch=sm_90 -Xcompiler -fopenmp -o "${cu%.cu}" "$cu" > "$cu.log" 2>&1; then
         echo "FAIL $cu does not build with nvcc:"; head -20 "$cu.log"; status=1
       fi
     fi
