@@ -25,8 +25,9 @@ for c in "${files[@]}"; do
         row="$row | ${v:--}"
       done
       h=validation/skeletons/$name.skel hv=-
-      [ -f "$h" ] && hv=$(skelcast explain "$h" --kernel "$kernel" --layout "$layout" 2> /dev/null |
-        funcInsts || true)
+      # a hand skeleton's one kernel may be unnamed: by its name, else the file's only one
+      [ -f "$h" ] && hv=$({ skelcast explain "$h" --kernel "$kernel" --layout "$layout" 2> /dev/null ||
+        skelcast explain "$h" --layout "$layout" 2> /dev/null; } | funcInsts || true)
       echo "$row | ${hv:--} |"
     done
 done

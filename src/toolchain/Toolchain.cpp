@@ -151,6 +151,7 @@ Compiled CompileCache::sass(const std::string &cuda) { return cached("sass", cud
 Compiled CompileCache::resourceUsage(const std::string &cuda) { return cached("res", cuda); }
 
 Compiled CompileCache::cached(const std::string &kind, const std::string &cuda) {
+  std::lock_guard<std::mutex> lock(mutex_);
   std::string key = kind + '\0' + cuda;
   auto it = done_.find(key);
   if (it != done_.end()) {

@@ -11,6 +11,7 @@
 #include "skelcast/toolchain/InstructionCounts.h"
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -48,7 +49,8 @@ struct Compiled {
 /// Compilations of emitted CUDA sources, each done once per source text and
 /// kind (a hash of the text and the command is the key): a batch of files,
 /// or a validation of several layouts of one file, compiles each nest once.
-/// Not thread-safe: one per command run.
+/// One per command run; its calls may come from several threads (one
+/// compilation at a time).
 class CompileCache {
 public:
   explicit CompileCache(Tools tools) : tools_(std::move(tools)) {}
@@ -63,12 +65,15 @@ public:
   /// How many compilers were run, and how many answers came from the cache.
   int runs() const { return runs_; }
   int hits() const { return hits_; }
+  CompileCache(const CompileCache &) = delete;
+  CompileCache &operator=(const CompileCache &) = delete;
 
 private:
   Compiled cached(const std::string &kind, const std::string &cuda);
   Compiled compile(const std::string &kind, const std::string &cuda);
   Tools tools_;
   std::map<std::string, Compiled> done_;
+  std::mutex mutex_;
   int runs_ = 0, hits_ = 0;
 };
 

@@ -17,7 +17,7 @@ namespace {
 
 // clang-19 -O3 --cuda-gpu-arch=sm_90 of the matmul kernel, the k loop unrolled 2
 // (cut from 8 for the test; the structure is the compiler's).
-const char *kPtx = R"(
+const char *kPtx = R"PTX(
 .visible .entry skelcast_matmul(
 	.param .u64 skelcast_matmul_param_0
 )
@@ -52,10 +52,10 @@ $L__BB0_4:
 	ret;
                                         // -- End function
 }
-)";
+)PTX";
 
 // nvcc -cubin -arch=sm_90 -O3, cuobjdump -sass (cut: the loop unrolled 2).
-const char *kSass = R"(
+const char *kSass = R"SASS(
 	code for sm_90
 		Function : skelcast_matmul
 	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
@@ -82,7 +82,7 @@ const char *kSass = R"(
         /*0130*/                   NOP;
         /*0140*/                   NOP;
 		..........
-)";
+)SASS";
 
 } // namespace
 
