@@ -86,7 +86,12 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
     for (auto &[k, w] : why)
       msg += fmt::format(" kernel '{}': {};", r.file.kernelName(k), w);
     msg.pop_back();
-    SourceLoc loc = r.file.kernels.empty() ? SourceLoc{cpath, 0, 0} : r.file.kernels[why.begin()->first].loc;
+    // at the kernel when the skeleton knows where it is, else at its function
+    SourceLoc loc{cpath, 0, 0};
+    if (const SourceLoc &kl = r.file.kernels[why.begin()->first].loc; !kl.file.empty() && kl.line > 0)
+      loc = kl;
+    else if (!r.functions.empty())
+      loc = r.functions.front().loc;
     r.warnings.push_back({loc, msg});
   }
   return r;

@@ -168,7 +168,7 @@ Compiled CompileCache::compile(const std::string &kind, const std::string &cuda)
   bool wantPtx = kind == "ptx";
   const std::string &tool = wantPtx ? tools_.clang : tools_.nvcc;
   if (tool.empty()) {
-    c.error = wantPtx ? "clang-19 is not installed (not on PATH)"
+    c.error = wantPtx ? "clang-19 is not found (PATH, /usr/lib/llvm-19/bin, or $SKELCAST_CLANG)"
                       : "the CUDA toolkit's nvcc is not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
     return c;
   }
