@@ -63,7 +63,8 @@ std::vector<emit::KernelChoice> chooseLayouts(const frontend::SkeletonizeResult 
 
 EmittedSet emitFiles(const std::string &cfile, const frontend::SkeletonizeOptions &so,
                      const EmitChoice &choice, const hw::HwSpec &hw,
-                     const model::ModelOptions &mo, const std::string &dir, std::ostream &err) {
+                     const model::ModelOptions &mo, const std::string &dir,
+                     DiagnosticPrinter &diag, std::ostream &err) {
   emit::EmitOptions eo;
   eo.outDir = dir;
   eo.skipUnsupported = choice.skipUnsupported;
@@ -72,10 +73,8 @@ EmittedSet emitFiles(const std::string &cfile, const frontend::SkeletonizeOption
       cfile, so, eo,
       [&](const frontend::SkeletonizeResult &res) { return chooseLayouts(res, choice, hw, mo); },
       err, warnings);
-  for (const auto &w : warnings)
-    err << w.str() << '\n';
-  for (const auto &w : r.skipped)
-    err << w.loc.str() << ": warning: " << w.message << '\n';
+  warnings.insert(warnings.end(), r.skipped.begin(), r.skipped.end());
+  diag.emit(warnings, err);
   if (r.kernels.empty())
     throw InputError({cfile, 0, 0}, "no kernel could be emitted in the chosen layouts");
   EmittedSet set;
@@ -129,7 +128,9 @@ void registerEmit(CLI::App &app, Context &ctx) {
                 "Skip (with a warning) the layouts emit cannot write instead of failing");
   cmd->callback([&ctx, o] {
     frontend::SkeletonizeOptions so = o->c.finish();
-    ctx.action = [&ctx, o, so] {
+    ctx.action = [&ctx, o, so]() mutable {
+      so.renderWarning = ctx.diag.renderer();
+      so.colorDiagnostics = ctx.diag.color;
       return guarded(ctx, [&] {
         const std::string &f = o->c.file;
         if (f.size() > 5 && f.compare(f.size() - 5, 5, ".skel") == 0)
@@ -154,17 +155,15 @@ void registerEmit(CLI::App &app, Context &ctx) {
                 return chooseLayouts(res, choice, hw, mo);
               },
               ctx.err, warnings);
-          for (const auto &w : warnings)
-            ctx.err << w.str() << '\n';
-          for (const auto &w : r.skipped)
-            ctx.err << w.loc.str() << ": warning: " << w.message << '\n';
+          warnings.insert(warnings.end(), r.skipped.begin(), r.skipped.end());
+          ctx.diag.emit(warnings, ctx.err);
           if (r.kernels.empty())
             throw InputError({o->c.file, 0, 0}, "no kernel could be emitted in the chosen layouts");
           for (const auto &k : r.kernels)
             ctx.out << k.cuda;
           return static_cast<int>(Success);
         }
-        EmittedSet set = emitFiles(o->c.file, so, choice, hw, mo, o->dir, ctx.err);
+        EmittedSet set = emitFiles(o->c.file, so, choice, hw, mo, o->dir, ctx.diag, ctx.err);
         for (size_t i = 0; i < set.kernels.size(); ++i)
           ctx.out << fmt::format("{}  kernel {}  {}\n", set.cudaFiles[i], set.kernels[i].kernel,
                                  set.kernels[i].layoutString);

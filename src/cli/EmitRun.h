@@ -4,6 +4,7 @@
 
 #ifdef SKELCAST_HAVE_FRONTEND
 
+#include "Diagnostics.h"
 #include "SkeletonizeOptions.h"
 #include "skelcast/emit/Emit.h"
 #include "skelcast/model/Project.h"
@@ -32,10 +33,13 @@ struct EmittedSet {
 };
 
 /// Emit and write `<stem>.cu` and `<stem>.skel` for each choice into `dir`
-/// (created if missing), all files or none.
+/// (created if missing), all files or none. The skeletonizer's warnings and
+/// the layouts skipped are printed on `err` through `diag` (source line, caret,
+/// --warnings-as-errors), as project prints them.
 EmittedSet emitFiles(const std::string &cfile, const frontend::SkeletonizeOptions &so,
                      const EmitChoice &choice, const hw::HwSpec &hw,
-                     const model::ModelOptions &mo, const std::string &dir, std::ostream &err);
+                     const model::ModelOptions &mo, const std::string &dir,
+                     DiagnosticPrinter &diag, std::ostream &err);
 
 } // namespace skelcast::cli
 

@@ -7,6 +7,10 @@
 #include "skelcast/support/TextFile.h"
 #ifdef SKELCAST_HAVE_FRONTEND
 #include "skelcast/frontend/Skeletonizer.h"
+#ifdef SKELCAST_HAVE_FRONTEND
+#include "skelcast/emit/CompiledCounts.h"
+#endif
+#include <optional>
 #endif
 
 #include <fmt/format.h>
@@ -136,15 +140,43 @@ std::string inputName(const std::string &path) { return path == "-" ? kStdinName
 #ifdef SKELCAST_HAVE_FRONTEND
 frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
                                              frontend::SkeletonizeOptions so,
-                                             std::ostream &diagnostics) {
+                                             std::ostream &diagnostics,
+                                             toolchain::CountSource counts,
+                                             toolchain::CompileCache *cache) {
   if (auto cfg = findProjectConfig(path)) // the project's flags first: the command line wins
     so.clangArgs.insert(so.clangArgs.begin(), cfg->flags.begin(), cfg->flags.end());
   if (so.compilationDbDir.empty())
     if (auto db = findCompilationDatabase(path))
       so.compilationDbDir = *db;
-  if (path == "-")
-    return frontend::skeletonizeCode(readStandardInput(), kStdinName, so, diagnostics);
-  return frontend::skeletonizeFile(path, so, diagnostics);
+  if (path == "-") {
+    frontend::SkeletonizeResult r =
+        frontend::skeletonizeCode(readStandardInput(), kStdinName, so, diagnostics);
+    if (counts != toolchain::CountSource::Table) {
+      Warning w;
+      w.loc = SourceLoc{kStdinName, 0, 0};
+      w.message = fmt::format("instruction counts from the table, not a compiler (--counts={}): "
+                              "standard input is not emitted",
+                              toolchain::countSourceName(counts));
+      r.warnings.push_back(std::move(w));
+    }
+    return r;
+  }
+  if (counts == toolchain::CountSource::Table)
+    return frontend::skeletonizeFile(path, so, diagnostics);
+  std::optional<toolchain::CompileCache> own;
+  if (!cache)
+    cache = &own.emplace(toolchain::findTools());
+  toolchain::CountSource src = toolchain::resolve(counts, cache->tools());
+  if (src == toolchain::CountSource::Table) { // auto, and no compiler at all
+    frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);
+    Warning w;
+    w.loc = SourceLoc{path, 0, 0};
+    w.message = "instruction counts from the table: neither nvcc with cuobjdump nor clang-19 is "
+                "installed (--counts=auto)";
+    r.warnings.push_back(std::move(w));
+    return r;
+  }
+  return emit::skeletonizeWithCompiledCounts(path, so, src, *cache, diagnostics);
 }
 #endif
 
@@ -168,7 +200,8 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
     so.assumeAliasing = opts.assumeAliasing;
     so.renderWarning = opts.renderWarning;
     so.colorDiagnostics = opts.colorDiagnostics;
-    frontend::SkeletonizeResult r = skeletonizeInput(path, so, diagnostics);
+    frontend::SkeletonizeResult r =
+        skeletonizeInput(path, so, diagnostics, opts.counts, opts.compileCache.get());
     return {std::move(r.file), std::move(r.warnings), std::move(r.functions)};
 #else
     throw InputError({path, 0, 0}, "C input needs the skeletonizer, which is not part of this build");

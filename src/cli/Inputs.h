@@ -6,11 +6,13 @@
 #include "skelcast/frontend/Skeletonizer.h" // CFunction: plain structs, no Clang
 #include "skelcast/skeleton/Skeleton.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/toolchain/Toolchain.h"
 
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,11 @@ struct InputOptions {
   /// C inputs: how the skeletonizer prints its warnings when no nest is portable
   std::function<std::string(const Warning &)> renderWarning;
   bool colorDiagnostics = false;              ///< C inputs: Clang's diagnostics in colour
+  /// C inputs: where `comp` counts come from (`--counts`; docs/skeletonizer.md,
+  /// "Counts from a compiler"): the table, or the compiled naive layout.
+  toolchain::CountSource counts = toolchain::CountSource::Table;
+  /// The compilations of one command run, shared by its inputs; one per call when null.
+  std::shared_ptr<toolchain::CompileCache> compileCache;
 };
 
 /// A parsed input and the warnings reading it produced (the skeletonizer's
@@ -78,9 +85,13 @@ std::string inputName(const std::string &path);
 /// Skeletonize the C input `path` (`-`: standard input, named `<stdin>`) with
 /// the flags of the nearest `.skelcast.json` before `so`'s and, without `-p`,
 /// the nearest `compile_commands.json` that names the file.
-frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
-                                             frontend::SkeletonizeOptions so,
-                                             std::ostream &diagnostics);
+/// `counts` other than Table: the `comp`s from the compiled naive layout of
+/// each kernel (emit::skeletonizeWithCompiledCounts, with `cache` or one of its
+/// own), Auto resolved with the tools found.
+frontend::SkeletonizeResult skeletonizeInput(
+    const std::string &path, frontend::SkeletonizeOptions so, std::ostream &diagnostics,
+    toolchain::CountSource counts = toolchain::CountSource::Table,
+    toolchain::CompileCache *cache = nullptr);
 #endif
 
 } // namespace skelcast::cli

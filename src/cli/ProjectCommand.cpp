@@ -13,6 +13,9 @@
 #include "skelcast/report/Sweep.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
+#ifdef SKELCAST_HAVE_FRONTEND
+#include "skelcast/emit/CompiledCounts.h"
+#endif
 
 #include <fmt/format.h>
 
@@ -301,9 +304,36 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
   return Success;
 }
 
+/// ptxas's registers per thread for layout `l` of kernel `k` of a C input,
+/// where --counts is not `table` and nvcc is found (docs/model.md, "Registers
+/// from ptxas"); the model's estimate otherwise, which explain then names.
+void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, size_t k,
+                   layout::Layout &l) {
+#ifdef SKELCAST_HAVE_FRONTEND
+  const std::string &path = o.files.front();
+  bool c = io.language.empty() ? isCInput(path) : io.language == "c";
+  if (!c || path == "-" || io.counts == toolchain::CountSource::Table || !io.compileCache ||
+      !io.compileCache->tools().hasPtxas())
+    return;
+  std::vector<std::string> why;
+  auto regs = emit::compiledRegisters(path, o.c.finish(), k, {l}, *io.compileCache, ctx.err, why);
+  if (regs.front()) {
+    l.compiledRegisters = regs.front();
+    return;
+  }
+  ctx.diag.emit({{{path, 0, 0},
+                  "registers per thread from the model's estimate, not ptxas: " +
+                      (why.empty() ? std::string("the layout was not emitted") : why.front())}},
+                ctx.err);
+#else
+  (void)ctx, (void)o, (void)io, (void)k, (void)l;
+#endif
+}
+
 int runExplain(Context &ctx, const ProjectOpts &o) {
   std::vector<hw::HwSpec> gpus = resolveGpus(ctx, o);
-  LoadedInput in = loadSkeleton(o.files.front(), o.inputs(ctx), ctx.err);
+  const InputOptions io = o.inputs(ctx);
+  LoadedInput in = loadSkeleton(o.files.front(), io, ctx.err);
   ctx.diag.emit(in.warnings, ctx.err);
   skeleton::SkeletonFile f = std::move(in.file);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
@@ -316,6 +346,7 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
     if (gpus.size() > 1)
       ctx.out << fmt::format("{}=== on {} ===\n", g ? "\n" : "", hw.name);
     layout::Layout l = layout::parseLayout(ki, o.layout, hw);
+    readRegisters(ctx, o, io, ks.front(), l);
     model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
     if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
       throw InputError({"--layout", 0, 0},
@@ -388,6 +419,7 @@ void registerProject(CLI::App &app, Context &ctx) {
       ->check(integerWithin(1, kMaxCpuRepeats));
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
+  o->c.addCounts(cmd);
 #endif
   sweep->excludes("--layout")->excludes("--kernel");
   cmd->callback([&ctx, o, cmd] {
@@ -415,6 +447,7 @@ void registerExplain(CLI::App &app, Context &ctx) {
   addCommon(cmd, *o);
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // the same C input options as project
+  o->c.addCounts(cmd);
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();

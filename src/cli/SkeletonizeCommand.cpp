@@ -110,9 +110,29 @@ frontend::SkeletonizeOptions SkeletonizeCliOptions::finish() const {
   return opts;
 }
 
+void SkeletonizeCliOptions::addCounts(CLI::App *cmd) {
+  cmd->add_option("--counts", counts,
+                  "Where the skeleton's instruction counts come from: 'sass' (nvcc and cuobjdump), "
+                  "'ptx' (clang-19's NVPTX backend), both of the kernel's naive layout as emitted, "
+                  "'table' (the operation table of docs/skeletonizer.md), 'auto' (sass, else ptx, "
+                  "else table)")
+      ->check(CLI::IsMember({"auto", "sass", "ptx", "table"}))
+      ->capture_default_str();
+}
+
+toolchain::CountSource SkeletonizeCliOptions::countSource() const {
+  auto c = toolchain::parseCountSource(counts);
+  if (!c)
+    throw CLI::ValidationError("--counts", "expected auto, sass, ptx or table, got '" + counts + "'");
+  return *c;
+}
+
 InputOptions SkeletonizeCliOptions::inputOptions() const {
   frontend::SkeletonizeOptions so = finish();
   InputOptions in;
+  in.counts = countSource();
+  if (in.counts != toolchain::CountSource::Table)
+    in.compileCache = std::make_shared<toolchain::CompileCache>(toolchain::findTools());
   in.compilerArgs = so.clangArgs;
   in.function = so.function;
   in.compilationDbDir = so.compilationDbDir;
@@ -135,6 +155,8 @@ InputOptions withCommandLine(InputOptions base, const InputOptions &cli) {
   base.trips.insert(cli.trips.begin(), cli.trips.end());
   base.samples.insert(cli.samples.begin(), cli.samples.end());
   base.assumeAliasing = base.assumeAliasing || cli.assumeAliasing;
+  base.counts = cli.counts;
+  base.compileCache = cli.compileCache;
   return base;
 }
 
@@ -143,6 +165,7 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
       "skeletonize", "Print the code skeletons of the parallel loop nests of a C file");
   auto o = std::make_shared<SkeletonizeCliOptions>();
   o->add(cmd);
+  o->addCounts(cmd);
   auto output = std::make_shared<std::string>();
   cmd->add_option("-o,--output", *output,
                   "Write the skeleton to FILE (atomically) instead of stdout; sample paths are "
@@ -160,7 +183,7 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
         frontend::SkeletonizeOptions so = opts;
         so.renderWarning = ctx.diag.renderer();
         so.colorDiagnostics = ctx.diag.color;
-        frontend::SkeletonizeResult r = skeletonizeInput(o->file, so, ctx.err);
+        frontend::SkeletonizeResult r = skeletonizeInput(o->file, so, ctx.err, o->countSource());
         ctx.diag.emit(r.warnings, ctx.err);
         if (output->empty()) {
           ctx.out << skeleton::printSkeleton(r.file);

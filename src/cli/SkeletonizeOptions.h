@@ -21,6 +21,7 @@ struct SkeletonizeCliOptions {
   std::vector<std::string> defines, includes, extents, trips, samples, rest;
   std::string std, db, function;
   bool assumeAliasing = false; ///< --assume-aliasing
+  std::string counts = "table"; ///< --counts auto|sass|ptx|table
 
   /// Declare the options on `cmd`; `file` is its required positional.
   void add(CLI::App *cmd);
@@ -31,6 +32,11 @@ struct SkeletonizeCliOptions {
   /// The library's options; throws CLI::ValidationError (a usage error) on a
   /// malformed --extent/--trip/--sample. Call it from the subcommand callback.
   frontend::SkeletonizeOptions finish() const;
+  /// Declare `--counts` (for the commands that project: skeletonize, project,
+  /// explain, batch, check, validate).
+  void addCounts(CLI::App *cmd);
+  /// `--counts` as a value (a usage error when unknown).
+  toolchain::CountSource countSource() const;
   /// The same as a command's input options (project, explain, batch, check).
   InputOptions inputOptions() const;
 };

@@ -100,6 +100,7 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
                 "No progress on stderr (by default a bar on a terminal, else a line per input)");
 #ifdef SKELCAST_HAVE_FRONTEND
   o.c.addFlags(cmd); // for every C input of the suite: -D, -I, -std, -p, --extent, ...
+  o.c.addCounts(cmd);
   cmd->add_option("clang_args", o.c.rest, "Arguments for Clang for every C input (after --)");
 #endif
 }

@@ -29,11 +29,13 @@ bool noSkeleton(const model::MeasuredCase &c) { return c.skeleton.empty(); }
 
 /// The cases' C files through the skeletonizer, as `project FILE.c` reads them:
 /// their warnings through the one printer (caret, --warnings-as-errors).
-model::KernelSource cFiles(Context &ctx) {
+model::KernelSource cFiles(Context &ctx, const InputOptions &counts) {
   return {"C files (skeletonizer and model: the user's path)",
           [](const model::MeasuredCase &c) { return c.cSource; },
-          [&ctx](const model::MeasuredCase &c) {
+          [&ctx, counts](const model::MeasuredCase &c) {
             InputOptions opts;
+            opts.counts = counts.counts;
+            opts.compileCache = counts.compileCache;
             opts.samples = c.cSamples;
             opts.compilerArgs = c.cArgs;
             opts.extents = c.cExtents;
@@ -103,6 +105,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
                   "With --run: keep the emitted programs and measurements.json here");
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd);
+  o->c.addCounts(cmd);
 #endif
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
@@ -196,7 +199,11 @@ void registerValidate(CLI::App &app, Context &ctx) {
                            : "this skelcast has no C frontend: the hand skeletons are projected, the "
                              "model alone";
           } else {
-            v = model::validate(all, hw, mo, label, cFiles(ctx));
+            InputOptions counts; // --counts, and one compilation cache for all the cases
+#ifdef SKELCAST_HAVE_FRONTEND
+            counts = o->c.inputOptions();
+#endif
+            v = model::validate(all, hw, mo, label, cFiles(ctx, counts));
             // The model alone, on the cases that have a hand skeleton.
             model::Measurements skeletons = all;
             skeletons.cases.erase(

@@ -199,7 +199,7 @@ RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o) {
   }
   std::vector<nlohmann::json> records;
   for (const auto &file : o.files) {
-    EmittedSet set = emitFiles(file, o.skeletonize, o.choice, hw, o.model, dir, ctx.err);
+    EmittedSet set = emitFiles(file, o.skeletonize, o.choice, hw, o.model, dir, ctx.diag, ctx.err);
     for (size_t i = 0; i < set.cudaFiles.size(); ++i) {
       const std::string &cu = set.cudaFiles[i];
       std::string exe = cu.substr(0, cu.size() - 3);

@@ -46,7 +46,11 @@ std::vector<ExplainRow> explainFp64(const TermEffects &e) {
 // GROPHECY's eq. 8.
 void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
-  double regs = std::min(estimateRegisters(in.ki, in.l), static_cast<double>(hw.maxRegistersPerThread));
+  // ptxas's count for the emitted kernel where the toolchain stage compiled it
+  double count = in.l.compiledRegisters ? static_cast<double>(*in.l.compiledRegisters)
+                                        : estimateRegisters(in.ki, in.l);
+  double regs = std::min(count, static_cast<double>(hw.maxRegistersPerThread));
+  a.effects.registersFromPtxas = in.l.compiledRegisters.has_value();
   double perThread = std::ceil(regs / 8.0) * 8.0;
   double perBlock = perThread * std::ceil(a.workload.threadsPerBlock / hw.warpSize) * hw.warpSize;
   double blocks = std::max(1.0, std::floor(static_cast<double>(hw.registersPerSM) / perBlock));
@@ -56,7 +60,8 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
-  return {{"registers per thread (estimate)", e.registersPerThread, 6, "0 when switched off"},
+  return {{e.registersFromPtxas ? "registers per thread (ptxas)" : "registers per thread (estimate)",
+           e.registersPerThread, 6, "0 when switched off"},
           {"blocks per SM by registers", e.blocksByRegisters, 6, "registers_per_sm / per block"}};
 }
 

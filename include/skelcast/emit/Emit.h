@@ -43,6 +43,7 @@ struct KernelChoice {
 layout::Layout naiveLayout(const layout::KernelInfo &ki);
 
 struct EmittedKernel {
+  size_t kernelIndex = 0;   ///< into the file's kernels
   std::string kernel;       ///< the skeleton kernel's name
   std::string tag;
   std::string layoutString; ///< canonical
@@ -67,6 +68,7 @@ struct EmitOptions {
 struct EmitResult {
   std::vector<EmittedKernel> kernels;
   std::vector<Warning> skipped; ///< with skipUnsupported: what was not written, and why
+  frontend::SkeletonizeResult source; ///< the file as the skeletonizer read it
 };
 
 /// Skeletonize `cpath` and emit what `choose` asks for; the skeletonizer's

@@ -10,6 +10,7 @@
 #include "skelcast/hw/HwSpec.h"
 
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace skelcast::layout {
@@ -20,6 +21,10 @@ struct Layout {
   std::vector<std::pair<int, int64_t>> stages; ///< S: (loop, StageSize), outermost first
   std::vector<int> cached;    ///< arrays read through shared memory, declaration order
   std::vector<std::pair<int, int64_t>> unroll; ///< L: (loop, factor > 1), pre-order
+  /// Not part of the layout's identity: ptxas's registers per thread for this
+  /// layout's emitted kernel, where the toolchain stage compiled it
+  /// (docs/model.md, "Registers from ptxas"); the model's estimate when absent.
+  std::optional<int> compiledRegisters;
 
   int64_t threadsPerBlock() const;
   int64_t foldProduct() const;

@@ -50,6 +50,7 @@ struct TermEffects {
   double effectiveLatencyCycles = 0;           ///< Mem_LD seen by the model
   double dramBytesPerThread = 0;
   double registersPerThread = 0;
+  bool registersFromPtxas = false; ///< registersPerThread is ptxas's count, not the estimate
   double blocksByRegisters = 0;
   double fp64ExtraInsts = 0;                   ///< issue slots the FP64 instructions add to Comp_insts
   double launchMs = 0;

@@ -230,6 +230,33 @@ TEST(ModernTerms, RegistersEstimateAndLimit) {
   EXPECT_DOUBLE_EQ(r.a.effects.blocksByRegisters, std::floor(65536.0 / (72 * 256)));
 }
 
+// ptxas's count, where the toolchain stage read it, replaces the estimate
+// (docs/model.md, "Registers from ptxas"): 100 registers -> 104 per thread
+// allocated, x 256 threads = 26,624 per block: 65,536 / 26,624 = 2 blocks per SM,
+// where the estimate (27 -> 32 per thread) allows 8. explain names which.
+TEST(ModernTerms, RegistersFromPtxasReplaceTheEstimate) {
+  auto ki = layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel"), 0);
+  auto hw = h100();
+  auto l = layout::parseLayout(ki, "block=i:16,j:16", hw);
+  auto c = layout::characterize(ki, l, hw);
+  auto est = model::applyModernTerms(c, ki, l, hw, {"registers"});
+  EXPECT_DOUBLE_EQ(est.effects.registersPerThread, 27);
+  EXPECT_FALSE(est.effects.registersFromPtxas);
+  EXPECT_DOUBLE_EQ(est.effects.blocksByRegisters, 8);
+  l.compiledRegisters = 100;
+  EXPECT_TRUE(l == layout::parseLayout(ki, "block=i:16,j:16", hw)) << "not part of the identity";
+  auto got = model::applyModernTerms(c, ki, l, hw, {"registers"});
+  EXPECT_DOUBLE_EQ(got.effects.registersPerThread, 100);
+  EXPECT_TRUE(got.effects.registersFromPtxas);
+  EXPECT_DOUBLE_EQ(got.effects.blocksByRegisters, 2);
+  EXPECT_EQ(got.hw.maxBlocksPerSM, 2);
+  bool named = false;
+  for (const model::Term &t : model::skelcastTerms())
+    if (t.id == model::TermId::Registers)
+      named = t.explain(got.effects).front().name == "registers per thread (ptxas)";
+  EXPECT_TRUE(named) << "explain's row names ptxas";
+}
+
 // Worked by hand: 10 instructions per thread, 4 of them FP64, inside a loop of 8
 // and folded by 2: fp64 insts = 2 x 4 x 8 = 64 per thread. On the H100 spec
 // (peak SP 64,327 / DP 32,838 GFLOP/s, ratio 1.95892) they add 64 x 0.95892 =

@@ -1,0 +1,41 @@
+/// \file
+/// The skeletonizer with its `comp` counts from a compiler (docs/skeletonizer.md,
+/// "Counts from a compiler"): the C file is skeletonized once, each kernel's
+/// naive layout emitted as CUDA (EmitCuda), compiled (toolchain::CompileCache:
+/// SASS of nvcc, or PTX of clang-19) and counted, and its `comp`s set from the
+/// counts (toolchain::applyCompiledCounts). A kernel that cannot be emitted,
+/// compiled or matched keeps the table's counts (CostModel.cpp), and the file
+/// gets one warning that says which and why.
+#pragma once
+
+#include "skelcast/frontend/Skeletonizer.h"
+#include "skelcast/layout/Layout.h"
+#include "skelcast/toolchain/Toolchain.h"
+
+#include <optional>
+#include <vector>
+
+#include <iosfwd>
+#include <string>
+
+namespace skelcast::emit {
+
+/// `source` is Sass or Ptx (resolved); Table skeletonizes as skeletonizeFile.
+frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpath,
+                                                          const frontend::SkeletonizeOptions &opts,
+                                                          toolchain::CountSource source,
+                                                          toolchain::CompileCache &cache,
+                                                          std::ostream &diagnostics);
+
+/// ptxas's registers per thread of kernel `k` of the C file in each of
+/// `layouts` (docs/model.md, "Registers from ptxas"): each emitted and built
+/// with nvcc (the cache's), nullopt where that fails, with the reason in `why`.
+std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
+                                                  const frontend::SkeletonizeOptions &opts,
+                                                  size_t k,
+                                                  const std::vector<layout::Layout> &layouts,
+                                                  toolchain::CompileCache &cache,
+                                                  std::ostream &diagnostics,
+                                                  std::vector<std::string> &why);
+
+} // namespace skelcast::emit

@@ -1,0 +1,38 @@
+/// \file
+/// A kernel's `comp N (fp64:M)` from the compiled code of its naive layout
+/// (docs/skeletonizer.md, "Counts from a compiler"). The compiled code splits
+/// into the body of its innermost loop (its steady state) and what runs once
+/// per thread outside every loop; the skeleton's `comp`s in the innermost
+/// sequential loop share the loop body's instructions per iteration, the ones
+/// outside every loop share the rest, each region in proportion to the
+/// table's counts (CostModel.cpp). Loads and stores are the skeleton's `ld`
+/// and `st` and are not in `comp`; neither is loop control (3 per iteration:
+/// the model adds it, docs/model.md, section 4).
+#pragma once
+
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/skeleton/Skeleton.h"
+#include "skelcast/toolchain/InstructionCounts.h"
+
+#include <string>
+
+namespace skelcast::toolchain {
+
+struct AppliedCounts {
+  bool ok = false;
+  std::string why;  ///< !ok: why the compiled counts do not fit the skeleton (the table stays)
+  std::string note; ///< ok: what was counted, for the kernel's comment
+};
+
+/// Set the `comp`s of `k` from `cc`, the compiled naive layout of the same
+/// nest; `origin` names the code ("SASS of nvcc -O3 -arch=sm_90"). On failure
+/// `k` is unchanged. `env` evaluates loop bounds (a fully unrolled loop).
+AppliedCounts applyCompiledCounts(skeleton::Kernel &k, const CodeCounts &cc,
+                                  const std::string &origin, const skeleton::MacroTable &env,
+                                  const std::string &file);
+
+/// Loop control the model adds per iteration of a sequential loop (docs/model.md:
+/// increment, compare, branch); the compiled loop body's own is taken off.
+constexpr int64_t kLoopControl = 3;
+
+} // namespace skelcast::toolchain

@@ -1,0 +1,143 @@
+#include "skelcast/emit/CompiledCounts.h"
+
+#include "skelcast/emit/Emit.h"
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/skeleton/Eval.h"
+#include "skelcast/toolchain/CompilerCounts.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace skelcast::emit {
+
+frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpath,
+                                                          const frontend::SkeletonizeOptions &opts,
+                                                          toolchain::CountSource source,
+                                                          toolchain::CompileCache &cache,
+                                                          std::ostream &diagnostics) {
+  using toolchain::CountSource;
+  if (source == CountSource::Table || source == CountSource::Auto)
+    return frontend::skeletonizeFile(cpath, opts, diagnostics);
+  std::map<size_t, std::string> why; // kernel -> why the table stays
+  EmitOptions eo;
+  eo.skipUnsupported = true;
+  std::vector<Warning> warnings;
+  EmitResult er = emitCuda(
+      cpath, opts, eo,
+      [&](const frontend::SkeletonizeResult &res) {
+        std::vector<KernelChoice> out;
+        layout::FileContext fc = layout::fileContext(res.file);
+        for (size_t k = 0; k < res.file.kernels.size(); ++k) {
+          try {
+            KernelChoice c;
+            c.kernel = k;
+            c.info = layout::analyzeKernel(res.file, res.file.kernels[k], res.file.kernelName(k), fc);
+            c.layout = naiveLayout(*c.info);
+            c.tag = "naive";
+            out.push_back(std::move(c));
+          } catch (const InputError &e) {
+            why[k] = "its naive layout: " + e.message();
+          }
+        }
+        return out;
+      },
+      diagnostics, warnings);
+  frontend::SkeletonizeResult r = std::move(er.source);
+  for (const Warning &w : er.skipped)
+    for (size_t k = 0; k < r.file.kernels.size(); ++k)
+      if (w.message.find("'" + r.file.kernelName(k) + "'") != std::string::npos && !why.count(k))
+        why[k] = "not emitted: " + w.message;
+  skeleton::MacroTable env;
+  try {
+    env = skeleton::evalMacros(r.file);
+  } catch (const InputError &) {
+  }
+  bool sass = source == CountSource::Sass;
+  std::string origin = sass ? "SASS (nvcc -O3 -arch=sm_90, cuobjdump -sass)"
+                            : "PTX (clang-19 -O3 --cuda-gpu-arch=sm_90)";
+  std::vector<bool> emitted(r.file.kernels.size(), false);
+  for (const EmittedKernel &e : er.kernels) {
+    if (e.kernelIndex >= r.file.kernels.size())
+      continue;
+    emitted[e.kernelIndex] = true;
+    toolchain::Compiled c = sass ? cache.sass(e.cuda) : cache.ptx(e.cuda);
+    if (!c.ok) {
+      why[e.kernelIndex] = c.error;
+      continue;
+    }
+    try {
+      toolchain::CodeCounts cc = sass ? toolchain::countSass(c.text) : toolchain::countPtx(c.text);
+      toolchain::AppliedCounts a = toolchain::applyCompiledCounts(
+          r.file.kernels[e.kernelIndex], cc, origin, env, r.file.path);
+      if (!a.ok)
+        why[e.kernelIndex] = a.why;
+    } catch (const std::runtime_error &err) {
+      why[e.kernelIndex] = std::string("reading the compiled code: ") + err.what();
+    }
+  }
+  for (size_t k = 0; k < r.file.kernels.size(); ++k)
+    if (!emitted[k] && !why.count(k))
+      why[k] = "its naive layout was not emitted";
+  if (!why.empty()) {
+    std::string msg = fmt::format("instruction counts from the table, not the {} (--counts):",
+                                  sass ? "SASS" : "PTX");
+    for (auto &[k, w] : why)
+      msg += fmt::format(" kernel '{}': {};", r.file.kernelName(k), w);
+    msg.pop_back();
+    // at the kernel when the skeleton knows where it is, else at its function
+    SourceLoc loc{cpath, 0, 0};
+    if (const SourceLoc &kl = r.file.kernels[why.begin()->first].loc; !kl.file.empty() && kl.line > 0)
+      loc = kl;
+    else if (!r.functions.empty())
+      loc = r.functions.front().loc;
+    r.warnings.push_back({loc, msg});
+  }
+  return r;
+}
+
+std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
+                                                  const frontend::SkeletonizeOptions &opts,
+                                                  size_t k,
+                                                  const std::vector<layout::Layout> &layouts,
+                                                  toolchain::CompileCache &cache,
+                                                  std::ostream &diagnostics,
+                                                  std::vector<std::string> &why) {
+  std::vector<std::optional<int>> out(layouts.size());
+  EmitOptions eo;
+  eo.skipUnsupported = true;
+  std::vector<Warning> warnings;
+  EmitResult er = emitCuda(
+      cpath, opts, eo,
+      [&](const frontend::SkeletonizeResult &) {
+        std::vector<KernelChoice> choices;
+        for (size_t i = 0; i < layouts.size(); ++i) {
+          KernelChoice c;
+          c.kernel = k;
+          c.layout = layouts[i];
+          c.tag = fmt::format("l{}", i);
+          choices.push_back(std::move(c));
+        }
+        return choices;
+      },
+      diagnostics, warnings);
+  for (const Warning &w : er.skipped)
+    why.push_back(w.message);
+  for (const EmittedKernel &e : er.kernels) {
+    size_t i = std::stoul(e.tag.substr(1));
+    toolchain::Compiled c = cache.resourceUsage(e.cuda);
+    if (!c.ok) {
+      why.push_back(c.error);
+      continue;
+    }
+    try {
+      out[i] = toolchain::parseResourceUsage(c.text).registers;
+    } catch (const std::runtime_error &err) {
+      why.push_back(err.what());
+    }
+  }
+  return out;
+}
+
+} // namespace skelcast::emit

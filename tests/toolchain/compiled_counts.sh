@@ -1,0 +1,58 @@
+#!/bin/bash
+# Counts from a compiler (docs/skeletonizer.md, "Counts from a compiler"):
+#   compiled_counts.sh SKELCAST ptx    clang-19's PTX of the naive layout sets the
+#     skeleton's comps (skipped, exit 77, without clang-19)
+#   compiled_counts.sh SKELCAST sass   nvcc's SASS (cuobjdump -sass) sets them, and
+#     explain reads ptxas's registers (skipped without nvcc, cuobjdump and nvdisasm)
+#   compiled_counts.sh SKELCAST table  --counts=table is the default's output, and a
+#     compiler that is not there falls back to the table with one positioned warning
+set -u
+SKELCAST=$1
+MODE=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+C=validation/c/matmul_2048.c
+status=0
+ERR=$(mktemp "${TMPDIR:-/tmp}/skelcast-counts-XXXXXX")
+trap 'rm -f "$ERR"' EXIT
+fail() { echo "FAIL: $*"; status=1; }
+case "$MODE" in
+ptx)
+  command -v "${SKELCAST_CLANG:-clang-19}" > /dev/null || { echo "SKIPPED: no clang-19"; exit 77; }
+  out=$("$SKELCAST" skeletonize "$C" --counts=ptx 2> "$ERR") || fail "skeletonize --counts=ptx exited $?"
+  grep -q "comp counts: PTX (clang-19" <<< "$out" || fail "no PTX counts comment in: $out"
+  [ -s "$ERR" ] && fail "warnings with --counts=ptx: $(cat "$ERR")"
+  # matmul's k loop, unrolled by clang: one FMA and part of the address arithmetic per iteration
+  body=$(sed -n '/stream k/,/}/p' <<< "$out")
+  grep -Eq "comp [12]$" <<< "$body" || fail "expected comp 1 or 2 per iteration of k, got: $body"
+  ;;
+sass)
+  if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then PATH=$PATH:/usr/local/cuda/bin; fi
+  for t in nvcc cuobjdump nvdisasm; do
+    command -v $t > /dev/null || { echo "SKIPPED: no $t on PATH"; exit 77; }
+  done
+  out=$("$SKELCAST" skeletonize "$C" --counts=sass 2> "$ERR") || fail "skeletonize --counts=sass exited $?"
+  grep -q "comp counts: SASS (nvcc" <<< "$out" || fail "no SASS counts comment in: $out"
+  [ -s "$ERR" ] && fail "warnings with --counts=sass: $(cat "$ERR")"
+  ex=$("$SKELCAST" explain "$C" --counts=sass --layout "block=i:16,j:16" 2>&1) || fail "explain exited $?"
+  grep -q "registers per thread (ptxas)" <<< "$ex" || fail "explain does not use ptxas's registers: $ex"
+  ex=$("$SKELCAST" explain "$C" --counts=table --layout "block=i:16,j:16" 2>&1)
+  grep -q "registers per thread (estimate)" <<< "$ex" || fail "explain --counts=table: $ex"
+  ;;
+table)
+  a=$("$SKELCAST" skeletonize "$C")
+  b=$("$SKELCAST" skeletonize "$C" --counts=table)
+  [ "$a" = "$b" ] || fail "--counts=table differs from the default"
+  grep -q "comp counts:" <<< "$b" && fail "a counts comment with --counts=table"
+  # a compiler that is not there: the table, and one warning at the kernel's line
+  out=$(SKELCAST_CLANG=/nonexistent/clang "$SKELCAST" skeletonize "$C" --counts=ptx 2>&1 > /dev/null)
+  n=$(grep -c "warning: instruction counts from the table" <<< "$out")
+  [ "$n" = 1 ] || fail "expected one fallback warning, got $n: $out"
+  grep -q "^$C:[0-9]*:[0-9]*: warning" <<< "$out" || fail "the warning has no position: $out"
+  "$SKELCAST" skeletonize "$C" --counts=bogus > /dev/null 2>&1 && fail "--counts=bogus accepted"
+  ;;
+*)
+  echo "usage: $0 SKELCAST ptx|sass|table"; exit 2 ;;
+esac
+[ $status -eq 0 ] && echo "ok: $MODE"
+exit $status
