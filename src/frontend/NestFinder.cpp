@@ -1,6 +1,7 @@
 // Finding the nests of a function and collapsing them into a loop space
 // (NestFinder.h says how the steps fit together).
 #include "NestFinder.h"
+#include "LoopOrder.h"
 #include "ClangNodes.h"
 #include "Dependence.h"
 #include "KernelBuilder.h"
@@ -96,6 +97,21 @@ public:
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
       cur = inner;
+    }
+    if (plan.parallel.size() < 3) {
+      // `for i { for j S1; for k for j S2 }`: distribute and interchange (LoopOrder.h)
+      std::string whyNot;
+      auto spaceBounds = [&](const LoopHeader &h) {
+        std::string w;
+        return constantBounds(na, h, w);
+      };
+      for (const clang::ForStmt *f : plan.parallel)
+        plan.loops[scan.headers.at(f).var].parallel = true;
+      if (auto r = distributeInner(na, scan, cur, spaceBounds, whyNot)) {
+        plan.parallel.push_back(r->dim);
+        plan.inPlace = r->copies;
+        plan.reordered = r->note;
+      }
     }
     for (const clang::ForStmt *f : plan.parallel)
       plan.loops[scan.headers.at(f).var].parallel = true;
