@@ -335,8 +335,44 @@ private:
         if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
           if (auto a = tu_.callValues.valueOf(pv))
             return std::make_pair(a->value, a->form);
+      return std::nullopt;
     }
-    return std::nullopt;
+    // `+ - * /` of such values (`(max_cols - 1)/BLOCK_SIZE`, `size - BS`)
+    auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+    if (!b)
+      return std::nullopt;
+    auto op = b->getOpcode();
+    if (op != clang::BO_Add && op != clang::BO_Sub && op != clang::BO_Mul && op != clang::BO_Div)
+      return std::nullopt;
+    auto l = boundForm(b->getLHS()), r = boundForm(b->getRHS());
+    if (!l || !r)
+      return std::nullopt;
+    int64_t v = 0;
+    char c = 0;
+    switch (op) {
+    case clang::BO_Add:
+      c = '+';
+      if (__builtin_add_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    case clang::BO_Sub:
+      c = '-';
+      if (__builtin_sub_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    case clang::BO_Mul:
+      c = '*';
+      if (__builtin_mul_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    default:
+      c = '/';
+      if (r->first <= 0 || l->first < 0) // non-negative: C's truncation is the floor
+        return std::nullopt;
+      v = l->first / r->first;
+      break;
+    }
+    return std::make_pair(v, skeleton::Expr::binary(c, l->second, r->second));
   }
 
   /// What the sequential loop `f` is to the nests inside it: an indexed
@@ -617,6 +653,12 @@ private:
             "the nest at line {} uses its index '{}', and it cannot launch that nest once per "
             "iteration: {}",
             tu_.line(at), seq_.back().var->getName().str(), seq_.back().whyNotIndexed));
+      } else if (!seq_.empty() && mentions(root, seq_.back().var)) {
+        // launched once per iteration, but refused for its own reason: the
+        // outer loop's warning names it (nothing dropped silently)
+        seq_.back().refusedUses.push_back(
+            fmt::format("the nest at line {}, launched once per iteration of '{}': {}",
+                        tu_.line(at), seq_.back().var->getName().str(), reason));
       }
       SequentialLoop me;
       if (f) {
