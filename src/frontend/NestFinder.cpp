@@ -653,9 +653,10 @@ private:
             "the nest at line {} uses its index '{}', and it cannot launch that nest once per "
             "iteration: {}",
             tu_.line(at), seq_.back().var->getName().str(), seq_.back().whyNotIndexed));
-      } else if (!seq_.empty() && mentions(root, seq_.back().var)) {
-        // launched once per iteration, but refused for its own reason: the
-        // outer loop's warning names it (nothing dropped silently)
+      } else if (!seq_.empty() && llvm::isa<clang::OMPLoopDirective>(root) &&
+                 mentions(root, seq_.back().var)) {
+        // an OpenMP loop launched once per iteration, but refused for its own
+        // reason: the outer loop's warning names it (nothing dropped silently)
         seq_.back().refusedUses.push_back(
             fmt::format("the nest at line {}, launched once per iteration of '{}': {}",
                         tu_.line(at), seq_.back().var->getName().str(), reason));
