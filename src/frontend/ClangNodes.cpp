@@ -122,6 +122,25 @@ const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang
   return as;
 }
 
+bool isStructVariable(const clang::VarDecl *v, const clang::ASTContext &ctx) {
+  return v && uniformStruct(v->getType().getNonReferenceType(), ctx) != nullptr;
+}
+
+const clang::VarDecl *structVariableField(const clang::Expr *e, const clang::ASTContext &ctx,
+                                          unsigned *field) {
+  auto *me = llvm::dyn_cast_or_null<clang::MemberExpr>(e ? e->IgnoreParens() : nullptr);
+  if (!me || me->isArrow())
+    return nullptr;
+  auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(me->getBase()->IgnoreParenImpCasts());
+  auto *v = dr ? llvm::dyn_cast<clang::VarDecl>(dr->getDecl()) : nullptr;
+  auto *fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
+  if (!v || !fd || !isStructVariable(v, ctx))
+    return nullptr;
+  if (field)
+    *field = fd->getFieldIndex();
+  return v;
+}
+
 std::string directiveName(llvm::omp::Directive k) {
   return llvm::omp::getOpenMPDirectiveName(k).str();
 }

@@ -55,6 +55,16 @@ const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx
 const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
                                                unsigned *field = nullptr);
 
+/// A variable (or a reference to one) of a uniform struct type, held in
+/// registers as its fields: cfd's `float3 momentum;` local, a `float3&`
+/// parameter of a helper it is passed to.
+bool isStructVariable(const clang::VarDecl *v, const clang::ASTContext &ctx);
+
+/// `v.x` with v such a variable (not a pointer, not an array element): v, and
+/// the field's index into `*field`; null otherwise.
+const clang::VarDecl *structVariableField(const clang::Expr *e, const clang::ASTContext &ctx,
+                                          unsigned *field = nullptr);
+
 /// The name of an OpenMP directive as written after `#pragma omp`.
 std::string directiveName(llvm::omp::Directive k);
 

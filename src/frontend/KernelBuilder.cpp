@@ -81,6 +81,8 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
                   na_.facts.fn->getNameAsString()));
   k.comments.leading.push_back(
       fmt::format("// iterations independent: {}", plan_.why));
+  if (!plan_.reordered.empty())
+    k.comments.leading.push_back("// " + plan_.reordered);
   for (const clang::VarDecl *r : plan_.ompReductions)
     k.comments.leading.push_back(fmt::format(
         "// reduction of '{}' over the loop space: combining the partial results is not "
@@ -164,6 +166,14 @@ void KernelBuilder::stmt(const clang::Stmt *s) {
           eval(v->getInit());
         continue;
       }
+      if (isStructVariable(v, tu_.ast)) {
+        // fields in registers: only the values of `{a, b, c}` cost anything
+        if (auto *il = llvm::dyn_cast_or_null<clang::InitListExpr>(
+                v->getInit() ? v->getInit()->IgnoreParenImpCasts() : nullptr))
+          for (const clang::Expr *x : il->inits())
+            eval(x);
+        continue;
+      }
       if (v->getInit()) {
         Val r = eval(v->getInit());
         assignScalar(v, v->getInit(), r);
@@ -227,6 +237,11 @@ void KernelBuilder::forgetWrittenIn(const clang::ForStmt *f) {
 }
 
 void KernelBuilder::loop(const clang::ForStmt *f) {
+  if (std::find(plan_.inPlace.begin(), plan_.inPlace.end(), f) != plan_.inPlace.end()) {
+    // a copy of a loop-space loop (LoopOrder.h): this thread's iteration of it
+    stmt(f->getBody());
+    return;
+  }
   const LoopHeader &h = scan_.headers.at(f);
   // values carried around the loop are unknown inside it
   forgetWrittenIn(f);

@@ -169,6 +169,8 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
   }
   if (auto *a = accessOf(e))
     return load(a, e);
+  if (structVariableField(e, tu_.ast))
+    return {}; // a field of a struct variable: a register
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e))
     return unary(u);
   if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e))
@@ -190,9 +192,18 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
     return {};
   }
   if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    const clang::FunctionDecl *fd = call->getDirectCallee();
     for (const clang::Expr *a : call->arguments())
-      eval(a);
-    cost(ops_.callCost(call->getDirectCallee()), call->getType()); // a double routine: FP64
+      if (!a->getType()->isRecordType()) // a struct passed whole stays in registers
+        eval(a);
+    cost(ops_.callCost(fd), call->getType()); // a double routine: FP64
+    // variables bound to non-const references: the inlined body assigns them
+    for (unsigned k = 0; fd && k < call->getNumArgs() && k < fd->getNumParams(); ++k) {
+      clang::QualType t = fd->getParamDecl(k)->getType();
+      if (t->isReferenceType() && !t.getNonReferenceType().isConstQualified())
+        if (auto *v = refVar(call->getArg(k)))
+          forget(v);
+    }
     return {};
   }
   if (auto *il = llvm::dyn_cast<clang::InitListExpr>(e)) {
@@ -229,6 +240,10 @@ KernelBuilder::Val KernelBuilder::unary(const clang::UnaryOperator *u) {
       writeAddr(ad);
       return {};
     }
+    if (structVariableField(s, tu_.ast)) {
+      cost(binaryOpCost(clang::BO_Add, sub->getType(), tu_.ast, std::nullopt), sub->getType());
+      return {};
+    }
   }
   Val v = eval(sub);
   switch (u->getOpcode()) {
@@ -261,6 +276,15 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       writeAddr(ad);
       return r;
     }
+    if (structVariableField(lhs, tu_.ast)) {
+      // a field in a register: as a scalar assignment (a constant is a MOV)
+      const clang::Expr *rhs = b->getRHS()->IgnoreParenImpCasts();
+      Val r = eval(b->getRHS());
+      if (llvm::isa<clang::FloatingLiteral>(rhs) || llvm::isa<clang::IntegerLiteral>(rhs) ||
+          tu_.constantValue(b->getRHS()))
+        cost(1);
+      return r;
+    }
     throw Unsupported{b->getBeginLoc(), "an assignment the skeleton cannot express"};
   }
   if (b->isCompoundAssignmentOp()) {
@@ -288,6 +312,11 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       eval(b->getRHS());
       cost(ops_.arithCost(nullptr, b->getRHS(), op, t), t);
       writeAddr(ad);
+      return {};
+    }
+    if (structVariableField(lhs, tu_.ast)) {
+      eval(b->getRHS());
+      cost(ops_.arithCost(nullptr, b->getRHS(), op, t), t);
       return {};
     }
     throw Unsupported{b->getBeginLoc(), "an assignment the skeleton cannot express"};

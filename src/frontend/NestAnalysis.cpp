@@ -152,8 +152,8 @@ std::optional<Interval> NestAnalysis::varRange(const clang::ValueDecl *d) {
   rangeBusy_.insert(d);
   const LoopHeader &h = it->second.hdr;
   std::optional<Interval> r;
-  auto a = range(affine(h.init));
-  auto b = range(affine(h.bound));
+  auto a = exprRange(h.init);
+  auto b = exprRange(h.bound);
   if (a && b) {
     if (!h.decreasing)
       r = Interval{a->lo, h.inclusive ? b->hi : b->hi - 1};
@@ -169,6 +169,41 @@ std::optional<Interval> NestAnalysis::varRange(const clang::ValueDecl *d) {
 
 std::optional<Interval> NestAnalysis::range(const Affine &a) {
   return rangeOf(a, [&](const AffVar &v) { return varRange(v.decl); });
+}
+
+std::optional<Interval> NestAnalysis::exprRange(const clang::Expr *e) {
+  if (!e)
+    return std::nullopt;
+  if (auto k = knownValue(e)) // `n / BL` with n known
+    return Interval{*k, *k};
+  Affine a = affine(e);
+  if (a.valid)
+    return range(a);
+  const clang::Expr *s = e->IgnoreParenImpCasts();
+  if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(s)) {
+    auto t = exprRange(co->getTrueExpr()), f = exprRange(co->getFalseExpr());
+    if (!t || !f)
+      return std::nullopt;
+    return Interval{std::min(t->lo, f->lo), std::max(t->hi, f->hi)};
+  }
+  auto *v = refVar(s);
+  if (!v || !v->getType()->isIntegralOrEnumerationType() || plan.loops.count(v) ||
+      substBusy_.count(v))
+    return std::nullopt;
+  // a scalar of the nest assigned once: the range of its value
+  const ScalarWrite *def = nullptr;
+  for (const auto &w : scan.scalarWrites)
+    if (w.var == v) {
+      if (def)
+        return std::nullopt;
+      def = &w;
+    }
+  if (!def || !def->value || !scan.localDecls.count(v))
+    return std::nullopt; // (a local of the nest: no value from before it)
+  substBusy_.insert(v);
+  auto r = exprRange(def->value);
+  substBusy_.erase(v);
+  return r;
 }
 
 void Flattener::add(const clang::Expr *e, int64_t k) {

@@ -51,6 +51,9 @@ struct NestPlan {
   std::map<const clang::VarDecl *, ArrayShape> shapes;
   std::vector<const clang::Stmt *> body;             ///< statements of the kernel body, in order
   std::string why;                                   ///< how independence was established
+  /// copies of a loop-space loop written in place (LoopOrder.h), and what was reordered
+  std::vector<const clang::ForStmt *> inPlace;
+  std::string reordered;
 };
 
 /// A sequential loop around the nest, not ported itself (docs/skeletonizer.md,
@@ -108,6 +111,10 @@ public:
   /// The range of a loop variable or of an affine form.
   std::optional<Interval> varRange(const clang::ValueDecl *v);
   std::optional<Interval> range(const Affine &a);
+  /// The range of an integer expression: affine, or a selection `c ? x : y`
+  /// (the hull of both arms: cfd's `b_end = (blk+1)*8 > n ? n : (blk+1)*8`),
+  /// through scalars of the nest assigned once.
+  std::optional<Interval> exprRange(const clang::Expr *e);
   /// Split a C subscript list into the skeleton dimensions of `shape`.
   std::optional<std::vector<DimForm>> split(const AccessRec &a, const ArrayShape &shape);
   Affine dimAffine(const DimForm &d);

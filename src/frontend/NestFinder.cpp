@@ -1,6 +1,7 @@
 // Finding the nests of a function and collapsing them into a loop space
 // (NestFinder.h says how the steps fit together).
 #include "NestFinder.h"
+#include "LoopOrder.h"
 #include "ClangNodes.h"
 #include "Dependence.h"
 #include "KernelBuilder.h"
@@ -96,6 +97,21 @@ public:
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
       cur = inner;
+    }
+    if (plan.parallel.size() < 3) {
+      // `for i { for j S1; for k for j S2 }`: distribute and interchange (LoopOrder.h)
+      std::string whyNot;
+      auto spaceBounds = [&](const LoopHeader &h) {
+        std::string w;
+        return constantBounds(na, h, w);
+      };
+      for (const clang::ForStmt *f : plan.parallel)
+        plan.loops[scan.headers.at(f).var].parallel = true;
+      if (auto r = distributeInner(na, scan, cur, spaceBounds, whyNot)) {
+        plan.parallel.push_back(r->dim);
+        plan.inPlace = r->copies;
+        plan.reordered = r->note;
+      }
     }
     for (const clang::ForStmt *f : plan.parallel)
       plan.loops[scan.headers.at(f).var].parallel = true;
@@ -319,8 +335,44 @@ private:
         if (!facts_.assignments.count(pv) && !facts_.addressTaken.count(pv))
           if (auto a = tu_.callValues.valueOf(pv))
             return std::make_pair(a->value, a->form);
+      return std::nullopt;
     }
-    return std::nullopt;
+    // `+ - * /` of such values (`(max_cols - 1)/BLOCK_SIZE`, `size - BS`)
+    auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+    if (!b)
+      return std::nullopt;
+    auto op = b->getOpcode();
+    if (op != clang::BO_Add && op != clang::BO_Sub && op != clang::BO_Mul && op != clang::BO_Div)
+      return std::nullopt;
+    auto l = boundForm(b->getLHS()), r = boundForm(b->getRHS());
+    if (!l || !r)
+      return std::nullopt;
+    int64_t v = 0;
+    char c = 0;
+    switch (op) {
+    case clang::BO_Add:
+      c = '+';
+      if (__builtin_add_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    case clang::BO_Sub:
+      c = '-';
+      if (__builtin_sub_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    case clang::BO_Mul:
+      c = '*';
+      if (__builtin_mul_overflow(l->first, r->first, &v))
+        return std::nullopt;
+      break;
+    default:
+      c = '/';
+      if (r->first <= 0 || l->first < 0) // non-negative: C's truncation is the floor
+        return std::nullopt;
+      v = l->first / r->first;
+      break;
+    }
+    return std::make_pair(v, skeleton::Expr::binary(c, l->second, r->second));
   }
 
   /// What the sequential loop `f` is to the nests inside it: an indexed
@@ -601,6 +653,13 @@ private:
             "the nest at line {} uses its index '{}', and it cannot launch that nest once per "
             "iteration: {}",
             tu_.line(at), seq_.back().var->getName().str(), seq_.back().whyNotIndexed));
+      } else if (!seq_.empty() && llvm::isa<clang::OMPLoopDirective>(root) &&
+                 mentions(root, seq_.back().var)) {
+        // an OpenMP loop launched once per iteration, but refused for its own
+        // reason: the outer loop's warning names it (nothing dropped silently)
+        seq_.back().refusedUses.push_back(
+            fmt::format("the nest at line {}, launched once per iteration of '{}': {}",
+                        tu_.line(at), seq_.back().var->getName().str(), reason));
       }
       SequentialLoop me;
       if (f) {

@@ -25,6 +25,13 @@ bool isArrayLike(const clang::VarDecl *v) {
   return t->isArrayType() || t->isPointerType();
 }
 
+/// A parameter `float &x` or `float3 &v` (not `const`): the callee may assign
+/// the caller's variable through it.
+bool writableReference(const clang::ParmVarDecl *p) {
+  clang::QualType t = p->getType();
+  return t->isReferenceType() && !t.getNonReferenceType().isConstQualified();
+}
+
 // ---------------------------------------------------------------------------
 // Facts about the whole function
 
@@ -44,6 +51,16 @@ public:
     if (u->getOpcode() == clang::UO_AddrOf)
       if (auto *v = refVar(u->getSubExpr()))
         f_.addressTaken.insert(v);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr *c) {
+    // C++: a variable bound to a non-const reference parameter may be assigned
+    // by the callee (`compute_velocity(d, m, velocity)`)
+    const clang::FunctionDecl *fd = c->getDirectCallee();
+    for (unsigned k = 0; fd && k < c->getNumArgs() && k < fd->getNumParams(); ++k)
+      if (writableReference(fd->getParamDecl(k)))
+        if (auto *v = refVar(c->getArg(k)))
+          ++f_.assignments[v];
     return true;
   }
 
@@ -229,6 +246,16 @@ private:
         expr(v->getInit(), loop, Use::Read);
       return;
     }
+    if (isStructVariable(v, tu_.ast)) {
+      // a struct of like numbers (cfd's `float3 momentum;`): its fields live
+      // in registers, private to the iteration that declares it
+      out_.localDecls[v] = loop;
+      if (const clang::Expr *init = v->getInit(); init && !trivialConstruction(init)) {
+        structValue(init, loop);
+        structWrite(v, init, loop);
+      }
+      return;
+    }
     if (t->isPointerType())
       throw Unsupported{v->getLocation(),
                         fmt::format("the pointer variable '{}' declared inside the loop",
@@ -294,6 +321,71 @@ private:
     w.reductionForm = isReductionForm(site, v);
     w.loop = loop;
     out_.scalarWrites.push_back(w);
+  }
+
+  /// `T v;` in C++: the implicit default construction of a struct, no value.
+  static bool trivialConstruction(const clang::Expr *e) {
+    auto *ce = llvm::dyn_cast<clang::CXXConstructExpr>(e->IgnoreParenImpCasts());
+    return ce && ce->getNumArgs() == 0 && ce->getConstructor()->isTrivial();
+  }
+
+  /// A write to a field of (or the whole of) a struct variable, or to a
+  /// variable through a reference: recorded as a write of the variable, with
+  /// no value, so that the dependence test judges it as a whole (private when
+  /// declared inside the loop, else carried).
+  void structWrite(const clang::VarDecl *v, const clang::Expr *site, const clang::ForStmt *loop) {
+    ScalarWrite w;
+    w.var = v;
+    w.site = site;
+    w.loop = loop;
+    out_.scalarWrites.push_back(w);
+  }
+
+  /// A value of a uniform struct type: a struct variable, `{a, b, c}`, or a
+  /// trivial copy of either (C++'s implicit copy constructor).
+  void structValue(const clang::Expr *e, const clang::ForStmt *loop) {
+    e = e->IgnoreParenImpCasts();
+    if (auto *ce = llvm::dyn_cast<clang::CXXConstructExpr>(e)) {
+      if (ce->getConstructor()->isTrivial() && ce->getNumArgs() <= 1) {
+        if (ce->getNumArgs() == 1)
+          structValue(ce->getArg(0), loop);
+        return;
+      }
+    } else if (auto *il = llvm::dyn_cast<clang::InitListExpr>(e)) {
+      for (const clang::Expr *x : il->inits())
+        expr(x, loop, Use::Read);
+      return;
+    } else if (auto *v = refVar(e); v && isStructVariable(v, tu_.ast)) {
+      return;
+    }
+    throw Unsupported{e->getBeginLoc(), fmt::format("the struct value '{}'",
+                                                    tu_.sourceText(e->getSourceRange()))};
+  }
+
+  /// An argument of a call to a function of the file (CalleeChecker accepted
+  /// it): a variable bound to a non-const reference is written by the call.
+  void callArgument(const clang::Expr *a, const clang::ParmVarDecl *p, const clang::CallExpr *c,
+                    const clang::ForStmt *loop) {
+    if (p && writableReference(p)) {
+      const clang::VarDecl *v = refVar(a);
+      if (!v)
+        v = structVariableField(a, tu_.ast);
+      if (!v || isArrayLike(v))
+        throw Unsupported{a->getBeginLoc(),
+                          fmt::format("'{}' is passed by reference to '{}'",
+                                      tu_.sourceText(a->getSourceRange()),
+                                      c->getDirectCallee()->getNameAsString())};
+      if (isStructVariable(v, tu_.ast))
+        structWrite(v, c, loop);
+      else
+        scalarWrite(v, c, nullptr, loop);
+      return;
+    }
+    if (p && p->getType().getNonReferenceType()->isRecordType()) {
+      structValue(a, loop);
+      return;
+    }
+    expr(a, loop, Use::Read);
   }
 
   /// `a[i].x`: an access of `a` with the field's index as its last subscript
@@ -413,6 +505,10 @@ private:
         }
         if (memberAccess(lhs, loop, compound ? Use::ReadWrite : Use::Write))
           return;
+        if (auto *sv = structVariableField(lhs, tu_.ast)) {
+          structWrite(sv, b, loop);
+          return;
+        }
         throw Unsupported{e->getBeginLoc(),
                           fmt::format("an assignment to '{}'", tu_.sourceText(lhs->getSourceRange()))};
       }
@@ -447,6 +543,10 @@ private:
         }
         if (memberAccess(sub, loop, Use::ReadWrite))
           return;
+        if (auto *sv = structVariableField(sub, tu_.ast)) {
+          structWrite(sv, u, loop);
+          return;
+        }
       }
       expr(u->getSubExpr(), loop, Use::Read);
       return;
@@ -458,12 +558,15 @@ private:
       std::string why = callees_.check(fd);
       if (!why.empty())
         throw Unsupported{e->getBeginLoc(), why};
-      for (const clang::Expr *a : c->arguments())
-        expr(a, loop, Use::Read);
+      for (unsigned k = 0; k < c->getNumArgs(); ++k)
+        callArgument(c->getArg(k), k < fd->getNumParams() ? fd->getParamDecl(k) : nullptr, c,
+                     loop);
       return;
     }
     if (memberAccess(e, loop, use))
       return;
+    if (structVariableField(e, tu_.ast))
+      return; // a field of a struct variable, read: a register
     if (llvm::isa<clang::MemberExpr>(e))
       throw Unsupported{e->getBeginLoc(), fmt::format("the member access '{}'",
                                                       tu_.sourceText(e->getSourceRange()))};
@@ -533,10 +636,13 @@ std::string CalleeChecker::check(const clang::FunctionDecl *fd) {
   std::string why;
   if (!tu_.sm.isInMainFile(tu_.sm.getExpansionLoc(def->getLocation())))
     why = fmt::format("call to '{}', whose body is not in this file", name);
-  else if (!isScalarType(def->getReturnType()))
+  else if (!isScalarType(def->getReturnType()) && !def->getReturnType()->isVoidType())
     why = fmt::format("call to '{}', which does not return a number", name);
+  // numbers and structs of like numbers, by value or by reference (C++'s
+  // `float3 &v`: the call writes the caller's variable, NestScan records it)
   for (const clang::ParmVarDecl *p : def->parameters())
-    if (why.empty() && !isScalarType(p->getType()))
+    if (why.empty() && !isScalarType(p->getType().getNonReferenceType()) &&
+        !isStructVariable(p, tu_.ast))
       why = fmt::format("call to '{}', which takes a pointer or an aggregate ('{}')", name,
                         p->getName().str());
   if (why.empty())
@@ -555,7 +661,9 @@ std::string CalleeChecker::pureStmt(const clang::Stmt *s, const clang::FunctionD
     return fmt::format("call to '{}', which contains a loop", name);
   if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::SwitchStmt>(s))
     return fmt::format("call to '{}', whose control flow is not an 'if'", name);
-  if (llvm::isa<clang::ArraySubscriptExpr>(s) || llvm::isa<clang::MemberExpr>(s))
+  if (llvm::isa<clang::ArraySubscriptExpr>(s) ||
+      (llvm::isa<clang::MemberExpr>(s) &&
+       !structVariableField(llvm::cast<clang::MemberExpr>(s), tu_.ast)))
     return fmt::format("call to '{}', which accesses memory", name);
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
     if (u->getOpcode() == clang::UO_Deref || u->getOpcode() == clang::UO_AddrOf)
@@ -565,7 +673,7 @@ std::string CalleeChecker::pureStmt(const clang::Stmt *s, const clang::FunctionD
       if (v->hasGlobalStorage() && !v->getType().isConstQualified())
         return fmt::format("call to '{}', which uses the global variable '{}'", name,
                            v->getName().str());
-      if (!isScalarType(v->getType()))
+      if (!isScalarType(v->getType().getNonReferenceType()) && !isStructVariable(v, tu_.ast))
         return fmt::format("call to '{}', which accesses memory", name);
     }
   }

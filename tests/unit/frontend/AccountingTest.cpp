@@ -42,3 +42,35 @@ void bfs(int n, struct Node *nodes, int *mask, int *cost, int *stop) {
   EXPECT_EQ(w.find("a 'do' loop"), std::string::npos) << w; // the inner reasons, not the do's
   EXPECT_NE(err.find("no loop nest"), std::string::npos) << err;
 }
+
+TEST(Accounting, ANestLaunchedOncePerIterationKeepsItsOwnReason) {
+  // the blocked loop is an indexed repeat (bounds known), the nest inside
+  // uses its index but has a bound the host computes: the outer loop's
+  // warning (it calls a function of another file) names the nest and why
+  std::string code = R"(
+#define N 1024
+#define BS 16
+void factor(float *a);
+void sweep(float *a) {
+  int off, c, nc;
+  for (off = 0; off < N - BS; off += BS) {
+    factor(a);
+    nc = (N - off - BS) / BS;
+#pragma omp parallel for
+    for (c = 0; c < nc; c++)
+      a[off * N + c] = 1.0f;
+  }
+}
+)";
+  std::ostringstream d;
+  try {
+    skeletonizeCode(code, "t.c", {}, d);
+  } catch (const InputError &) {
+  }
+  std::string w = d.str();
+  EXPECT_NE(w.find("t.c:7:3: warning: cannot port this loop: call to 'factor', whose body is "
+                   "not visible (line 8); the nest at line 11, launched once per iteration of "
+                   "'off': the loop bound 'nc' is not a known constant"),
+            std::string::npos)
+      << w;
+}
