@@ -1,7 +1,7 @@
 // `skelcast batch SUITE --hw h100,a100 --out DIR`: every kernel of a suite on
 // every GPU, into report.md, report.html, report.json and report.csv; with
 // `--sweep N=...`, at each size, into sweep.txt, sweep.json, sweep.csv and
-// sweep.svg instead.
+// sweep.svg instead, and report.html of the last size with the sweep's plot.
 #include "SuiteCommand.h"
 
 #include "Suite.h"
@@ -94,6 +94,8 @@ int runBatchSweep(Context &ctx, BatchOpts &o) {
       for (const auto &g : r.gpus)
         sr.gpus.push_back(g.name);
     addSweepRows(sr, r, v);
+    if (v == sw.values.back())
+      runs.push_back(std::move(r)); // report.html's tables: the last size
   }
   if (anyCpu)
     sr.cpuRule = "the manifest's cpu_ms of each benchmark as written, scaled to each size by the "
@@ -106,6 +108,8 @@ int runBatchSweep(Context &ctx, BatchOpts &o) {
       {"sweep.csv", report::renderSweepCsv(sr)},
       {"sweep.svg", report::renderSweepSvg(sr)},
   };
+  if (!runs.empty()) // the page of the last size, with the sweep's plot
+    files.push_back({"report.html", report::renderBatchHtml(runs.back(), &sr)});
   std::vector<std::string> written;
   for (auto &[name, content] : files) {
     name = (std::filesystem::path(o.out) / name).string();
@@ -143,7 +147,8 @@ void registerBatch(CLI::App &app, Context &ctx) {
                   "(repeatable; validated as the spec file's field)");
   cmd->add_option("--sweep", o->sweep,
                   "Project at each size: NAME=LO..HI[:log[:FACTOR]|:lin:STEP] or NAME=V1,V2,...; "
-                  "writes sweep.{txt,json,csv,svg} instead of the reports");
+                  "writes sweep.{txt,json,csv,svg} and report.html (the last size, with the sweep's "
+                  "plot) instead of the reports");
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&] {

@@ -21,7 +21,7 @@ namespace skelcast::cli {
 
 void registerCheck(CLI::App &app, Context &ctx) {
   struct Opts : SuiteCommandOptions {
-    std::string baseline, tolerance = "5%", junit, out;
+    std::string baseline, tolerance = "5%", junit, out, format = "text";
     bool update = false, strict = false;
   };
   auto o = std::make_shared<Opts>();
@@ -48,6 +48,11 @@ void registerCheck(CLI::App &app, Context &ctx) {
       ->excludes(update);
   cmd->add_flag("--strict", o->strict, "Kernels that are not in the baseline fail too")->excludes(update);
   cmd->add_option("--out", o->out, "Also write report.{md,html,json,csv} into this directory");
+  cmd->add_option("--format", o->format,
+                  "Output format of the comparison: text, json or csv (docs/schema/check.schema.json)")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str()
+      ->excludes(update);
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       return guarded(ctx, [&]() -> int {
@@ -87,8 +92,8 @@ void registerCheck(CLI::App &app, Context &ctx) {
         std::optional<DirectoryLock> lock; // held until the reports are in place
         report::BatchReport run = projectSuite(ctx, *o, o->out, lock);
         if (!o->out.empty())
-          for (const auto &f : writeReports(o->out, run))
-            ctx.out << "wrote " << f << '\n';
+          for (const auto &f : writeReports(o->out, run)) // stdout is the JSON or CSV alone
+            (o->format == "text" ? ctx.out : ctx.err) << "wrote " << f << '\n';
         lock.reset();
         if (o->update) {
           if (!report::batchFailures(run).empty()) {
@@ -111,7 +116,12 @@ void registerCheck(CLI::App &app, Context &ctx) {
         // The JUnit file first: the verdict is printed only once everything is written.
         if (!o->junit.empty())
           writeFileAtomically(o->junit, report::renderJUnit(c));
-        ctx.out << report::renderCheckText(c);
+        if (o->format == "json")
+          ctx.out << report::renderCheckJson(c);
+        else if (o->format == "csv")
+          ctx.out << report::renderCheckCsv(c);
+        else
+          ctx.out << report::renderCheckText(c);
         std::vector<std::string> warnings;
         for (const auto &b : run.benchmarks)
           warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());

@@ -341,9 +341,10 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
   model::ModelOptions mo = o.modelOptions();
+  std::vector<report::Explanation> explained; // --format json: one per GPU
   for (size_t g = 0; g < gpus.size(); ++g) {
     const hw::HwSpec &hw = gpus[g];
-    if (gpus.size() > 1)
+    if (gpus.size() > 1 && o.format != "json")
       ctx.out << fmt::format("{}=== on {} ===\n", g ? "\n" : "", hw.name);
     layout::Layout l = layout::parseLayout(ki, o.layout, hw);
     readRegisters(ctx, o, io, ks.front(), l);
@@ -352,7 +353,14 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
       throw InputError({"--layout", 0, 0},
                        fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
                                    f.kernelName(ks.front())));
-    ctx.out << report::renderExplain(ki, kp.layouts.front(), hw, mo.model.label);
+    report::Explanation x = report::explainProjection(ki, kp.layouts.front(), hw, mo.model.label);
+    if (o.format == "json") {
+      x.launches = kp.launches;
+      x.hwOverrides = hw.overrides;
+      explained.push_back(std::move(x));
+      continue;
+    }
+    ctx.out << report::renderExplain(x);
     if (kp.launches)
       ctx.out << report::renderLaunches(*kp.launches);
     if (!hw.overrides.empty()) {
@@ -362,6 +370,8 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
       ctx.out << report::overridesText(r);
     }
   }
+  if (o.format == "json")
+    ctx.out << report::renderExplainJson(explained, SKELCAST_VERSION);
   return Success;
 }
 
@@ -451,6 +461,10 @@ void registerExplain(CLI::App &app, Context &ctx) {
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
+  o->format = "text";
+  cmd->add_option("--format", o->format, "Output format: text, or json (docs/schema/explain.schema.json)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   cmd->callback([&ctx, o, cmd] {
     o->hwGiven = cmd->count("--hw") > 0;
 #ifdef SKELCAST_HAVE_FRONTEND

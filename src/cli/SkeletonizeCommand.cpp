@@ -13,6 +13,8 @@
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
 
+#include "skelcast/report/SkeletonJson.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -170,9 +172,16 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
   cmd->add_option("-o,--output", *output,
                   "Write the skeleton to FILE (atomically) instead of stdout; sample paths are "
                   "made relative to FILE's directory");
-  cmd->callback([&ctx, o, output] {
+  auto format = std::make_shared<std::string>("skeleton");
+  cmd->add_option("--format", *format,
+                  "Output format: skeleton (the text), or json (the text and its parts, "
+                  "docs/schema/skeletonize.schema.json)")
+      ->check(CLI::IsMember({"skeleton", "json"}))
+      ->capture_default_str()
+      ->excludes("--output");
+  cmd->callback([&ctx, o, output, format] {
     frontend::SkeletonizeOptions opts = o->finish();
-    ctx.action = [&ctx, o, opts, output] {
+    ctx.action = [&ctx, o, opts, output, format] {
       return guarded(ctx, [&] {
         const std::string &f = o->file;
         if (f.size() > 5 && f.compare(f.size() - 5, 5, ".skel") == 0)
@@ -185,6 +194,13 @@ void registerSkeletonize(CLI::App &app, Context &ctx) {
         so.colorDiagnostics = ctx.diag.color;
         frontend::SkeletonizeResult r = skeletonizeInput(o->file, so, ctx.err, o->countSource());
         ctx.diag.emit(r.warnings, ctx.err);
+        if (*format == "json") {
+          std::vector<std::string> functions;
+          for (const auto &fn : r.functions)
+            functions.push_back(fn.name);
+          ctx.out << report::renderSkeletonJson(r.file, r.warnings, functions, SKELCAST_VERSION);
+          return static_cast<int>(Success);
+        }
         if (output->empty()) {
           ctx.out << skeleton::printSkeleton(r.file);
           return static_cast<int>(Success);

@@ -92,7 +92,8 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
   rep.suite = suite.path;
   rep.top = o.top;
   for (const auto &hw : o.gpus)
-    rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz, hw.overrides});
+    rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz, hw.overrides,
+                        {hw.memBandwidthGBps, hw.peakSpGflops, hw.peakDpGflops}});
 
   // This thread reads the inputs, in order (the frontend is not asked to be
   // thread-safe), and publishes each input's jobs as soon as it is read; the

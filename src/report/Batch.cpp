@@ -114,4 +114,10 @@ double memoryShare(const model::LayoutProjection &p, double clockGHz) {
   return mem / (mem + comp);
 }
 
+RooflinePoint rooflinePoint(const model::LayoutProjection &l) {
+  const auto &c = l.characterization;
+  double threads = c.workload.threadsPerBlock * c.workload.blocks;
+  return {c.funcInsts * threads, c.fp64Insts * threads, c.compulsoryBytes, l.result.timeMs};
+}
+
 } // namespace skelcast::report

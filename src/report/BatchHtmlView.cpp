@@ -1,18 +1,29 @@
-// report.html of `skelcast batch`: one self-contained page. The CSS is inline
-// and the charts are SVG drawn here (no script, no font or image to fetch), so
-// the file opens offline in any browser and prints as it shows.
+// report.html of `skelcast batch`: one self-contained page. The CSS and the one
+// script (sorting and filtering the tables) are inline and the charts are SVG
+// drawn here (no font, image or script to fetch), so the file opens offline in
+// any browser and prints as it shows. Everything drawn is read from the
+// BatchReport (and the sweep's SweepReport): no quantity is computed twice.
 //
 // Charts: the projected speedup over the CPU per benchmark and GPU (log scale;
 // the whole program's, transfers included, and the kernels' alone behind it),
 // the memory/compute split of every kernel's best layout per GPU (Hong-Kim's
 // Mem_cycles against Comp_cycles), and per kernel the projected time of its top
-// layouts on each GPU (one linear scale for all GPUs of the kernel).
+// layouts on each GPU (one linear scale for all GPUs of the kernel), a
+// roofline per GPU (each kernel's best layout against the spec's roofs), and,
+// from `batch --sweep`, the sweep's plot (SweepView.cpp's SVG).
+//
+// At hundreds of benchmarks the page stays readable and small: the bar charts
+// show the kLargest benchmarks at each end and say so, the per-kernel sections
+// are closed and lose their charts, and the tables (which hold every row) can
+// be sorted and filtered.
 #include "Format.h"
 #include "SpeedupFormat.h"
 #include "skelcast/report/Batch.h"
+#include "skelcast/report/Sweep.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace skelcast::report {
 namespace {
@@ -93,6 +104,11 @@ struct Svg {
 };
 
 constexpr double kChartWidth = 1040;
+/// Bar charts of more rows show this many at each end (the table has them all).
+constexpr size_t kChartEnds = 20;
+/// Above this many kernels the per-kernel sections are closed and drawn without
+/// their top-layouts chart (its table stays), so that the page stays small.
+constexpr size_t kKernelChartsUpTo = 60;
 
 /// The GPU legend: one swatch per GPU, ending at `right`, baseline `y`.
 void gpuLegend(Svg &s, const BatchReport &r, double right, double y) {
@@ -127,6 +143,21 @@ std::string speedupChart(const BatchReport &r) {
   }
   if (rows.empty())
     return "";
+  std::string capNote;
+  if (rows.size() > 2 * kChartEnds) { // the slowest and fastest ports; the table has the rest
+    auto best = [&](const BenchmarkResult *b) {
+      double v = 0;
+      for (size_t g = 0; g < r.gpus.size(); ++g)
+        v = std::max(v, speedup(*b, g).value_or(kernelSpeedup(*b, g).value_or(0)));
+      return v;
+    };
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const BenchmarkResult *a, const BenchmarkResult *b) { return best(a) > best(b); });
+    capNote = fmt::format("the {} highest and {} lowest of {} benchmarks with a CPU time; the "
+                          "program table has them all",
+                          kChartEnds, kChartEnds, rows.size());
+    rows.erase(rows.begin() + kChartEnds, rows.end() - kChartEnds);
+  }
   double l0 = std::floor(std::log10(lo)), l1 = std::ceil(std::log10(hi));
   if (l1 <= l0)
     l1 = l0 + 1;
@@ -189,6 +220,10 @@ std::string speedupChart(const BatchReport &r) {
   s.line(x1, top - 8, x1, bottom + 4, "#323f4b", "stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
   s.text(x1 + 4, top - 10, "CPU (1x)", 11, "fill=\"#323f4b\"");
   s.height = bottom + 30;
+  if (!capNote.empty()) {
+    s.text(0, bottom + 44, capNote, 11, "fill=\"#52606d\"");
+    s.height += 16;
+  }
   return s.render("speedup", "Projected speedup over the CPU per benchmark and GPU (log scale): "
                              "the whole program (solid) and its kernels alone (light)");
 }
@@ -219,6 +254,16 @@ std::string splitChart(const BatchReport &r) {
     }
   if (rows.empty())
     return "";
+  size_t kernels = static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [](const Row &x) { return x.first; }));
+  std::string capNote;
+  if (kernels > 2 * kChartEnds) { // the first kernels; the best-layout table has every memory share
+    size_t seen = 0, keep = 0;
+    while (keep < rows.size() && (seen += rows[keep].first) <= 2 * kChartEnds)
+      ++keep;
+    rows.resize(keep);
+    capNote = fmt::format("the first {} of {} kernels; the best-layout table gives every memory share",
+                          2 * kChartEnds, kernels);
+  }
   const double x0 = labelW + gpuW + 30, boundW = 130, plotW = kChartWidth - x0 - boundW;
   const double barH = 14, rowGap = 4, groupGap = 10;
   Svg s(kChartWidth);
@@ -263,6 +308,10 @@ std::string splitChart(const BatchReport &r) {
     s.text(x, bottom + 21, fmt::format("{}%", 25 * q), 11, "text-anchor=\"middle\" fill=\"#52606d\"");
   }
   s.height = bottom + 28;
+  if (!capNote.empty()) {
+    s.text(0, bottom + 42, capNote, 11, "fill=\"#52606d\"");
+    s.height += 16;
+  }
   return s.render("split", "Memory/compute split of each kernel's best layout per GPU");
 }
 
@@ -330,6 +379,263 @@ std::string topLayoutsChart(const BatchReport &r, const BenchmarkResult &b, cons
   return s.render("layouts", fmt::format("Projected time of the top layouts of {} / {}", b.name, k.name));
 }
 
+/// One roofline chart for GPU `g`: every kernel's best layout as a point
+/// (rooflinePoint: arithmetic intensity against achieved 10^9 operations/s,
+/// log-log), under the spec's roofs: the memory bandwidth's slope up to the FP32
+/// peak, and the FP64 peak (dashed) where the spec has one. Points of mostly-FP64
+/// kernels are hollow.
+std::string rooflineChart(const BatchReport &r, size_t g) {
+  struct Pt {
+    std::string label;
+    RooflinePoint p;
+  };
+  std::vector<Pt> pts;
+  for (const auto &b : r.benchmarks)
+    for (const auto &k : b.kernels)
+      if (g < k.gpus.size() && k.gpus[g].ok()) {
+        RooflinePoint p = rooflinePoint(k.gpus[g].layouts.front());
+        if (p.intensity() > 0 && p.gops() > 0)
+          pts.push_back({b.name == k.name ? b.name : b.name + " / " + k.name, p});
+      }
+  const GpuRoofs &roofs = r.gpus[g].roofs;
+  if (pts.empty() || !(roofs.memBandwidthGBs > 0) || !(roofs.peakSpGflops > 0))
+    return "";
+  double ridge = roofs.peakSpGflops / roofs.memBandwidthGBs; // operations per byte
+  double xlo = ridge, xhi = ridge, ylo = roofs.peakSpGflops, yhi = roofs.peakSpGflops;
+  for (const auto &q : pts) {
+    xlo = std::min(xlo, q.p.intensity());
+    xhi = std::max(xhi, q.p.intensity());
+    ylo = std::min(ylo, q.p.gops());
+    yhi = std::max(yhi, q.p.gops());
+  }
+  double x0 = std::floor(std::log10(xlo)), x1 = std::ceil(std::log10(xhi)) + (xhi >= ridge * 0.999 ? 1 : 0);
+  double y0 = std::floor(std::log10(ylo)), y1 = std::ceil(std::log10(yhi * 1.2));
+  if (x1 <= x0) x1 = x0 + 1;
+  if (y1 <= y0) y1 = y0 + 1;
+  const double W = 500, H = 330, left = 62, right = 14, top = 26, bottom = 44;
+  const double pw = W - left - right, ph = H - top - bottom;
+  auto X = [&](double v) { return left + pw * (std::log10(v) - x0) / (x1 - x0); };
+  auto Y = [&](double v) { return top + ph * (1 - (std::log10(v) - y0) / (y1 - y0)); };
+  Svg s(W);
+  s.text(left, 16, fmt::format("{}: roofline of the best layouts", r.gpus[g].name), 12,
+         fmt::format("font-weight=\"bold\" fill=\"{}\"", gpuColor(g)));
+  for (double e = x0; e <= x1; e += 1) {
+    s.line(X(std::pow(10, e)), top, X(std::pow(10, e)), top + ph, "#e4e7eb");
+    s.text(X(std::pow(10, e)), top + ph + 14, fmt::format("{:g}", std::pow(10.0, e)), 10,
+           "text-anchor=\"middle\" fill=\"#52606d\"");
+  }
+  for (double e = y0; e <= y1; e += 1) {
+    s.line(left, Y(std::pow(10, e)), left + pw, Y(std::pow(10, e)), "#e4e7eb");
+    s.text(left - 5, Y(std::pow(10, e)) + 3, fmt::format("{:g}", std::pow(10.0, e)), 10,
+           "text-anchor=\"end\" fill=\"#52606d\"");
+  }
+  s.text(left + pw, H - 8, "operations per DRAM byte (compulsory)", 10, "text-anchor=\"end\" fill=\"#52606d\"");
+  s.text(12, top + ph / 2, "10^9 operations/s", 10,
+         fmt::format("text-anchor=\"middle\" fill=\"#52606d\" transform=\"rotate(-90 12 {})\"", px(top + ph / 2)));
+  // The memory roof from the left edge to the ridge, then the FP32 roof.
+  double xl = std::pow(10.0, x0), xr = std::pow(10.0, x1);
+  double xs = std::max(xl, std::pow(10.0, y0) / roofs.memBandwidthGBs); // where the slope enters
+  s.line(X(xs), Y(xs * roofs.memBandwidthGBs), X(ridge), Y(roofs.peakSpGflops), "#1f2933",
+         "stroke-width=\"1.5\"");
+  s.line(X(ridge), Y(roofs.peakSpGflops), X(xr), Y(roofs.peakSpGflops), "#1f2933", "stroke-width=\"1.5\"");
+  s.text(X(xr) - 4, Y(roofs.peakSpGflops) - 5, fmt::format("FP32 peak {:g}", roofs.peakSpGflops), 10,
+         "text-anchor=\"end\"");
+  s.text(X(xs) + 4, Y(xs * roofs.memBandwidthGBs) - 6, fmt::format("{:g} GB/s", roofs.memBandwidthGBs), 10,
+         fmt::format("transform=\"rotate({} {} {})\"",
+                     fixed(std::atan2(Y(roofs.peakSpGflops) - Y(xs * roofs.memBandwidthGBs), X(ridge) - X(xs)) *
+                               180 / M_PI, 1),
+                     px(X(xs) + 4), px(Y(xs * roofs.memBandwidthGBs) - 6)));
+  if (roofs.peakDpGflops > 0 && std::log10(roofs.peakDpGflops) > y0) {
+    double dr = roofs.peakDpGflops / roofs.memBandwidthGBs;
+    s.line(X(std::max(dr, xl)), Y(roofs.peakDpGflops), X(xr), Y(roofs.peakDpGflops), "#52606d",
+           "stroke-width=\"1.2\" stroke-dasharray=\"5 3\"");
+    s.text(X(xr) - 4, Y(roofs.peakDpGflops) + 12, fmt::format("FP64 peak {:g}", roofs.peakDpGflops), 10,
+           "text-anchor=\"end\" fill=\"#52606d\"");
+  }
+  for (const auto &q : pts) {
+    std::string tip = fmt::format("{} on {}: {} operations/byte, {} 10^9 operations/s ({}% of the roof "
+                                  "there); {} ms{}",
+                                  q.label, r.gpus[g].name, num(q.p.intensity(), 3), num(q.p.gops(), 4),
+                                  fixed(100 * q.p.gops() / std::min(roofs.peakSpGflops,
+                                                                    roofs.memBandwidthGBs * q.p.intensity()), 0),
+                                  num(q.p.timeMs, 4), q.p.fp64() ? ", FP64" : "");
+    s.body += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\">"
+                          "<title>{}</title></circle>\n",
+                          px(X(q.p.intensity())), px(Y(q.p.gops())), q.p.fp64() ? "#ffffff" : gpuColor(g),
+                          q.p.fp64() ? "1" : "0.75", gpuColor(g), esc(tip));
+    if (pts.size() <= 12)
+      s.text(X(q.p.intensity()) + 6, Y(q.p.gops()) + 3, clip(q.label, 28), 9, "fill=\"#323f4b\"");
+  }
+  s.rect(left, top, pw, ph, "none", "", "stroke=\"#9aa5b1\"");
+  s.height = H;
+  return s.render("roofline", fmt::format("Roofline on {}: each kernel's best layout", r.gpus[g].name));
+}
+
+/// The one inline script: every table.sortable sorts by a column when its
+/// header is clicked (by data-v, the number, when the cells have it) and hides
+/// the rows that do not hold the text of its input.filter.
+constexpr const char *kScript = R"js(
+(function () {
+  document.querySelectorAll("table.sortable").forEach(function (t) {
+    var body = t.tBodies[0];
+    t.querySelectorAll("thead th").forEach(function (th, col) {
+      th.title = "sort by this column";
+      th.addEventListener("click", function () {
+        var up = th.getAttribute("aria-sort") !== "ascending";
+        t.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows);
+        var key = function (r) {
+          var c = r.cells[col];
+          if (!c) return "";
+          var v = c.getAttribute("data-v");
+          return v !== null ? (v === "" ? null : parseFloat(v)) : c.textContent.trim().toLowerCase();
+        };
+        rows.sort(function (a, b) {
+          var x = key(a), y = key(b);
+          if (x === y) return 0;
+          if (x === null) return 1; if (y === null) return -1; // empty cells last either way
+          return (x < y ? -1 : 1) * (up ? 1 : -1);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.querySelectorAll("input.filter").forEach(function (f) {
+    var t = document.getElementById(f.getAttribute("data-table"));
+    f.addEventListener("input", function () {
+      var q = f.value.toLowerCase();
+      Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {
+        r.style.display = r.textContent.toLowerCase().indexOf(q) >= 0 ? "" : "none";
+      });
+    });
+  });
+})();
+)js";
+
+/// A number cell that sorts by its value.
+std::string numCell(const std::optional<double> &v, const std::string &shown) {
+  return v ? fmt::format("<td class=\"num\" data-v=\"{}\">{}</td>", num(*v, 8), shown)
+           : "<td class=\"num\" data-v=\"\">-</td>";
+}
+
+/// The filter box of a sortable table.
+std::string filterBox(const std::string &table, const std::string &what) {
+  return fmt::format("<input class=\"filter\" type=\"search\" data-table=\"{}\" placeholder=\"filter {}\" "
+                     "aria-label=\"filter {}\">\n",
+                     table, esc(what), esc(what));
+}
+
+/// The program of every benchmark on every GPU (docs/model.md section 9):
+/// transfers in, kernels, transfers out, total, speedup and the verdict with its
+/// reason; a benchmark without a CPU time is marked so (no speedup, and the
+/// verdict cannot say "port").
+std::string programTable(const BatchReport &r) {
+  std::string o = filterBox("programs", "benchmarks, GPUs, verdicts");
+  o += "<table id=\"programs\" class=\"sortable\">\n<thead><tr><th>benchmark</th><th>GPU</th>"
+       "<th class=\"num\">CPU (ms)</th><th class=\"num\">in (ms)</th><th class=\"num\">kernels (ms)</th>"
+       "<th class=\"num\">out (ms)</th><th class=\"num\">total (ms)</th><th class=\"num\">transfers</th>"
+       "<th class=\"num\">speedup</th><th class=\"num\">kernel speedup</th><th>verdict</th><th>reason</th>"
+       "</tr></thead>\n<tbody>\n";
+  for (size_t bi = 0; bi < r.benchmarks.size(); ++bi) {
+    const auto &b = r.benchmarks[bi];
+    std::string name = fmt::format("<td><a href=\"#b-{}\">{}</a></td>", bi, esc(b.name));
+    std::string cpu = b.cpuMs ? numCell(b.cpuMs, num(*b.cpuMs, 4))
+                              : "<td class=\"num nocpu\" data-v=\"\" title=\"the suite gives no cpu_ms\">no CPU time</td>";
+    for (size_t g = 0; g < r.gpus.size(); ++g) {
+      o += "<tr>" + name + "<td>" + esc(r.gpus[g].name) + "</td>" + cpu;
+      const auto *p = g < b.programs.size() && b.programs[g] ? &*b.programs[g] : nullptr;
+      if (!p) {
+        o += fmt::format("<td colspan=\"9\" class=\"bad\">{}</td></tr>\n",
+                         b.error.empty() ? "no program: a kernel has no projection (see its section)"
+                                         : "the input failed (see Failures)");
+        continue;
+      }
+      o += numCell(p->h2dMs, num(p->h2dMs, 4)) + numCell(p->kernelsMs, num(p->kernelsMs, 4)) +
+           numCell(p->d2hMs, num(p->d2hMs, 4)) + numCell(p->totalMs, num(p->totalMs, 4));
+      std::optional<double> share = transferShare(b, g);
+      o += numCell(share, share ? fixed(100 * *share, 0) + "%" : "-");
+      o += numCell(p->speedup, p->speedup ? speedupText(*p->speedup) : "-");
+      std::optional<double> ks = kernelSpeedup(b, g); // the kernels alone, as the chart's light bar
+      o += numCell(ks, ks ? speedupText(*ks) : "-");
+      o += fmt::format("<td class=\"{}\">{}</td><td class=\"reason\">{}</td></tr>\n",
+                       p->verdict == "port" ? "port" : p->verdict == "do not port" ? "noport" : "open",
+                       esc(p->verdict),
+                       esc(p->reason.empty() ? (b.cpuMs ? "" : "no CPU time given") : p->reason));
+    }
+  }
+  return o + "</tbody></table>\n";
+}
+
+/// Each benchmark's program time on every GPU against the first GPU's, and the
+/// fastest GPU: the GPUs against each other.
+std::string gpuAgainstGpuTable(const BatchReport &r) {
+  if (r.gpus.size() < 2)
+    return "";
+  std::string o = filterBox("gpus", "benchmarks");
+  o += "<table id=\"gpus\" class=\"sortable\">\n<thead><tr><th>benchmark</th>";
+  for (size_t g = 0; g < r.gpus.size(); ++g)
+    o += fmt::format("<th class=\"num\">{} (ms)</th>", esc(r.gpus[g].name));
+  for (size_t g = 1; g < r.gpus.size(); ++g)
+    o += fmt::format("<th class=\"num\">{} / {}</th>", esc(r.gpus[g].name), esc(r.gpus[0].name));
+  o += "<th>fastest</th></tr></thead>\n<tbody>\n";
+  for (size_t bi = 0; bi < r.benchmarks.size(); ++bi) {
+    const auto &b = r.benchmarks[bi];
+    o += fmt::format("<tr><td><a href=\"#b-{}\">{}</a></td>", bi, esc(b.name));
+    std::optional<size_t> fastest;
+    for (size_t g = 0; g < r.gpus.size(); ++g) {
+      std::optional<double> t = programTimeMs(b, g);
+      o += numCell(t, t ? num(*t, 4) : "-");
+      if (t && (!fastest || *t < *programTimeMs(b, *fastest)))
+        fastest = g;
+    }
+    std::optional<double> t0 = programTimeMs(b, 0);
+    for (size_t g = 1; g < r.gpus.size(); ++g) {
+      std::optional<double> t = programTimeMs(b, g), ratio;
+      if (t && t0 && *t0 > 0)
+        ratio = *t / *t0;
+      o += numCell(ratio, ratio ? fixed(*ratio, 2) + "x" : "-");
+    }
+    o += fmt::format("<td>{}</td></tr>\n", fastest ? esc(r.gpus[*fastest].name) : "-");
+  }
+  return o + "</tbody></table>\n";
+}
+
+/// The warnings of every benchmark, each text once, with how many benchmarks
+/// gave it and which (the first few).
+std::string warningsPanel(const BatchReport &r) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> who;
+  for (const auto &b : r.benchmarks)
+    for (const auto &w : b.warnings) {
+      auto &v = who[w];
+      if (v.empty())
+        order.push_back(w);
+      if (v.empty() || v.back() != b.name)
+        v.push_back(b.name);
+    }
+  if (order.empty())
+    return "";
+  size_t total = 0;
+  for (const auto &[w, v] : who)
+    total += v.size();
+  std::string o = fmt::format("<section class=\"panel\"><h2 style=\"margin-top:0\">Warnings</h2>\n<p "
+                              "class=\"note\">{} distinct, {} in all; each shown once.</p>\n",
+                              order.size(), total);
+  for (const auto &w : order) {
+    const auto &v = who[w];
+    std::string names;
+    for (size_t i = 0; i < v.size() && i < 5; ++i)
+      names += (i ? ", " : "") + esc(v[i]);
+    if (v.size() > 5)
+      names += fmt::format(" and {} more", v.size() - 5);
+    o += fmt::format("<div class=\"warning\"><span class=\"count\">&times;{}</span> <span "
+                     "class=\"mono\">{}</span> <span class=\"who\">({})</span></div>\n",
+                     v.size(), esc(w), names);
+  }
+  return o + "</section>\n";
+}
+
 constexpr const char *kCss = R"css(
 :root { --ink:#1f2933; --muted:#52606d; --line:#e4e7eb; --bg:#f5f7fa; --accent:#3f6fb5; --bad:#c53030; }
 * { box-sizing: border-box; }
@@ -364,6 +670,16 @@ details.kernel { background:#fff; border:1px solid var(--line); border-radius:8p
 details.kernel summary { cursor:pointer; font-weight:600; }
 details.kernel summary .mono { font-weight:normal; color:var(--muted); }
 footer { color:var(--muted); font-size:12px; margin-top:30px; }
+input.filter { font:inherit; padding:4px 8px; margin:0 0 8px; width:320px; border:1px solid #cbd2d9; border-radius:4px; }
+table.sortable thead th { cursor:pointer; user-select:none; }
+table.sortable th[aria-sort=ascending]::after { content:" \25B2"; }
+table.sortable th[aria-sort=descending]::after { content:" \25BC"; }
+td.bad, .bad { color:var(--bad); }
+td.port { color:#2f855a; font-weight:600; } td.noport { color:var(--bad); }
+td.reason { color:var(--muted); font-size:12px; max-width:340px; }
+td.nocpu { color:#9aa5b1; font-style:italic; white-space:nowrap; } td.open { color:var(--muted); }
+.rooflines { display:flex; flex-wrap:wrap; gap:10px; }
+.warning { margin:2px 0; } .warning .count { font-weight:600; color:var(--accent); } .warning .who { color:var(--muted); font-size:12px; }
 @media print { details.kernel { break-inside: avoid; } }
 )css";
 
@@ -373,7 +689,7 @@ std::string boundSpan(const std::string &bound) {
 
 } // namespace
 
-std::string renderBatchHtml(const BatchReport &r) {
+std::string renderBatchHtml(const BatchReport &r, const SweepReport *sweep) {
   std::vector<BatchFailure> fails = batchFailures(r);
   std::string gpuNames;
   for (size_t g = 0; g < r.gpus.size(); ++g)
@@ -386,6 +702,11 @@ std::string renderBatchHtml(const BatchReport &r) {
   o += fmt::format("<header><div class=\"inner\"><h1>skelcast batch report</h1><p>Suite <code>{}</code> "
                    "projected on {} &middot; model {} &middot; skelcast {}</p></div></header>\n<main>\n",
                    esc(r.suite), esc(gpuNames), esc(r.model), esc(r.version));
+  if (sweep && !sweep->values.empty())
+    o += fmt::format("<p class=\"note\" style=\"margin-top:14px\">A sweep of <code>{}</code> over {}: "
+                     "the plot below is the sweep's; every table and chart above it is the suite at "
+                     "<code>{} = {}</code>, the sweep's last size.</p>\n",
+                     esc(sweep->name), esc(sweep->rule), esc(sweep->name), sweep->values.back());
 
   o += "<section class=\"cards\">\n";
   auto card = [&](size_t n, const std::string &label, bool bad) {
@@ -426,15 +747,25 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "</section>\n";
   }
 
-  bool anyWarning = false;
-  for (const auto &b : r.benchmarks)
-    anyWarning = anyWarning || !b.warnings.empty();
-  if (anyWarning) {
-    o += "<section class=\"panel\"><h2 style=\"margin-top:0\">Warnings</h2>\n";
-    for (const auto &b : r.benchmarks)
-      for (const auto &w : b.warnings)
-        o += fmt::format("<div><b>{}</b>: <span class=\"mono\">{}</span></div>\n", esc(b.name), esc(w));
-    o += "</section>\n";
+  o += warningsPanel(r);
+
+  o += "<h2 id=\"programs-h\">The program of each benchmark</h2>\n<p class=\"note\">Per benchmark and GPU "
+       "the whole program as <code>project</code> projects it (docs/model.md, section 9): copies to "
+       "the GPU, its kernels (repeats, launches, fusion), copies back, the total, the host link's "
+       "share, the speedup over the suite's CPU time and the verdict with its reason. A benchmark "
+       "without a CPU time (no <code>cpu_ms</code>) is marked and has no speedup. Click a heading "
+       "to sort; the box filters.</p>\n";
+  o += "<div class=\"panel\">" + programTable(r) + "</div>\n";
+
+  if (sweep) {
+    std::string svg = renderSweepSvg(*sweep);
+    auto at = svg.find("<svg ");
+    if (at != std::string::npos) // the same SVG as sweep.svg, styled as the page's charts
+      svg.replace(at, 5, "<svg class=\"chart sweep\" ");
+    o += fmt::format("<h2>Sweep of {}</h2>\n<p class=\"note\">{} over {}; <code>sweep.svg</code>, "
+                     "<code>sweep.csv</code> and <code>sweep.json</code> hold the same.</p>\n",
+                     esc(sweep->name), esc(sweep->name), esc(sweep->rule));
+    o += "<div class=\"panel\">" + svg + "</div>\n";
   }
 
   o += "<h2>Projected speedup over the CPU</h2>\n";
@@ -460,72 +791,86 @@ std::string renderBatchHtml(const BatchReport &r) {
     o += "<div class=\"panel\">" + split + "</div>\n";
   }
 
-  if (!sc.empty()) {
-    o += "<h2>Projected times and speedups</h2>\n";
-    o += "<div class=\"panel\"><table>\n<tr><th>benchmark</th><th class=\"num\">CPU (ms)</th>";
-    for (const auto &g : r.gpus)
-      o += fmt::format("<th class=\"num\">{} program (ms)</th><th class=\"num\">{} transfers</th>"
-                       "<th class=\"num\">{} program speedup</th><th class=\"num\">{} kernel "
-                       "speedup</th>",
-                       esc(g.name), esc(g.name), esc(g.name), esc(g.name));
-    o += "</tr>\n";
-    for (const auto &b : r.benchmarks) {
-      if (!b.cpuMs)
-        continue;
-      o += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td>", esc(b.name), num(*b.cpuMs, 5));
-      for (size_t g = 0; g < r.gpus.size(); ++g) {
-        std::optional<double> t = programTimeMs(b, g), s = speedup(b, g), x = transferShare(b, g),
-                              k = kernelSpeedup(b, g);
-        o += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                         "<td class=\"num\">{}</td>",
-                         t ? num(*t, 4) : "-", x ? fixed(100 * *x, 0) + "%" : "-",
-                         s ? speedupText(*s) : "-", k ? speedupText(*k) : "-");
-      }
-      o += "</tr>\n";
-    }
-    o += "</table></div>\n";
+  std::string gvg = gpuAgainstGpuTable(r);
+  if (!gvg.empty()) {
+    o += fmt::format("<h2>GPU against GPU</h2>\n<p class=\"note\">Each benchmark's projected program "
+                     "time on every GPU, its ratio to {}'s (below 1: faster than {}) and the fastest "
+                     "GPU.</p>\n",
+                     esc(r.gpus[0].name), esc(r.gpus[0].name));
+    o += "<div class=\"panel\">" + gvg + "</div>\n";
   }
 
-  o += "<h2>Best layout per kernel and GPU</h2>\n<div class=\"panel\"><table>\n<tr><th>benchmark</th>"
+  std::string roofs;
+  for (size_t g = 0; g < r.gpus.size(); ++g)
+    roofs += rooflineChart(r, g);
+  if (!roofs.empty()) {
+    o += "<h2>Rooflines</h2>\n<p class=\"note\">Per GPU, each kernel's best layout: its operations "
+         "(the skeleton's arithmetic instructions over all threads; an FMA is one, where the peaks "
+         "count two) per compulsory DRAM byte against operations per second at its projected time, "
+         "under the spec's roofs (memory bandwidth, FP32 peak, FP64 peak dashed). Hollow: mostly "
+         "FP64. Log-log; hover a point for its kernel.</p>\n";
+    o += "<div class=\"panel rooflines\">" + roofs + "</div>\n";
+  }
+
+
+  o += "<h2>Best layout per kernel and GPU</h2>\n<div class=\"panel\">" +
+       filterBox("kernels", "benchmarks, kernels, layouts, bounds") +
+       "<table id=\"kernels\" class=\"sortable\">\n<thead><tr><th>benchmark</th>"
        "<th>kernel</th><th>GPU</th><th>best layout</th><th class=\"num\">time (ms)</th><th>bound</th>"
-       "<th class=\"num\">memory</th><th class=\"num\">speedup</th></tr>\n";
-  for (const auto &b : r.benchmarks) {
+       "<th class=\"num\">memory</th><th class=\"num\">speedup</th></tr></thead>\n<tbody>\n";
+  for (size_t bi = 0; bi < r.benchmarks.size(); ++bi) {
+    const auto &b = r.benchmarks[bi];
     if (!b.error.empty()) {
-      o += fmt::format("<tr><td>{}</td><td colspan=\"7\" style=\"color:var(--bad)\">the input failed "
-                       "(see Failures)</td></tr>\n",
-                       esc(b.name));
+      o += fmt::format("<tr><td><a href=\"#b-{}\">{}</a></td><td colspan=\"7\" class=\"bad\">the input "
+                       "failed (see Failures)</td></tr>\n",
+                       bi, esc(b.name));
       continue;
     }
-    for (const auto &k : b.kernels)
+    for (size_t ki = 0; ki < b.kernels.size(); ++ki) {
+      const auto &k = b.kernels[ki];
+      std::string head = fmt::format("<tr><td>{}</td><td><a href=\"#k-{}-{}\">{}</a></td>", esc(b.name), bi,
+                                     ki, esc(k.name));
       for (size_t g = 0; g < k.gpus.size() && g < r.gpus.size(); ++g) {
         const auto &kg = k.gpus[g];
         if (!kg.ok()) {
-          o += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td colspan=\"5\" "
-                           "style=\"color:var(--bad)\">{}</td></tr>\n",
-                           esc(b.name), esc(k.name), esc(r.gpus[g].name), esc(kg.error));
+          o += head + fmt::format("<td>{}</td><td colspan=\"5\" class=\"bad\">{}</td></tr>\n",
+                                  esc(r.gpus[g].name), esc(kg.error));
           continue;
         }
         const auto &l = kg.layouts.front();
         std::optional<double> s = speedup(b, g);
-        o += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td "
-                         "class=\"num\">{}</td><td>{}</td><td class=\"num\">{}%</td><td "
-                         "class=\"num\">{}</td></tr>\n",
-                         esc(b.name), esc(k.name), esc(r.gpus[g].name), esc(l.layoutString),
-                         num(l.result.timeMs, 4), boundSpan(l.result.bound),
-                         fixed(100 * memoryShare(l, r.gpus[g].clockGHz), 0), s ? speedupText(*s) : "-");
+        double share = memoryShare(l, r.gpus[g].clockGHz);
+        o += head + fmt::format("<td>{}</td><td class=\"mono\">{}</td>{}<td>{}</td>{}{}</tr>\n",
+                                esc(r.gpus[g].name), esc(l.layoutString),
+                                numCell(l.result.timeMs, num(l.result.timeMs, 4)), boundSpan(l.result.bound),
+                                numCell(share, fixed(100 * share, 0) + "%"),
+                                numCell(s, s ? speedupText(*s) : "-"));
       }
+    }
   }
-  o += "</table></div>\n";
+  o += "</tbody></table></div>\n";
 
   o += fmt::format("<h2>Top layouts of each kernel</h2>\n<p class=\"note\">The {} fastest layouts "
                    "of each kernel on each GPU, on one time scale per kernel.</p>\n",
                    r.top);
-  for (const auto &b : r.benchmarks)
-    for (const auto &k : b.kernels) {
-      std::string chart = topLayoutsChart(r, b, k);
-      o += fmt::format("<details class=\"kernel\" open><summary>{} / {} <span class=\"mono\">{}</span>"
-                       "</summary>\n",
-                       esc(b.name), esc(k.name), esc(b.input));
+  bool drawEach = kernelCount(r) <= kKernelChartsUpTo;
+  if (!drawEach)
+    o += fmt::format("<p class=\"note\">{} kernels: the sections are closed and hold their tables only "
+                     "(the charts of each kernel are drawn up to {} kernels).</p>\n",
+                     kernelCount(r), kKernelChartsUpTo);
+  for (size_t bi = 0; bi < r.benchmarks.size(); ++bi) {
+    const auto &b = r.benchmarks[bi];
+    o += fmt::format("<a id=\"b-{}\"></a>", bi);
+    if (!b.error.empty())
+      o += fmt::format("<details class=\"kernel\"><summary>{} <span class=\"mono\">{}</span></summary>"
+                       "<pre class=\"bad\">{}</pre></details>\n",
+                       esc(b.name), esc(b.input), esc(b.error));
+    for (size_t ki = 0; ki < b.kernels.size(); ++ki) {
+      const auto &k = b.kernels[ki];
+      std::string chart = drawEach ? topLayoutsChart(r, b, k) : "";
+      o += fmt::format("<details class=\"kernel\" id=\"k-{}-{}\"{}><summary>{} / {} <span "
+                       "class=\"mono\">{}</span></summary>\n",
+                       bi, ki, drawEach ? " open" : "", esc(b.name), esc(k.name), esc(b.input));
       o += "<table>\n<tr><th>GPU</th><th class=\"num\">explored</th><th class=\"num\">pruned</th>"
            "<th>best layout</th><th class=\"num\">time (ms)</th><th>bound</th><th class=\"num\">MWP</th>"
            "<th class=\"num\">CWP</th><th class=\"num\">warps</th></tr>\n";
@@ -546,11 +891,12 @@ std::string renderBatchHtml(const BatchReport &r) {
       }
       o += "</table>\n" + chart + "</details>\n";
     }
+  }
 
   o += fmt::format("<footer>Written by skelcast {} (model {}). Projections, not measurements: see "
                    "docs/model.md for what the model assumes. This file is self-contained: it "
-                   "loads nothing.</footer>\n</main>\n</body>\n</html>\n",
-                   esc(r.version), esc(r.model));
+                   "loads nothing.</footer>\n</main>\n<script>{}</script>\n</body>\n</html>\n",
+                   esc(r.version), esc(r.model), kScript);
   return o;
 }
 

@@ -20,9 +20,9 @@ json batchLayoutJson(size_t rank, const model::LayoutProjection &l, double clock
   j["mem_cycles"] = finiteJson(r.memCycles);
   j["comp_cycles"] = finiteJson(r.compCycles);
   j["memory_share"] = finiteJson(memoryShare(l, clockGHz));
-  j["active_sms"] = finiteJson(r.activeSMs);
-  j["active_blocks_per_sm"] = finiteJson(r.activeBlocksPerSM);
-  j["compulsory_bytes"] = finiteJson(l.characterization.compulsoryBytes);
+  j["active_sms"] = countJson(r.activeSMs);
+  j["active_blocks_per_sm"] = countJson(r.activeBlocksPerSM);
+  j["compulsory_bytes"] = countJson(l.characterization.compulsoryBytes);
   j["launch_ms"] = finiteJson(l.effects.launchMs);
   j["l1_hit_fraction"] = finiteJson(l.effects.l1HitFraction);
   j["l2_hit_fraction"] = finiteJson(l.effects.l2HitFraction);

@@ -82,6 +82,7 @@ std::string renderGpuTable(const std::vector<Report> &perGpu) {
 
 std::string renderGpuJson(const std::vector<Report> &perGpu) {
   nlohmann::json root;
+  root["schema_version"] = 1; // docs/schema/project-gpus.schema.json
   root["skelcast_version"] = perGpu.empty() ? "" : perGpu.front().version;
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto &r : perGpu)

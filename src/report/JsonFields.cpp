@@ -12,6 +12,12 @@ nlohmann::json finiteJson(double v) {
 
 nlohmann::json optionalJson(const std::optional<double> &v) { return v ? finiteJson(*v) : nlohmann::json(nullptr); }
 
+nlohmann::json countJson(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) // exact in a double
+    return static_cast<int64_t>(v);
+  return finiteJson(v);
+}
+
 nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
   const auto &w = l.characterization.workload;
   const auto &r = l.result;
@@ -23,15 +29,15 @@ nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
       {"bound", r.bound},
       {"mwp", finiteJson(r.mwp)},
       {"cwp", finiteJson(r.cwp)},
-      {"active_warps", finiteJson(r.n)},
+      {"active_warps", countJson(r.n)},
       {"exec_case", r.execCase},
-      {"threads_per_block", finiteJson(w.threadsPerBlock)},
-      {"blocks", finiteJson(w.blocks)},
-      {"shared_mem_bytes_per_block", finiteJson(w.sharedMemBytesPerBlock)},
-      {"comp_insts", finiteJson(w.compInsts)},
-      {"coal_mem_insts", finiteJson(w.coalMemInsts)},
-      {"uncoal_mem_insts", finiteJson(w.uncoalMemInsts)},
-      {"synch_insts", finiteJson(w.synchInsts)},
+      {"threads_per_block", countJson(w.threadsPerBlock)},
+      {"blocks", countJson(w.blocks)},
+      {"shared_mem_bytes_per_block", countJson(w.sharedMemBytesPerBlock)},
+      {"comp_insts", countJson(w.compInsts)},
+      {"coal_mem_insts", countJson(w.coalMemInsts)},
+      {"uncoal_mem_insts", countJson(w.uncoalMemInsts)},
+      {"synch_insts", countJson(w.synchInsts)},
   };
   if (l.launchesMs) // an indexed repeat's kernel: the ranking's summed time
     j["launches_ms"] = finiteJson(*l.launchesMs);
@@ -84,8 +90,8 @@ nlohmann::json programJson(const model::ProgramProjection &p) {
   json tr = json::array();
   // ms: one copy; count: the copies over the program (h2d_ms/d2h_ms sum ms x count).
   auto transfer = [](const model::Transfer &t, const char *direction) {
-    return json{{"array", t.array},       {"direction", direction},  {"bytes", t.bytes},
-                {"ms", finiteJson(t.ms)}, {"count", t.count},        {"host_step", t.byHost},
+    return json{{"array", t.array},       {"direction", direction},  {"bytes", countJson(t.bytes)},
+                {"ms", finiteJson(t.ms)}, {"count", countJson(t.count)},        {"host_step", t.byHost},
                 {"each_repeat", t.eachRepeat}};
   };
   for (const auto &t : p.h2d)
@@ -95,7 +101,7 @@ nlohmann::json programJson(const model::ProgramProjection &p) {
   pj["transfers"] = tr;
   json ks = json::array();
   for (const auto &k : p.kernels) {
-    json kj{{"kernel", k.kernel}, {"launches", k.count}, {"time_ms", finiteJson(k.timeMs)},
+    json kj{{"kernel", k.kernel}, {"launches", countJson(k.count)}, {"time_ms", finiteJson(k.timeMs)},
             {"layout", k.layout}};
     if (k.launches) // an indexed repeat: time_ms is the mean launch
       kj["repeat"] = launchesJson(*k.launches);
@@ -106,7 +112,7 @@ nlohmann::json programJson(const model::ProgramProjection &p) {
   for (const auto &g : p.fusion)
     fu.push_back({{"kernels", g.kernels}, {"unfused_ms", finiteJson(g.unfusedMs)},
                   {"fused_ms", finiteJson(g.fusedMs)}, {"fused_layout", g.fusedLayout},
-                  {"winner", g.winner}, {"bytes_saved", finiteJson(g.bytesSaved)},
+                  {"winner", g.winner}, {"bytes_saved", countJson(g.bytesSaved)},
                   {"launches_saved", g.launchesSaved}, {"why", g.why}});
   pj["fusion"] = fu;
   return pj;

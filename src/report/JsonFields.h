@@ -15,6 +15,9 @@ namespace skelcast::report {
 /// JSON has no NaN or infinity: such a value becomes null (never expected).
 nlohmann::json finiteJson(double v);
 nlohmann::json optionalJson(const std::optional<double> &v);
+/// A count (threads, blocks, bytes, instructions, launches): a JSON integer when
+/// the value is whole (`256`, never `256.0`), else the number as it is.
+nlohmann::json countJson(double v);
 
 /// One ranked layout of a kernel: its string, time, the MWP/CWP result and the
 /// workload (docs/model.md); `launches_ms` for a kernel of an indexed repeat. Batch's report.json adds its own fields to it.

@@ -49,6 +49,7 @@ nlohmann::json reportJson(const Report &r) {
 
 std::string renderJson(const Report &r) {
   nlohmann::json root = reportJson(r);
+  root["schema_version"] = 1; // docs/schema/project.schema.json
   // File names come from the command line and need not be UTF-8: replace what is not.
   return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

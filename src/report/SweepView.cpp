@@ -154,6 +154,7 @@ std::string renderSweepTable(const SweepReport &r) {
 std::string renderSweepJson(const SweepReport &r) {
   using nlohmann::json;
   json root;
+  root["schema_version"] = 1; // docs/schema/project-sweep.schema.json
   root["skelcast_version"] = r.version;
   root["model"] = {{"name", r.model}};
   root["sweep"] = {{"name", r.name}, {"rule", r.rule}, {"values", r.values}};

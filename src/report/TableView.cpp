@@ -134,15 +134,30 @@ std::string renderMarkdown(const Report &r) {
 }
 
 std::string renderCsv(const Report &r) {
-  std::string out = "kernel,file,gpu,rank,layout,time_ms,cycles,mwp,cwp,active_warps,bound\n";
+  // After each layout, the program of its file (empty with --kernel or --layout,
+  // which project no program): transfers in and out, total, CPU time, speedup,
+  // verdict and reason, as Advisor's offload report gives them per region.
+  std::string out = "kernel,file,gpu,rank,layout,time_ms,cycles,mwp,cwp,active_warps,bound,"
+                    "transfer_in_ms,transfer_out_ms,program_ms,cpu_ms,speedup,verdict,reason\n";
   for (const auto &k : r.kernels) {
     const auto &p = k.projection;
+    std::vector<std::string> program(7);
+    for (const auto &pr : r.programs)
+      if (pr.file == k.file) {
+        const auto &pp = pr.program;
+        program = {num(pp.h2dMs, 8), num(pp.d2hMs, 8), num(pp.totalMs, 8),
+                   pp.cpuMs ? num(*pp.cpuMs, 8) : "", pp.speedup ? num(*pp.speedup, 6) : "",
+                   pp.verdict, pp.reason};
+      }
     size_t n = std::min(r.top, p.layouts.size());
     for (size_t i = 0; i < n; ++i) {
       const auto &l = p.layouts[i];
-      out += csvRecord({p.kernel, k.file, r.hwName, std::to_string(i + 1), l.layoutString,
-                        num(l.result.timeMs, 8), num(l.result.totalCycles, 10), num(l.result.mwp, 6),
-                        num(l.result.cwp, 6), num(l.result.n, 6), l.result.bound});
+      std::vector<std::string> fields{p.kernel, k.file, r.hwName, std::to_string(i + 1), l.layoutString,
+                                      num(l.result.timeMs, 8), num(l.result.totalCycles, 10),
+                                      num(l.result.mwp, 6), num(l.result.cwp, 6), num(l.result.n, 6),
+                                      l.result.bound};
+      fields.insert(fields.end(), program.begin(), program.end());
+      out += csvRecord(fields);
     }
   }
   return out;

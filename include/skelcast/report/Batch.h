@@ -25,11 +25,17 @@
 
 namespace skelcast::report {
 
+/// A GPU's roofs as the roofline chart draws them, from its spec.
+struct GpuRoofs {
+  double memBandwidthGBs = 0, peakSpGflops = 0, peakDpGflops = 0;
+};
+
 /// A GPU spec as the report records it.
 struct GpuInfo {
   std::string name, description, contentHash;
   double clockGHz = 0; ///< the spec's SM clock, to turn the model's cycles into time
   std::vector<std::string> overrides; ///< `batch --set`: fields overridden, "field=value"
+  GpuRoofs roofs;                     ///< the spec's bandwidth and peaks, for the roofline
 };
 
 /// One kernel projected on one GPU.
@@ -114,13 +120,29 @@ size_t projectionCount(const BatchReport &r);
 /// time against its compute time.
 double memoryShare(const model::LayoutProjection &p, double clockGHz);
 
+/// A kernel's best layout on the roofline (docs/batch.md): its operations are
+/// the skeleton's arithmetic instructions (`comp`, Func_insts of eq. 17 per
+/// thread) over all threads, FP64 ones among them; its bytes the compulsory
+/// DRAM bytes; its rate the operations over the projected time.
+struct RooflinePoint {
+  double operations = 0, fp64Operations = 0, bytes = 0, timeMs = 0;
+  double intensity() const { return bytes > 0 ? operations / bytes : 0; }  ///< operations per byte
+  double gops() const { return timeMs > 0 ? operations / (timeMs * 1e6) : 0; } ///< 10^9 operations/s
+  bool fp64() const { return fp64Operations > 0.5 * operations; } ///< mostly FP64: under the FP64 roof
+};
+RooflinePoint rooflinePoint(const model::LayoutProjection &l);
+
 /// report.md: summary, failures, one table row per benchmark, kernel and GPU
 /// (best layout, time, bound, speedup), then the top layouts of each kernel.
 std::string renderBatchMarkdown(const BatchReport &r);
-/// report.html: one self-contained page (inline CSS, inline SVG charts drawn
-/// here, no script, no network): speedup per GPU, projected time of the top
-/// layouts and the memory/compute split of each kernel, every table of report.md.
-std::string renderBatchHtml(const BatchReport &r);
+struct SweepReport;
+/// report.html: one self-contained page (inline CSS, an inline script that sorts
+/// and filters the tables, inline SVG charts drawn here; nothing fetched): the
+/// program of every benchmark per GPU, speedup per GPU, the memory/compute split
+/// and the top layouts of each kernel, a roofline per GPU, the GPUs against each
+/// other, the warnings once each, and `sweep`'s plot when given (`batch --sweep`,
+/// whose last size `r` is).
+std::string renderBatchHtml(const BatchReport &r, const SweepReport *sweep = nullptr);
 /// report.json: everything, including each spec's content hash.
 std::string renderBatchJson(const BatchReport &r);
 /// report.csv: one row per benchmark, kernel, GPU and layout rank with every

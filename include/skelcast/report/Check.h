@@ -101,4 +101,10 @@ std::string renderCheckText(const CheckReport &c);
 /// ones under strict); inputs that failed are testcases of their own.
 std::string renderJUnit(const CheckReport &c);
 
+/// `check --format json`: every entry with its status and both sides, the input
+/// failures, notes and the counts (docs/schema/check.schema.json).
+std::string renderCheckJson(const CheckReport &c);
+/// `check --format csv`: one row per entry (and per input that failed).
+std::string renderCheckCsv(const CheckReport &c);
+
 } // namespace skelcast::report

@@ -8,6 +8,7 @@
 #include "skelcast/model/Program.h"
 #include "skelcast/model/Project.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,10 +68,44 @@ std::string renderGpuMarkdown(const std::vector<Report> &perGpu);
 ///   spec fields overridden (--set) on h100: mem_bandwidth_gbps=8000
 std::string overridesText(const Report &r);
 
-/// Every intermediate quantity of one layout's projection, in the order of
-/// docs/model.md.
-std::string renderExplain(const layout::KernelInfo &ki, const model::LayoutProjection &p,
-                          const hw::HwSpec &hw, const std::string &modelLabel);
+/// One quantity `explain` prints: a number (shown to `digits` significant
+/// digits; 0: a whole number) or a text (`bound`), and where it comes from.
+struct ExplainQuantity {
+  std::string name;
+  std::optional<double> value;
+  int digits = 6;
+  std::string text; ///< when !value
+  std::string where;
+};
+
+struct ExplainSection {
+  std::string title; ///< "loop space", "data (GROPHECY eq. 1, 5, 6, 9, 12)", ...
+  std::vector<ExplainQuantity> rows;
+};
+
+/// Every intermediate quantity of one layout's projection on one GPU, in the
+/// order of docs/model.md: what `explain` prints as text and as JSON.
+struct Explanation {
+  std::string kernel, file, gpu, model, layout;
+  double timeMs = 0;
+  std::string bound;
+  std::vector<ExplainSection> sections;
+  std::optional<model::RepeatedLaunches> launches; ///< a kernel of an indexed repeat
+  std::vector<std::string> hwOverrides;            ///< `--set`, "field=value"
+};
+
+/// The quantities of `p`, the projection of a layout of kernel `ki` on `hw`.
+Explanation explainProjection(const layout::KernelInfo &ki, const model::LayoutProjection &p,
+                              const hw::HwSpec &hw, const std::string &modelLabel);
+
+/// `explain`'s text: a header, then each section's rows (name, value, where).
+std::string renderExplain(const Explanation &x);
+
+/// `explain --format json`: {"schema_version": 1, "skelcast_version",
+/// "explanations": [one per GPU: kernel, file, gpu, model, layout, time_ms,
+/// bound, sections [{title, quantities [{name, value, where}]}], repeat,
+/// hw_overrides]} (docs/schema/explain.schema.json).
+std::string renderExplainJson(const std::vector<Explanation> &perGpu, const std::string &version);
 
 /// A kernel of an indexed repeat: the representative iterations its layouts
 /// were ranked on, and how its launches were summed (docs/model.md, section 9).

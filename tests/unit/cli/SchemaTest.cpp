@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <unistd.h>
 
 using nlohmann::json;
 using skelcast::testsupport::run;
@@ -164,10 +165,154 @@ TEST(Schema, HwListCsvHasTheJsonColumns) {
   EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), j["specs"].size() + 1);
 }
 
+TEST(Schema, ProjectOnEveryBundledSkeleton) {
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/skeletons"))
+    if (e.path().extension() == ".skel") {
+      SCOPED_TRACE(e.path().string());
+      expectValid({"project", e.path().string(), "--hw", "h100", "--top", "3", "--cpu-ms", "10",
+                   "--format", "json"},
+                  "project.schema.json");
+    }
+}
+
+#ifdef SKELCAST_HAVE_FRONTEND // C inputs
+TEST(Schema, ProjectIndexedRepeatAndOneKernel) {
+  // a repeat's launches (hotspot_steps) and --kernel, which projects no program
+  expectValid({"project", kSrc + "/examples/hotspot_steps.c", "--top", "2", "--format", "json"},
+              "project.schema.json");
+  expectValid({"project", kSrc + "/skeletons/matmul.skel", "--kernel", "matmul", "--format", "json"},
+              "project.schema.json");
+}
+
+#endif
+
+TEST(Schema, ExplainOneAndSeveralGpus) {
+  expectValid({"explain", kSrc + "/skeletons/matmul.skel", "--layout", "block=i:16,j:16 stage=k:16 cache=A,B",
+               "--format", "json"},
+              "explain.schema.json");
+  expectValid({"explain", kSrc + "/skeletons/hotspot.skel", "--hw", "h100,a100", "--layout",
+               "block=i:16,j:16", "--set", "mem_bandwidth_gbps=4000", "--format", "json"},
+              "explain.schema.json");
+}
+
+TEST(Schema, ExplainJsonHoldsTheTextsQuantities) {
+  std::vector<std::string> args{"explain", kSrc + "/skeletons/matmul.skel", "--layout",
+                                "block=i:16,j:16 stage=k:16 cache=A,B"};
+  std::string text = run(args).out;
+  args.insert(args.end(), {"--format", "json"});
+  json j = json::parse(run(args).out);
+  ASSERT_EQ(j["explanations"].size(), 1u);
+  size_t n = 0;
+  for (const auto &s : j["explanations"][0]["sections"]) {
+    EXPECT_NE(text.find("\n" + s["title"].get<std::string>() + "\n"), std::string::npos) << s["title"];
+    for (const auto &q : s["quantities"]) {
+      EXPECT_NE(text.find("  " + q["name"].get<std::string>() + " "), std::string::npos) << q["name"];
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 40u);
+  // whole quantities are JSON integers: Thread_per_block = 256 for a 16x16 block
+  bool found = false;
+  for (const auto &s : j["explanations"][0]["sections"])
+    for (const auto &q : s["quantities"])
+      if (q["name"] == "Thread_per_block") {
+        found = true;
+        EXPECT_TRUE(q["value"].is_number_integer()) << q["value"].dump();
+        EXPECT_EQ(q["value"], 256);
+      }
+  EXPECT_TRUE(found);
+}
+
+#ifdef SKELCAST_HAVE_FRONTEND
+TEST(Schema, SkeletonizeEveryExample) {
+  size_t n = 0;
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/examples"))
+    if (e.path().extension() == ".c" && run({"skeletonize", e.path().string()}).rc == 0) {
+      // (some need --extent: those skeletonize refuses are not outputs)
+      SCOPED_TRACE(e.path().string());
+      expectValid({"skeletonize", e.path().string(), "--format", "json"}, "skeletonize.schema.json");
+      ++n;
+    }
+  EXPECT_GE(n, 10u);
+  // the JSON's skeleton is what skeletonize prints
+  auto text = run({"skeletonize", kSrc + "/examples/matmul.c"});
+  auto j = json::parse(run({"skeletonize", kSrc + "/examples/matmul.c", "--format", "json"}).out);
+  EXPECT_EQ(j["skeleton"].get<std::string>(), text.out);
+}
+
+#endif
+
+namespace {
+
+/// A manifest of two bundled skeletons (one with a CPU time, one without) and
+/// an input that does not exist, in a fresh directory.
+std::filesystem::path smallSuite(const std::string &name) {
+  auto dir = std::filesystem::temp_directory_path() / ("skelcast_schema_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "suite.json") << R"({"schema_version": 1, "benchmarks": [
+    {"name": "matmul", "input": ")" + kSrc + R"(/skeletons/matmul.skel", "cpu_ms": 232.2},
+    {"name": "hotspot", "input": ")" + kSrc + R"(/skeletons/hotspot.skel"},
+    {"name": "missing", "input": "no_such_file.skel"}]})";
+  return dir;
+}
+
+} // namespace
+
+TEST(Schema, BatchReportJson) {
+  auto dir = smallSuite("batch");
+  auto r = run({"batch", (dir / "suite.json").string(), "--hw", "h100,a100", "--top", "2", "--out",
+                (dir / "out").string()});
+  EXPECT_NE(r.rc, 0) << "an input is missing";
+  std::ifstream in(dir / "out" / "report.json");
+  ASSERT_TRUE(in) << r.err;
+  json v = json::parse(in);
+  std::vector<std::string> errs;
+  validate(v, schema("batch.schema.json"), "", errs);
+  for (const auto &e : errs)
+    ADD_FAILURE() << "batch.schema.json: " << e;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Schema, CheckJsonAndCsv) {
+  auto dir = smallSuite("check");
+  std::filesystem::remove(dir / "suite.json");
+  std::ofstream(dir / "suite.json") << R"({"schema_version": 1, "benchmarks": [
+    {"name": "matmul", "input": ")" + kSrc + R"(/skeletons/matmul.skel", "cpu_ms": 232.2},
+    {"name": "hotspot", "input": ")" + kSrc + R"(/skeletons/hotspot.skel"}]})";
+  std::string suite = (dir / "suite.json").string(), base = (dir / "base.json").string();
+  auto u = run({"check", suite, "--baseline", base, "--hw", "h100", "--update-baseline"});
+  ASSERT_EQ(u.rc, 0) << u.err;
+  expectValid({"check", suite, "--baseline", base, "--format", "json"}, "check.schema.json");
+  // a baseline twice as fast as now: regressions, still valid
+  json b = json::parse(std::ifstream(base));
+  for (auto &e : b["entries"])
+    e["time_ms"] = e["time_ms"].get<double>() / 2;
+  std::ofstream(base) << b.dump(2);
+  auto r = run({"check", suite, "--baseline", base, "--format", "json"});
+  EXPECT_EQ(r.rc, 1);
+  json v = json::parse(r.out);
+  std::vector<std::string> errs;
+  validate(v, schema("check.schema.json"), "", errs);
+  for (const auto &e : errs)
+    ADD_FAILURE() << "check.schema.json: " << e;
+  EXPECT_EQ(v["passed"], false);
+  EXPECT_GT(v["summary"]["regressed"].get<int>(), 0);
+  auto csv = run({"check", suite, "--baseline", base, "--format", "csv"});
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')),
+            "status,benchmark,kernel,gpu,old_time_ms,new_time_ms,old_speedup,new_speedup,"
+            "time_regressed,speedup_regressed,fails,message");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.out.begin(), csv.out.end(), '\n')),
+            json::parse(run({"check", suite, "--baseline", base, "--format", "json"}).out)["entries"].size() + 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Schema, EverySchemaFileIsTested) {
   // docs/schema/README.md lists each schema; each must be used above
   std::set<std::string> tested{"hw-list.schema.json", "hw-show.schema.json",
-                               "validate-kernels.schema.json", "validate-programs.schema.json"};
+                               "validate-kernels.schema.json", "validate-programs.schema.json",
+                               "project.schema.json", "explain.schema.json", "skeletonize.schema.json",
+                               "batch.schema.json", "check.schema.json"};
   for (const auto &e : std::filesystem::directory_iterator(kSrc + "/docs/schema"))
     if (e.path().extension() == ".json")
       EXPECT_TRUE(tested.count(e.path().filename().string())) << e.path();
