@@ -15,6 +15,7 @@ constexpr TermMask kCaches = termBit(TermId::Caches);
 constexpr TermMask kResidency = termBit(TermId::Residency);
 constexpr TermMask kWalk = termBit(TermId::Walk);
 constexpr TermMask kLongest = termBit(TermId::Longest);
+constexpr TermMask kRmw = termBit(TermId::Rmw);
 constexpr TermMask kLines = termBit(TermId::Lines);
 /// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
 /// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
@@ -75,6 +76,30 @@ std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
 // slowest load (adjustCaches).
 void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
+}
+
+// --- rmw (section 7) ------------------------------------------------------------
+// A load whose element does not move with its innermost loop (innerStepBytes
+// 0) and that a store of the same statement list writes at the same affine
+// subscript reads, from the second iteration on, what the previous iteration
+// stored.
+bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
+  if (ld.isStore || ld.innerStepBytes != 0)
+    return false;
+  auto same = [](const layout::IndexForm &x, const layout::IndexForm &y) {
+    return x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
+           x.constant == y.constant && x.coef == y.coef;
+  };
+  for (const auto &st : ki.accesses) {
+    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
+      continue;
+    bool all = true;
+    for (size_t d = 0; d < ld.index.size() && all; ++d)
+      all = same(ld.index[d], st.index[d]);
+    if (all)
+      return true;
+  }
+  return false;
 }
 
 // --- caches and residency (sections 7 and 9) -----------------------------------
@@ -178,6 +203,12 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       walkInsts += u.insts * walk;
     }
+    // rmw: the store went through to L2 (L1 is write-through) and the load
+    // reads it back from there: two L2 round trips, every iteration.
+    if ((on & kRmw) && readsThePreviousStore(ki, acc)) {
+      lat = std::max(lat, 2.0 * hw.l2LatencyCycles);
+      a.effects.rmwLoads += u.insts;
+    }
     latency[static_cast<size_t>(u.access)] = lat;
     latSum += u.insts * lat;
     latInsts += u.insts;
@@ -251,6 +282,10 @@ std::vector<ExplainRow> explainCaches(const TermEffects &e) {
           {"L2 hit fraction", e.l2HitFraction, 4, "reuse across blocks in flight"},
           {"effective Mem_LD", e.effectiveLatencyCycles, 6, "hit-weighted L1/L2/DRAM latency"},
           {"DRAM bytes per thread", e.dramBytesPerThread, 6, "after the caches"}};
+}
+
+std::vector<ExplainRow> explainRmw(const TermEffects &e) {
+  return {{"read-after-store loads per thread", e.rmwLoads, 6, "each waits 2 x L2 latency (rmw)"}};
 }
 
 std::vector<ExplainRow> explainWalk(const TermEffects &e) {
@@ -406,6 +441,8 @@ const std::vector<Term> &skelcastTerms() {
        "(in caches) arrays an earlier kernel left in L2 are read from it", nullptr, nullptr, nullptr},
       {TermId::Walk, "walk", "(in caches) a thread's next iterations hit the sector it just fetched", nullptr,
        nullptr, explainWalk},
+      {TermId::Rmw, "rmw", "(in caches) a load of what the previous iteration stored waits 2 L2 round trips",
+       nullptr, nullptr, explainRmw},
       {TermId::Waves, "waves", "an SM's waves of blocks overlap (case 3)", adjustWaves, nullptr, nullptr},
       {TermId::Longest, "longest", "in one wave the longest task (a triangle's long rows) sets the time",
        adjustLongest, settleLongest, explainLongest},

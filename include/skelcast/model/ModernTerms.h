@@ -16,6 +16,7 @@
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
 /// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
 /// | walk       | (caches) | a thread's next iterations hit the sector it just fetched in L1 |
+/// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2 |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
 /// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
@@ -39,7 +40,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Waves, Longest, Bandwidth, Lsu, Lines, Launch, Count
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Bandwidth, Lsu, Lines, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -64,6 +65,7 @@ struct TermEffects {
   double lsuFloorMs = 0;        ///< an SM's wavefronts / l1_wavefronts_per_cycle
   double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
   double walkHitFraction = 0;   ///< of the direct loads' instructions, the share a thread's walk serves from L1
+  double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
 };
 
