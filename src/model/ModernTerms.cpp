@@ -203,10 +203,15 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       walkInsts += u.insts * walk;
     }
+    // lines: the L1 passes one 128-byte line a cycle, so an uncoalesced load
+    // returns its data (lines - 1) / l1_wavefronts_per_cycle cycles after a
+    // one-line load would: its latency grows by that, hit or miss.
+    if ((on & kLines) && !u.pattern.coalesced && hw.l1WavefrontsPerCycle > 0)
+      lat += std::max(0.0, u.pattern.lines - 1.0) / hw.l1WavefrontsPerCycle;
     // rmw: the store went through to L2 (L1 is write-through) and the load
     // reads it back from there: two L2 round trips, every iteration.
     if ((on & kRmw) && readsThePreviousStore(ki, acc)) {
-      lat = std::max(lat, 2.0 * hw.l2LatencyCycles);
+      lat = 2.0 * hw.l2LatencyCycles;
       a.effects.rmwLoads += u.insts;
     }
     latency[static_cast<size_t>(u.access)] = lat;
@@ -450,7 +455,7 @@ const std::vector<Term> &skelcastTerms() {
        adjustBandwidth, settleBandwidth, explainBandwidth},
       {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,
        settleLsu, explainLsu},
-      {TermId::Lines, "lines", "(in lsu) an uncoalesced access is one wavefront per 128-byte line", nullptr,
+      {TermId::Lines, "lines", "(in lsu, caches) an uncoalesced access is one L1 wavefront per 128-byte line", nullptr,
        nullptr, nullptr},
       {TermId::Launch, "launch", "the launch overhead is added to the time", adjustLaunch, settleLaunch,
        explainLaunch},

@@ -277,6 +277,26 @@ TEST(ModernTerms, WalkHitsTheSectorTheThreadJustFetched) {
   EXPECT_DOUBLE_EQ(c.a.effects.walkHitFraction, 0);
 }
 
+TEST(ModernTerms, ReadAfterStoreWaitsTwoL2RoundTrips) {
+  // t[i] += ... in a loop over k: from the second iteration on, the load reads
+  // what the previous iteration stored, which went through to L2: its latency
+  // is 2 x l2_latency (564.8 cycles on the H100), not the DRAM latency that
+  // `caches` alone gives the first touch of each element.
+  auto hw = h100();
+  auto ki = kernelOf("#define N 65536\nfloat t[N]\nparallel_for(N) : i {\n"
+                     "  stream k = 0:64 {\n    ld t[i]\n    comp 1\n    st t[i]\n  }\n}\n");
+  auto off = apply(ki, "block=i:256", {"caches"});
+  EXPECT_DOUBLE_EQ(off.a.effects.effectiveLatencyCycles, hw.dramLatencyCycles);
+  EXPECT_DOUBLE_EQ(off.a.effects.rmwLoads, 0);
+  auto on = apply(ki, "block=i:256", {"caches", "rmw"});
+  EXPECT_DOUBLE_EQ(on.a.effects.effectiveLatencyCycles, 2 * hw.l2LatencyCycles);
+  EXPECT_DOUBLE_EQ(on.a.effects.rmwLoads, on.c.accesses[0].insts);
+  // A load of another element than the one stored is not such a load.
+  auto other = kernelOf("#define N 65536\nfloat t[N]\nfloat u[N]\nparallel_for(N) : i {\n"
+                        "  stream k = 0:64 {\n    ld u[i]\n    comp 1\n    st t[i]\n  }\n}\n");
+  EXPECT_DOUBLE_EQ(apply(other, "block=i:256", {"caches", "rmw"}).a.effects.rmwLoads, 0);
+}
+
 TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
   // Each thread of a warp on its own 1 KB row: a load touches 32 sectors in 32
   // lines. lsu alone counts ceil(32 / 4) = 8 wavefronts per load, with `lines`

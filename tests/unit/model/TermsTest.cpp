@@ -55,8 +55,9 @@ model::HongKimResult coreAt(double ms, const std::string &bound) {
 TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const auto &terms = model::skelcastTerms();
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
-  const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp", "caches",
-                                       "residency", "waves", "bandwidth", "lsu", "launch"};
+  const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
+                                       "residency",  "walk", "rmw",       "waves",    "longest",
+                                       "bandwidth",  "lsu",  "lines",     "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
