@@ -171,6 +171,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
   }
   nk = countDistinct(known.data(), nk);
   w.distinct = static_cast<double>(nk) + unknown;
+  w.lines = distinctUnits(addrs, 0, n, 128);
   switch (rule) {
   case hw::CoalescingRule::HalfWarp: {
     double trans = 0;

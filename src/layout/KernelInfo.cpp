@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -91,9 +92,11 @@ public:
     collectLoops(k.body, -1, 1.0);
     nextLoop_ = 0;
     walk(k.body, {}, 1.0);
-    for (auto &a : ki_.accesses)
+    for (auto &a : ki_.accesses) {
       for (auto &f : a.index)
         f.coef.resize(ki_.vars.size(), 0);
+      a.innerStepBytes = innerStepBytes(a);
+    }
   }
 
 private:
@@ -130,6 +133,14 @@ private:
         }
         if (l.tripHint)
           li.trip = static_cast<double>(*l.tripHint);
+        li.longestTrip = li.trip;
+        if (!li.constTrip && !l.tripHint) {
+          // The longest task's trip: the bounds at the parallel indices'
+          // first and last values (the ends of a triangle).
+          for (bool last : {false, true})
+            li.longestTrip = std::max(li.longestTrip, (extremeValue(l.hi, last) - extremeValue(l.lo, last)) /
+                                                          static_cast<double>(step));
+        }
         v.trip = li.trip;
         li.var = static_cast<int>(ki_.vars.size());
         ki_.vars.push_back(v);
@@ -184,6 +195,53 @@ private:
     case Expr::Kind::Access: return 0;
     }
     return 0;
+  }
+
+  /// Like meanValue, with every parallel index at its first (`last` false) or
+  /// last value; sequential indices at their mean.
+  double extremeValue(const Expr &e, bool last) const {
+    switch (e.kind) {
+    case Expr::Kind::Name: {
+      int v = ki_.varIndex(e.name);
+      if (v >= 0 && ki_.vars[static_cast<size_t>(v)].dim >= 0) {
+        const Var &var = ki_.vars[static_cast<size_t>(v)];
+        return static_cast<double>(var.lo) + (last ? (var.trip - 1) * static_cast<double>(var.step) : 0.0);
+      }
+      return meanValue(e);
+    }
+    case Expr::Kind::Neg: return -extremeValue(e.args[0], !last);
+    case Expr::Kind::Binary: {
+      double a = extremeValue(e.args[0], last);
+      double b = extremeValue(e.args[1], e.op == '-' ? !last : last);
+      switch (e.op) {
+      case '+': return a + b;
+      case '-': return a - b;
+      case '*': return a * b;
+      case '/': return b != 0 ? a / b : 0;
+      default: return b != 0 ? std::fmod(a, b) : 0;
+      }
+    }
+    default: return meanValue(e);
+    }
+  }
+
+  /// AccessInfo::innerStepBytes.
+  double innerStepBytes(const AccessInfo &a) const {
+    if (a.loops.empty() || a.array < 0)
+      return -1;
+    const LoopInfo &li = ki_.loops[static_cast<size_t>(a.loops.back())];
+    const Var &v = ki_.vars[static_cast<size_t>(li.var)];
+    const ArrayInfo &arr = ki_.arrays[static_cast<size_t>(a.array)];
+    if (arr.strides.size() != a.index.size())
+      return -1;
+    double step = 0;
+    for (size_t d = 0; d < a.index.size(); ++d) {
+      const IndexForm &f = a.index[d];
+      if (f.kind != IndexForm::Kind::Affine)
+        return -1;
+      step += static_cast<double>(f.coef[static_cast<size_t>(li.var)]) * static_cast<double>(arr.strides[d]);
+    }
+    return std::fabs(step * static_cast<double>(v.step)) * arr.elemBytes;
   }
 
   void walk(const std::vector<Stmt> &body, std::vector<int> loops, double execs) {

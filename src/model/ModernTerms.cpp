@@ -13,6 +13,14 @@ namespace {
 constexpr TermMask kMlp = termBit(TermId::Mlp);
 constexpr TermMask kCaches = termBit(TermId::Caches);
 constexpr TermMask kResidency = termBit(TermId::Residency);
+constexpr TermMask kWalk = termBit(TermId::Walk);
+constexpr TermMask kLongest = termBit(TermId::Longest);
+constexpr TermMask kRmw = termBit(TermId::Rmw);
+constexpr TermMask kLines = termBit(TermId::Lines);
+/// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
+/// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
+/// transactions on compute capability 5.x and later; the `sector` coalescing rule).
+constexpr double kSectorBytes = 32;
 
 // --- schedulers (section 7) ---------------------------------------------------
 // Hong & Kim's SM has one scheduler: Comp_cycles = Issue_cycles x Total_insts.
@@ -75,6 +83,30 @@ void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
 }
 
+// --- rmw (section 7) ------------------------------------------------------------
+// A load whose element does not move with its innermost loop (innerStepBytes
+// 0) and that a store of the same statement list writes at the same affine
+// subscript reads, from the second iteration on, what the previous iteration
+// stored.
+bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
+  if (ld.isStore || ld.innerStepBytes != 0)
+    return false;
+  auto same = [](const layout::IndexForm &x, const layout::IndexForm &y) {
+    return x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
+           x.constant == y.constant && x.coef == y.coef;
+  };
+  for (const auto &st : ki.accesses) {
+    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
+      continue;
+    bool all = true;
+    for (size_t d = 0; d < ld.index.size() && all; ++d)
+      all = same(ld.index[d], st.index[d]);
+    if (all)
+      return true;
+  }
+  return false;
+}
+
 // --- caches and residency (sections 7 and 9) -----------------------------------
 // Per access, reuse within a block hits L1 when the sliding windows of the SM's
 // blocks fit beside shared memory, and reuse across blocks hits L2 when the
@@ -111,6 +143,8 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   };
   std::vector<double> &arrayLatency = scratch.arrayLatency;
   arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
+  std::vector<double> &arrayR2 = scratch.arrayR2;
+  arrayR2.assign(ki.arrays.size(), 0.0);
   // Sector bytes each array's direct loads request, against those that leave
   // L1 (toL2 below): the share of its transactions that miss L1.
   std::vector<double> &arrayL1Miss = scratch.arrayL1Miss;
@@ -135,6 +169,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
                     : l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
     arrayLatency[static_cast<size_t>(au.array)] =
         r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+    arrayR2[static_cast<size_t>(au.array)] = r2;
     double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
     miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
     dram += toL2 * (1.0 - r2);
@@ -144,7 +179,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
   // Transactions of uncoalesced instructions that leave the SM (eq. 16's
   // Uncoal_per_mw without the L1 hits, which do not queue for the memory system).
-  double uncoalTrans = 0, uncoalInsts = 0;
+  double uncoalTrans = 0, uncoalInsts = 0, walkInsts = 0;
   for (const auto &u : c.accesses) {
     if (u.viaShared)
       continue;
@@ -157,10 +192,39 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     }
     if (acc.isStore)
       continue;
-    latency[static_cast<size_t>(u.access)] = arrayLatency[static_cast<size_t>(acc.array)];
-    latSum += u.insts * latency[static_cast<size_t>(u.access)];
+    double lat = arrayLatency[static_cast<size_t>(acc.array)];
+    // walk: L1 latency is what a thread sees re-reading the sector it fetched
+    // itself. Its address moves `step` < 32 bytes per iteration of its
+    // innermost loop: a share s1 x (1 - step / 32) of its loads hits L1. The
+    // block's reuse across warps (r1) still moves no DRAM bytes, but those
+    // warps run together and wait for the same fill: their latency is L2's or
+    // DRAM's (the H100 counters of naive MatMul: one L2 round trip per
+    // iteration at L1 hit rates of 81-96%, docs/validation.md).
+    if (on & kWalk) {
+      double r2 = arrayR2[static_cast<size_t>(acc.array)];
+      double walk = acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes
+                        ? l1Share * (1.0 - acc.innerStepBytes / kSectorBytes)
+                        : 0.0;
+      lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+      walkInsts += u.insts * walk;
+    }
+    // lines: the L1 passes one 128-byte line a cycle, so an uncoalesced load
+    // returns its data (lines - 1) / l1_wavefronts_per_cycle cycles after a
+    // one-line load would: its latency grows by that, hit or miss.
+    if ((on & kLines) && !u.pattern.coalesced && hw.l1WavefrontsPerCycle > 0)
+      lat += std::max(0.0, u.pattern.lines - 1.0) / hw.l1WavefrontsPerCycle;
+    // rmw: the store went through to L2 (L1 is write-through) and the load
+    // reads it back from there: two L2 round trips, every iteration.
+    if ((on & kRmw) && readsThePreviousStore(ki, acc)) {
+      lat = 2.0 * hw.l2LatencyCycles;
+      a.effects.rmwLoads += u.insts;
+    }
+    latency[static_cast<size_t>(u.access)] = lat;
+    latSum += u.insts * lat;
     latInsts += u.insts;
   }
+  if (latInsts > 0)
+    a.effects.walkHitFraction = walkInsts / latInsts;
   l1Bytes = std::max(0.0, requested - l2Bytes - dram);
   if (uncoalInsts > 0)
     w.uncoalPerMw = std::max(1.0, uncoalTrans / uncoalInsts);
@@ -230,11 +294,46 @@ std::vector<ExplainRow> explainCaches(const TermEffects &e) {
           {"DRAM bytes per thread", e.dramBytesPerThread, 6, "after the caches"}};
 }
 
+std::vector<ExplainRow> explainRmw(const TermEffects &e) {
+  return {{"read-after-store loads per thread", e.rmwLoads, 6, "each waits 2 x L2 latency (rmw)"}};
+}
+
+std::vector<ExplainRow> explainWalk(const TermEffects &e) {
+  return {{"walk hit fraction", e.walkHitFraction, 4, "of the direct loads, served by the thread's last sector (walk)"}};
+}
+
 // --- waves (section 7) --------------------------------------------------------
 // Blocks start as others finish, so the Rep waves of an SM overlap: Hong &
 // Kim's case 3, (Mem_L + Comp_cycles x N) x Rep, becomes Mem_L x min(1, Rep) +
 // Comp_cycles x N x Rep (hongKim reads Workload::wavesOverlap).
 void adjustWaves(const TermInputs &, AdjustedInputs &a, TermScratch &) { a.workload.wavesOverlap = true; }
+
+// --- longest (section 7) ------------------------------------------------------
+// A loop whose bounds depend on a parallel index (a triangle) runs longer in
+// some tasks than the mean trip the core counts. The blocks of one wave start
+// together and the kernel ends with its longest block, so the time is the
+// longest task's: f = max over loops of longestTrip / trip. Over R waves an SM
+// runs R blocks back to back, and the long ones pad out less:
+// factor = max(1, f / max(1, R)), R = Blocks / (active SMs x active blocks per SM).
+void adjustLongest(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  double f = 1;
+  for (const auto &lp : in.ki.loops)
+    if (lp.trip > 0 && lp.longestTrip > lp.trip)
+      f = std::max(f, lp.longestTrip / lp.trip);
+  const hw::Workload &w = a.workload;
+  double sms = activeSMs(w, a.hw);
+  double waves = w.blocks / (sms * std::max(1.0, activeBlocksPerSM(w, a.hw, sms)));
+  a.effects.longestFactor = std::max(1.0, f / std::max(1.0, waves));
+}
+
+void settleLongest(const TermEffects &e, HongKimResult &r) {
+  if (e.longestFactor > 1)
+    r.timeMs *= e.longestFactor;
+}
+
+std::vector<ExplainRow> explainLongest(const TermEffects &e) {
+  return {{"longest task factor", e.longestFactor, 4, "longest trip / mean trip over the waves (longest)"}};
+}
 
 // --- bandwidth (section 7): two floors ------------------------------------------
 // DRAM bytes / Mem_Bandwidth (after `caches`, the bytes that leave L2; without
@@ -290,6 +389,10 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
     const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
     if (u.viaShared || u.pattern.coalesced)
       wavefronts += u.insts * dense(acc.array);
+    else if (in.on & kLines)
+      // lines: the L1's tag stage takes one 128-byte line a cycle, so an
+      // instruction whose threads touch L lines is L wavefronts.
+      wavefronts += u.insts * std::max(std::ceil(u.pattern.transactions / 4.0), u.pattern.lines);
     else
       wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
   }
@@ -298,7 +401,9 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
       wavefronts += 2.0 * au.cachingInsts * dense(au.array); // the load and the store
   double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
   a.effects.l1WavefrontsPerWarp = wavefronts;
-  a.effects.lsuFloorMs = warps / activeSMs(w, a.hw) * wavefronts /
+  // With `longest`, the SM that runs the longest block runs its wavefronts too.
+  double longest = (in.on & kLongest) && a.effects.longestFactor > 1 ? a.effects.longestFactor : 1.0;
+  a.effects.lsuFloorMs = longest * warps / activeSMs(w, a.hw) * wavefronts /
                          (hw.l1WavefrontsPerCycle * hw.clockGHz * 1e6);
 }
 
@@ -344,11 +449,19 @@ const std::vector<Term> &skelcastTerms() {
        nullptr, explainCaches},
       {TermId::Residency, "residency",
        "(in caches) arrays an earlier kernel left in L2 are read from it", nullptr, nullptr, nullptr},
+      {TermId::Walk, "walk", "(in caches) a thread's next iterations hit the sector it just fetched", nullptr,
+       nullptr, explainWalk},
+      {TermId::Rmw, "rmw", "(in caches) a load of what the previous iteration stored waits 2 L2 round trips",
+       nullptr, nullptr, explainRmw},
       {TermId::Waves, "waves", "an SM's waves of blocks overlap (case 3)", adjustWaves, nullptr, nullptr},
+      {TermId::Longest, "longest", "in one wave the longest task (a triangle's long rows) sets the time",
+       adjustLongest, settleLongest, explainLongest},
       {TermId::Bandwidth, "bandwidth", "floors: DRAM bytes / bandwidth, requests x departure delay",
        adjustBandwidth, settleBandwidth, explainBandwidth},
       {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,
        settleLsu, explainLsu},
+      {TermId::Lines, "lines", "(in lsu, caches) an uncoalesced access is one L1 wavefront per 128-byte line", nullptr,
+       nullptr, nullptr},
       {TermId::Launch, "launch", "the launch overhead is added to the time", adjustLaunch, settleLaunch,
        explainLaunch},
   };

@@ -25,6 +25,9 @@ struct WarpAccess {
   bool coalesced = true;
   double transactions = 1; ///< Mem_trans of one warp instruction
   double distinct = 1;     ///< distinct elements the warp instruction reads or writes
+  /// Distinct 128-byte lines the warp instruction touches (unknown addresses
+  /// one each): the L1's wavefronts for it (docs/model.md, term `lines`).
+  double lines = 1;
 };
 
 /// Byte addresses of one warp's active threads; nullopt marks a thread whose

@@ -34,6 +34,10 @@ struct LoopInfo {
   bool isStream = false;
   bool constTrip = false; ///< trip count known at compile time (unrollable, stageable)
   double trip = 1;        ///< average trip count per execution
+  /// The trip count of the task that runs the loop longest: bounds affine in
+  /// a parallel index (a triangular loop) evaluated at its first and its last
+  /// value; `trip` otherwise (docs/model.md, term `longest`).
+  double longestTrip = 1;
   double execs = 1;       ///< executions of the loop per task (outer trips x branch probs)
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
@@ -57,6 +61,11 @@ struct AccessInfo {
   double execs = 1;       ///< executions per task: trips of enclosing loops x branch probs
   int block = -1;         ///< the straight-line block (statement list) it sits in
   int level = 1;          ///< 1 + the level of the loads its index needs from the same block
+  /// Bytes a thread's address moves from one iteration of the access's
+  /// innermost loop to the next (|sum_d coef_d x stride_d| x loop step x
+  /// ElemBytes); -1 when the access is in no loop or a subscript that depends
+  /// on it is not affine (docs/model.md, term `walk`).
+  double innerStepBytes = -1;
   SourceLoc loc;
   bool hasData() const;
   /// Variables the access depends on (Affine/Computable subscripts).

@@ -15,9 +15,13 @@
 /// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
 /// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
+/// | walk       | (caches) | a thread's next iterations hit the sector it just fetched in L1 |
+/// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2 |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
+/// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
+/// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
 
@@ -35,7 +39,9 @@
 namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
-enum class TermId : unsigned { Schedulers, Fp64, Registers, Mlp, Caches, Residency, Waves, Bandwidth, Lsu, Launch, Count };
+enum class TermId : unsigned {
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Bandwidth, Lsu, Lines, Launch, Count
+};
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
 /// Every term on: the default `skelcast` model.
@@ -59,6 +65,9 @@ struct TermEffects {
   double l1WavefrontsPerWarp = 0; ///< shared-memory and L1 accesses, in wavefronts
   double lsuFloorMs = 0;        ///< an SM's wavefronts / l1_wavefronts_per_cycle
   double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
+  double walkHitFraction = 0;   ///< of the direct loads' instructions, the share a thread's walk serves from L1
+  double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
+  double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.
@@ -70,7 +79,7 @@ struct AdjustedInputs {
 
 /// Storage that the terms reuse from one layout to the next.
 struct TermScratch {
-  std::vector<double> arrayLatency, arrayL1Miss, latency, slowest;
+  std::vector<double> arrayLatency, arrayL1Miss, arrayR2, latency, slowest;
   std::vector<char> present;
 };
 

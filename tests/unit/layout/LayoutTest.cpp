@@ -172,3 +172,53 @@ TEST(LayoutString, ImpossibleLayoutsAreRejected) {
   expectBad("block=i:1x", "'1x' is not an integer");
   expectBad("block=i:16 block=j:4", "'block' is given twice");
 }
+
+namespace {
+const char *kRowWalk = "#define N 1024\n#define M 256\nfloat A[N][M]\ndouble D[N][M]\nfloat y[N]\n"
+                       "parallel_for(N) : i {\n  for j = 0:M {\n    ld A[i][j]\n    ld A[j][i]\n"
+                       "    ld D[i][j]\n    comp 1\n  }\n  for k = 0:M:2 {\n    ld A[i][k]\n  }\n  st y[i]\n}\n";
+} // namespace
+
+TEST(KernelInfo, InnerStepBytesOfRowAndColumnWalks) {
+  // A[i][j] moves one float per j, A[j][i] a row of 256 floats, D[i][j] one
+  // double, A[i][k] with step 2 two floats; y[i] is in no loop.
+  auto ki = kernelOf(kRowWalk);
+  ASSERT_EQ(ki.accesses.size(), 5u);
+  EXPECT_DOUBLE_EQ(ki.accesses[0].innerStepBytes, 4);
+  EXPECT_DOUBLE_EQ(ki.accesses[1].innerStepBytes, 256 * 4);
+  EXPECT_DOUBLE_EQ(ki.accesses[2].innerStepBytes, 8);
+  EXPECT_DOUBLE_EQ(ki.accesses[3].innerStepBytes, 8);
+  EXPECT_DOUBLE_EQ(ki.accesses[4].innerStepBytes, -1);
+}
+
+TEST(KernelInfo, LongestTripOfATriangle) {
+  // Row i walks j = 0..i: the mean trip is (N - 1) / 2 + 1 = 512.5, the last
+  // row's N = 1024; a rectangle's longest is its trip.
+  auto ki = kernelOf("#define N 1024\nfloat L[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                     "  stream j = 0:i + 1 {\n    ld L[i][j]\n    comp 1\n  }\n  for k = 0:8 {\n    comp 1\n  }\n  st y[i]\n}\n");
+  ASSERT_EQ(ki.loops.size(), 2u);
+  EXPECT_DOUBLE_EQ(ki.loops[0].trip, 512.5);
+  EXPECT_DOUBLE_EQ(ki.loops[0].longestTrip, 1024);
+  EXPECT_DOUBLE_EQ(ki.loops[1].longestTrip, 8);
+  // The upper triangle j = i..N: longest at i = 0.
+  auto up = kernelOf("#define N 1024\nfloat L[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                     "  stream j = i:N {\n    ld L[i][j]\n  }\n  st y[i]\n}\n");
+  EXPECT_DOUBLE_EQ(up.loops[0].trip, 512.5);
+  EXPECT_DOUBLE_EQ(up.loops[0].longestTrip, 1024);
+}
+
+TEST(Coalescing, LinesOfAWarp) {
+  // 32 threads each on their own 1 KB row: 32 sectors in 32 lines; 32
+  // consecutive floats: 4 sectors in one line; 32 consecutive doubles: 2 lines.
+  std::vector<std::optional<int64_t>> rows, dense, doubles;
+  for (int64_t t = 0; t < 32; ++t) {
+    rows.emplace_back(t * 1024);
+    dense.emplace_back(t * 4);
+    doubles.emplace_back(t * 8);
+  }
+  auto r = classifyWarp(rows, 4, hw::CoalescingRule::Sector);
+  EXPECT_DOUBLE_EQ(r.transactions, 32);
+  EXPECT_DOUBLE_EQ(r.lines, 32);
+  EXPECT_DOUBLE_EQ(classifyWarp(dense, 4, hw::CoalescingRule::Sector).lines, 1);
+  EXPECT_DOUBLE_EQ(classifyWarp(doubles, 8, hw::CoalescingRule::Sector).lines, 2);
+}

@@ -279,6 +279,85 @@ TEST(ModernTerms, OnlyTheFp64InstructionsIssueAtTheFp64Rate) {
   EXPECT_DOUBLE_EQ(q.a.workload.compInsts, q.c.workload.compInsts);
 }
 
+TEST(ModernTerms, WalkHitsTheSectorTheThreadJustFetched) {
+  // Each thread walks its own row of floats: no element is read twice (r1 =
+  // 0) and no block shares a row (r2 = 0), so without `walk` every load waits
+  // for DRAM. With it, 4 of each sector's 32 bytes are new per iteration: 7 of
+  // 8 loads hit L1 (the SM's windows fit: s1 = 1), Mem_LD = 7/8 x L1 + 1/8 x DRAM.
+  auto hw = h100();
+  auto ki = kernelOf("#define N 8192\nfloat A[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                     "  for j = 0:N {\n    ld A[i][j]\n    comp 1\n  }\n  st y[i]\n}\n");
+  auto off = apply(ki, "block=i:128", {"mlp", "caches"});
+  EXPECT_DOUBLE_EQ(off.a.effects.effectiveLatencyCycles, hw.dramLatencyCycles);
+  EXPECT_DOUBLE_EQ(off.a.effects.walkHitFraction, 0);
+  auto on = apply(ki, "block=i:128", {"mlp", "caches", "walk"});
+  EXPECT_DOUBLE_EQ(on.a.effects.walkHitFraction, 0.875);
+  EXPECT_NEAR(on.a.effects.effectiveLatencyCycles, 0.875 * hw.l1LatencyCycles + 0.125 * hw.dramLatencyCycles,
+              1e-9);
+  // The exposed latency: one group per iteration, N iterations.
+  EXPECT_NEAR(on.a.workload.exposedLatencyCycles,
+              8192 * (0.875 * hw.l1LatencyCycles + 0.125 * hw.dramLatencyCycles), 1e-6);
+  // Walking a column (a row of 32 KB per iteration) finds nothing in its sector.
+  auto col = kernelOf("#define N 8192\nfloat A[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                      "  for j = 0:N {\n    ld A[j][i]\n    comp 1\n  }\n  st y[i]\n}\n");
+  auto c = apply(col, "block=i:128", {"mlp", "caches", "walk"});
+  EXPECT_DOUBLE_EQ(c.a.effects.walkHitFraction, 0);
+}
+
+TEST(ModernTerms, ReadAfterStoreWaitsTwoL2RoundTrips) {
+  // t[i] += ... in a loop over k: from the second iteration on, the load reads
+  // what the previous iteration stored, which went through to L2: its latency
+  // is 2 x l2_latency (564.8 cycles on the H100), not the DRAM latency that
+  // `caches` alone gives the first touch of each element.
+  auto hw = h100();
+  auto ki = kernelOf("#define N 65536\nfloat t[N]\nparallel_for(N) : i {\n"
+                     "  stream k = 0:64 {\n    ld t[i]\n    comp 1\n    st t[i]\n  }\n}\n");
+  auto off = apply(ki, "block=i:256", {"caches"});
+  EXPECT_DOUBLE_EQ(off.a.effects.effectiveLatencyCycles, hw.dramLatencyCycles);
+  EXPECT_DOUBLE_EQ(off.a.effects.rmwLoads, 0);
+  auto on = apply(ki, "block=i:256", {"caches", "rmw"});
+  EXPECT_DOUBLE_EQ(on.a.effects.effectiveLatencyCycles, 2 * hw.l2LatencyCycles);
+  EXPECT_DOUBLE_EQ(on.a.effects.rmwLoads, on.c.accesses[0].insts);
+  // A load of another element than the one stored is not such a load.
+  auto other = kernelOf("#define N 65536\nfloat t[N]\nfloat u[N]\nparallel_for(N) : i {\n"
+                        "  stream k = 0:64 {\n    ld u[i]\n    comp 1\n    st t[i]\n  }\n}\n");
+  EXPECT_DOUBLE_EQ(apply(other, "block=i:256", {"caches", "rmw"}).a.effects.rmwLoads, 0);
+}
+
+TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
+  // Each thread of a warp on its own 1 KB row: a load touches 32 sectors in 32
+  // lines. lsu alone counts ceil(32 / 4) = 8 wavefronts per load, with `lines`
+  // 32: per warp 256 loads x 32 + the coalesced store 1 = 8193 (2049 without).
+  auto hw = h100();
+  auto ki = kernelOf("#define N 2048\n#define K 256\nfloat A[N][K]\nfloat y[N]\nparallel_for(N) : i {\n"
+                     "  for k = 0:K {\n    ld A[i][k]\n    comp 1\n  }\n  st y[i]\n}\n");
+  auto off = apply(ki, "block=i:32", {"lsu"});
+  EXPECT_DOUBLE_EQ(off.a.effects.l1WavefrontsPerWarp, 2049);
+  auto on = apply(ki, "block=i:32", {"lsu", "lines"});
+  EXPECT_DOUBLE_EQ(on.a.effects.l1WavefrontsPerWarp, 8193);
+  // 64 warps (one per block) over 64 SMs: one warp's wavefronts per SM.
+  EXPECT_NEAR(on.a.effects.lsuFloorMs, 8193 / (hw.clockGHz * 1e6), 1e-12);
+}
+
+TEST(ModernTerms, LongestTaskSetsTheTimeOfOneWave) {
+  // Row i of a triangle walks j = 0..i: mean trip 8192.5 for N = 16384, the
+  // last row 16384. block=i:128 is 128 blocks, one wave on 132 SMs: the time
+  // is the longest block's, 16384 / 8192.5 of the mean.
+  const char *tri = "#define N 16384\nfloat L[N][N]\nfloat x[N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                    "  stream j = 0:i + 1 {\n    ld L[i][j]\n    ld x[j]\n    comp 2\n  }\n  st y[i]\n}\n";
+  auto ki = kernelOf(tri);
+  auto one = apply(ki, "block=i:128", {"longest"});
+  EXPECT_DOUBLE_EQ(one.a.effects.longestFactor, 16384 / 8192.5);
+  model::HongKimResult r;
+  r.timeMs = 1.0;
+  model::settleModernTerms(one.a.effects, model::termBit(model::TermId::Longest), r);
+  EXPECT_DOUBLE_EQ(r.timeMs, 16384 / 8192.5);
+  // block=i:1: 16384 blocks against 132 SMs x 32 blocks = 3.88 waves: the
+  // long rows pad out: factor max(1, 2.0 / 3.88) = 1.
+  auto many = apply(ki, "block=i:1", {"longest"});
+  EXPECT_DOUBLE_EQ(many.a.effects.longestFactor, 1);
+}
+
 TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
   std::vector<model::Measurements> runs{
       model::loadMeasurements(kSrc + "/validation/results/h100_kernels.json"),
