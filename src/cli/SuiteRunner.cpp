@@ -56,7 +56,8 @@ report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
 /// std::thread gets only 2 MiB from glibc when `ulimit -s` is unlimited.
 class WorkerThread {
 public:
-  explicit WorkerThread(std::function<void()> fn) : fn_(std::make_unique<std::function<void()>>(std::move(fn))) {
+  explicit WorkerThread(std::function<void()> fn)
+      : fn_(std::make_unique<std::function<void()>>(std::move(fn))) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, size_t{8} << 20);
