@@ -3,6 +3,7 @@
 // `--sweep N=...`, at each size, into sweep.txt, sweep.json, sweep.csv and
 // sweep.svg instead, and report.html of the last size with the sweep's plot.
 #include "SuiteCommand.h"
+#include "SuiteRunner.h"
 
 #include "Suite.h"
 #include "SweepSpec.h"
@@ -28,6 +29,7 @@ struct BatchOpts : SuiteCommandOptions {
 
 /// The rows of one size of a sweep, from that size's batch report.
 void addSweepRows(report::SweepReport &sr, const report::BatchReport &r, int64_t value) {
+  std::vector<ProgramFailure> programs = programFailures(r);
   for (const auto &b : r.benchmarks)
     for (size_t g = 0; g < r.gpus.size(); ++g) {
       report::SweepRow row;
@@ -48,8 +50,12 @@ void addSweepRows(report::SweepReport &sr, const report::BatchReport &r, int64_t
       }
       if (g < b.programs.size() && b.programs[g])
         row.program = b.programs[g];
-      else if (row.error.empty())
+      else if (row.error.empty()) {
         row.error = "no program projection";
+        for (const auto &p : programs)
+          if (p.benchmark == b.name && p.gpu == r.gpus[g].name)
+            row.error = p.message; // why, at its position
+      }
       // The first line of a multi-line diagnostic is enough for a table cell.
       row.error = row.error.substr(0, row.error.find('\n'));
       sr.rows.push_back(std::move(row));
@@ -161,13 +167,23 @@ void registerBatch(CLI::App &app, Context &ctx) {
         std::vector<std::string> files = writeReports(o->out, r);
         printFailures(ctx, r);
         size_t failures = report::batchFailures(r).size();
+        // A program without projection (every kernel has one) fails the run too:
+        // the reports hold it as a warning of its benchmark.
+        std::vector<ProgramFailure> programs = programFailures(r);
+        for (const auto &p : programs)
+          ctx.err << fmt::format("skelcast: benchmark '{}', the program on {} failed:\n{}\n", p.benchmark,
+                                 p.gpu, p.message);
         std::string gpus;
         for (size_t g = 0; g < r.gpus.size(); ++g)
           gpus += (g ? ", " : "") + r.gpus[g].name;
         ctx.out << fmt::format("skelcast batch: {} benchmarks, {} kernels on {}: {} projections, {} "
-                               "failed\n",
+                               "failed{}\n",
                                r.benchmarks.size(), report::kernelCount(r), gpus,
-                               report::projectionCount(r), failures);
+                               report::projectionCount(r), failures,
+                               programs.empty() ? "" : fmt::format("; {} program{} without projection",
+                                                                   programs.size(),
+                                                                   programs.size() == 1 ? "" : "s"));
+        failures += programs.size();
         for (const auto &f : files)
           ctx.out << "wrote " << f << '\n';
         std::vector<std::string> warnings;

@@ -91,7 +91,9 @@ void addSuiteOptions(CLI::App *cmd, SuiteCommandOptions &o, const std::string &h
       ->capture_default_str();
   cmd->add_option("--without", o.without, "Switch off a term of the skelcast model (repeatable)")
       ->check(CLI::IsMember(model::modernTermNames()));
-  cmd->add_option("-j,--jobs", o.jobs, "Projections run in parallel (default: all cores)")
+  cmd->add_option("-j,--jobs", o.jobs,
+                  "Threads: inputs (C files through Clang) are read and projections run in parallel "
+                  "(default: all cores)")
       ->check(integerWithin(1, kMaxJobs));
   cmd->add_option("--top", o.top, "Layouts kept per kernel and GPU in the reports")
       ->capture_default_str()

@@ -9,10 +9,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <sstream>
-#include <thread>
+#include <system_error>
+
+#include <pthread.h>
 
 namespace skelcast::cli {
 namespace {
@@ -47,6 +51,34 @@ report::KernelGpuResult project(const Job &j, const SuiteRunOptions &o) {
   return r;
 }
 
+/// A thread with an 8 MiB stack, what the main thread has by default: Clang's
+/// parser and the skeletonizer's walks recurse over a C file's nesting, and a
+/// std::thread gets only 2 MiB from glibc when `ulimit -s` is unlimited.
+class WorkerThread {
+public:
+  explicit WorkerThread(std::function<void()> fn)
+      : fn_(std::make_unique<std::function<void()>>(std::move(fn))) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, size_t{8} << 20);
+    int rc = pthread_create(&thread_, &attr, &WorkerThread::start, fn_.get());
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+      throw std::system_error(rc, std::generic_category(), "cannot start a thread");
+  }
+  WorkerThread(const WorkerThread &) = delete;
+  WorkerThread &operator=(const WorkerThread &) = delete;
+  ~WorkerThread() { pthread_join(thread_, nullptr); }
+
+private:
+  static void *start(void *fn) {
+    (*static_cast<std::function<void()> *>(fn))();
+    return nullptr;
+  }
+  std::unique_ptr<std::function<void()>> fn_;
+  pthread_t thread_{};
+};
+
 /// Run fn(i) for i in [0, n) on `jobs` threads: a shared counter hands out the
 /// indices; fn writes only its own slot, so results do not depend on `jobs`.
 template <class Fn> void parallelFor(size_t n, unsigned jobs, Fn fn) {
@@ -56,12 +88,11 @@ template <class Fn> void parallelFor(size_t n, unsigned jobs, Fn fn) {
       fn(i);
   };
   size_t threads = std::max<size_t>(1, std::min<size_t>(jobs, n));
-  std::vector<std::thread> pool;
+  std::vector<std::unique_ptr<WorkerThread>> pool;
   for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
+    pool.push_back(std::make_unique<WorkerThread>(worker));
   worker();
-  for (auto &t : pool)
-    t.join();
+  pool.clear(); // joins
 }
 
 /// The whole program of one benchmark on one GPU (docs/model.md section 9):
@@ -83,6 +114,47 @@ std::optional<model::ProgramProjection> program(const skeleton::SkeletonFile &fi
   return model::projectProgram(file, kps, o.gpus[g], o.enumerate, o.model, po);
 }
 
+/// The start of a failed program's warning (programFailures finds it by this).
+std::string programFailureText(const std::string &benchmark, const std::string &gpu) {
+  return fmt::format("no program projection of '{}' on {}: ", benchmark, gpu);
+}
+
+/// Read input `spec` (a C file through the skeletonizer) into `br`, its kernels'
+/// analyses into `infos` and the skeleton into `file`; a failure goes into
+/// br.error, nothing throws. Runs on any thread: everything it touches is its
+/// own (the frontend keeps no state between files; see docs/performance.md).
+void readInput(const BenchmarkSpec &spec, size_t gpus, report::BenchmarkResult &br,
+               std::vector<layout::KernelInfo> &infos, skeleton::SkeletonFile &file) {
+  br.name = spec.name;
+  br.input = spec.input;
+  br.cpuMs = spec.cpuMs;
+  br.error = spec.error;
+  if (!br.error.empty())
+    return;
+  std::ostringstream diagnostics;
+  try {
+    LoadedInput in = loadSkeleton(spec.input, spec.options, diagnostics);
+    for (const auto &w : in.warnings)
+      br.warnings.push_back(w.str());
+    if (in.file.kernels.empty())
+      throw InputError({spec.input, 0, 0}, "no parallel_for kernel in this file");
+    infos = model::analyzeProgram(in.file);
+    for (size_t k = 0; k < in.file.kernels.size(); ++k)
+      br.kernels.push_back({in.file.kernelName(k), std::vector<report::KernelGpuResult>(gpus)});
+    file = std::move(in.file);
+  } catch (const InputError &e) {
+    br.error = diagnostics.str() + e.what();
+  } catch (const std::bad_alloc &) {
+    br.error = diagnostics.str() + fmt::format("{}: error: out of memory", spec.input);
+  } catch (const std::exception &e) {
+    br.error = diagnostics.str() + fmt::format("{}: error: internal error: {}", spec.input, e.what());
+  }
+  if (!br.error.empty()) {
+    br.kernels.clear();
+    infos.clear();
+  }
+}
+
 } // namespace
 
 report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
@@ -95,127 +167,134 @@ report::BatchReport runSuite(const Suite &suite, const SuiteRunOptions &o) {
     rep.gpus.push_back({hw.name, hw.description, hw.contentHash, hw.clockGHz, hw.overrides,
                         {hw.memBandwidthGBps, hw.peakSpGflops, hw.peakDpGflops}});
 
-  // This thread reads the inputs, in order (the frontend is not asked to be
-  // thread-safe), and publishes each input's jobs as soon as it is read; the
-  // other threads project them meanwhile (the Clang parse of one C file
-  // overlaps the projection of the files before it), and this thread joins
-  // them once every input is read. Deques: their elements stay in place as
-  // they grow, so a job and its result slot are used outside the lock.
-  std::vector<std::vector<layout::KernelInfo>> infos(suite.benchmarks.size());
-  std::vector<skeleton::SkeletonFile> files(suite.benchmarks.size());
+  // Every thread takes work from one queue: a published projection job first
+  // (so that memory holds few read inputs and progress moves), else the next
+  // input to read (its Clang parse, the bulk of a C suite's time, runs beside
+  // the other threads' parses and projections), and stops when nothing is left
+  // to read, nothing is being read and every job is taken. Each input and job
+  // writes only its own slot (rep.benchmarks[b], results[i]), so the report is
+  // the same bytes whatever the number of threads and the order they finish
+  // in. Deques: their elements stay in place as they grow, so a job and its
+  // result slot are used outside the lock.
+  const size_t nb = suite.benchmarks.size(), ng = o.gpus.size();
+  std::vector<std::vector<layout::KernelInfo>> infos(nb);
+  std::vector<skeleton::SkeletonFile> files(nb);
+  rep.benchmarks.resize(nb); // written under the lock: workers read it to report progress
   std::deque<Job> jobs;
   std::deque<report::KernelGpuResult> results;
   std::mutex mutex;
-  std::condition_variable published;
-  size_t next = 0;
-  bool allRead = false;
+  std::condition_variable changed;
+  size_t nextJob = 0, nextInput = 0, reading = 0;
   // Progress by input: an input is finished when its last job is; the total is
   // the suite's inputs, known before any is read.
-  std::vector<size_t> pending(suite.benchmarks.size(), 0);
-  rep.benchmarks.reserve(suite.benchmarks.size());
+  std::vector<size_t> pending(nb, 0);
   size_t inputsDone = 0;
   auto finished = [&](size_t b) { // with `mutex` held
     ++inputsDone;
     if (!o.progress)
       return;
     const report::BenchmarkResult &br = rep.benchmarks[b];
-    o.progress({inputsDone, suite.benchmarks.size(), br.name, br.input, br.kernels.size(), o.gpus.size(),
-                !br.error.empty()});
+    o.progress({inputsDone, nb, br.name, br.input, br.kernels.size(), ng, !br.error.empty()});
   };
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
-      published.wait(lock, [&] { return next < jobs.size() || allRead; });
-      if (next == jobs.size())
-        return; // every input read, every job taken
-      size_t i = next++;
-      const Job &job = jobs[i];
-      report::KernelGpuResult &result = results[i];
-      lock.unlock();
-      result = project(job, o);
-      lock.lock();
-      if (--pending[job.benchmark] == 0)
-        finished(job.benchmark);
-    }
-  };
-  // At most one thread per (benchmark, GPU): the jobs are not known before the inputs are read.
-  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, suite.benchmarks.size() * o.gpus.size()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-
-  for (size_t b = 0; b < suite.benchmarks.size(); ++b) {
-    const BenchmarkSpec &spec = suite.benchmarks[b];
-    report::BenchmarkResult br;
-    br.name = spec.name;
-    br.input = spec.input;
-    br.cpuMs = spec.cpuMs;
-    br.error = spec.error;
-    if (br.error.empty()) {
-      std::ostringstream diagnostics;
-      try {
-        LoadedInput in = loadSkeleton(spec.input, spec.options, diagnostics);
-        for (const auto &w : in.warnings)
-          br.warnings.push_back(w.str());
-        if (in.file.kernels.empty())
-          throw InputError({spec.input, 0, 0}, "no parallel_for kernel in this file");
-        infos[b] = model::analyzeProgram(in.file);
-        for (size_t k = 0; k < in.file.kernels.size(); ++k)
-          br.kernels.push_back({in.file.kernelName(k), std::vector<report::KernelGpuResult>(o.gpus.size())});
-        files[b] = std::move(in.file);
-      } catch (const InputError &e) {
-        br.error = diagnostics.str() + e.what();
-        br.kernels.clear();
-        infos[b].clear();
-      } catch (const std::exception &e) {
-        br.error = diagnostics.str() + fmt::format("{}: error: internal error: {}", spec.input, e.what());
-        br.kernels.clear();
-        infos[b].clear();
+      changed.wait(lock, [&] { return nextJob < jobs.size() || nextInput < nb || reading == 0; });
+      if (nextJob < jobs.size()) {
+        size_t i = nextJob++;
+        const Job &job = jobs[i];
+        report::KernelGpuResult &result = results[i];
+        lock.unlock();
+        result = project(job, o);
+        lock.lock();
+        if (--pending[job.benchmark] == 0)
+          finished(job.benchmark);
+        continue;
       }
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      // rep.benchmarks grows under the lock: workers read it to report progress.
-      rep.benchmarks.push_back(std::move(br));
+      if (nextInput == nb)
+        return; // every input read, every job taken (the wait saw reading == 0)
+      size_t b = nextInput++;
+      ++reading;
+      lock.unlock();
+      report::BenchmarkResult br;
+      readInput(suite.benchmarks[b], ng, br, infos[b], files[b]);
+      lock.lock();
+      --reading;
+      rep.benchmarks[b] = std::move(br);
       for (size_t k = 0; k < infos[b].size(); ++k)
-        for (size_t g = 0; g < o.gpus.size(); ++g) {
+        for (size_t g = 0; g < ng; ++g) {
           jobs.push_back({b, k, g, &infos[b][k]});
           results.emplace_back();
         }
-      pending[b] = infos[b].size() * o.gpus.size();
+      pending[b] = infos[b].size() * ng;
       if (pending[b] == 0) // failed to read (or nothing to project): finished already
         finished(b);
+      changed.notify_all(); // new jobs, or the last read done: waiting threads may go on or stop
     }
-    published.notify_all();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    allRead = true;
-  }
-  published.notify_all();
+  };
+  size_t threads = std::max<size_t>(1, std::min<size_t>(o.jobs, nb * ng));
+  std::vector<std::unique_ptr<WorkerThread>> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.push_back(std::make_unique<WorkerThread>(worker));
   worker();
-  for (auto &t : pool)
-    t.join();
+  pool.clear(); // joins
 
   for (size_t i = 0; i < jobs.size(); ++i)
     rep.benchmarks[jobs[i].benchmark].kernels[jobs[i].kernel].gpus[jobs[i].gpu] = std::move(results[i]);
 
   // Then each benchmark's program on each GPU, in parallel (fusion projects
-  // more kernels, so it is worth the threads too).
-  size_t ng = o.gpus.size();
+  // more kernels, so it is worth the threads too). A program that fails where
+  // every kernel has a projection (a spec without `host_link`, a repeat the
+  // model refuses) is a warning at the error's position, in slot order so that
+  // the warnings do not depend on the threads.
+  std::vector<std::optional<Warning>> programErrors(nb * ng);
   for (auto &b : rep.benchmarks)
     b.programs.assign(b.error.empty() ? ng : 0, std::nullopt);
-  parallelFor(rep.benchmarks.size() * ng, o.jobs, [&](size_t i) {
+  parallelFor(nb * ng, o.jobs, [&](size_t i) {
     report::BenchmarkResult &b = rep.benchmarks[i / ng];
+    size_t g = i % ng;
     if (!b.error.empty())
       return;
+    auto fail = [&](SourceLoc loc, const std::string &why) {
+      programErrors[i] = Warning{std::move(loc), programFailureText(b.name, o.gpus[g].name) + why};
+    };
     try {
-      b.programs[i % ng] = program(files[i / ng], b, i % ng, o);
-    } catch (const std::exception &) {
-      b.programs[i % ng] = std::nullopt; // its kernels' errors are reported already
+      b.programs[g] = program(files[i / ng], b, g, o); // nullopt: a kernel failed, reported already
+    } catch (const InputError &e) {
+      fail(e.loc(), e.message());
+    } catch (const std::bad_alloc &) {
+      fail({b.input, 0, 0}, "out of memory");
+    } catch (const std::exception &e) {
+      fail({b.input, 0, 0}, fmt::format("internal error: {}", e.what()));
     }
   });
+  for (size_t i = 0; i < programErrors.size(); ++i)
+    if (programErrors[i])
+      rep.benchmarks[i / ng].warnings.push_back(programErrors[i]->str());
   return rep;
+}
+
+std::vector<ProgramFailure> programFailures(const report::BatchReport &r) {
+  std::vector<ProgramFailure> out;
+  for (const auto &b : r.benchmarks) {
+    if (!b.error.empty())
+      continue;
+    for (size_t g = 0; g < r.gpus.size() && g < b.programs.size(); ++g) {
+      if (b.programs[g])
+        continue;
+      bool kernelsOk = true;
+      for (const auto &k : b.kernels)
+        kernelsOk = kernelsOk && g < k.gpus.size() && k.gpus[g].ok();
+      if (!kernelsOk)
+        continue; // the kernel's failure is reported (report::batchFailures)
+      std::string key = programFailureText(b.name, r.gpus[g].name), message;
+      for (const auto &w : b.warnings)
+        if (w.find(key) != std::string::npos)
+          message = w;
+      out.push_back({b.name, r.gpus[g].name, message.empty() ? key + "no reason recorded" : message});
+    }
+  }
+  return out;
 }
 
 } // namespace skelcast::cli

@@ -107,6 +107,83 @@ TEST_F(BatchTest, OutputDoesNotDependOnTheNumberOfThreads) {
   }
 }
 
+#ifdef SKELCAST_HAVE_FRONTEND
+// C inputs are parsed on the -j threads (issue 20, item 9): several C files
+// (one that Clang refuses, one with no portable nest, one with warnings) beside
+// a .skel, read in whatever order the threads take them, must give the same
+// bytes in every report, and the same stdout and stderr, at -j 1 and -j 4.
+TEST_F(BatchTest, CInputsParsedInParallelGiveTheSameBytesAtEveryJ) {
+  fs::create_directories(dir_ / "suite");
+  for (const char *f : {"matmul.c", "hotspot.c", "stencil2d.c", "lu.c", "transpose.c", "reduction.c",
+                        "unsupported.c", "triangular.c"})
+    fs::copy_file(fs::path(kSrc) / "examples" / f, dir_ / "suite" / f);
+  fs::copy_file(kIspinex, dir_ / "suite" / "ispinex_real.skel");
+  spit(dir_ / "suite" / "broken.c", "void f(int n, float *x) { for (int i = 0; i < n; i++) x[i] = ; }\n");
+  std::vector<CliRun> runs;
+  for (const char *j : {"1", "4"})
+    runs.push_back(run({"batch", path("suite"), "--hw", "h100,a100", "--out", path(std::string("j") + j), "-j",
+                        j, "-q"}));
+  // broken.c does not compile; hotspot.c needs --extent row=... col=...
+  EXPECT_EQ(runs[0].rc, 1) << runs[0].out << runs[0].err;
+  EXPECT_EQ(runs[1].rc, runs[0].rc);
+  auto sameButDir = [&](std::string text, const char *j) {
+    for (size_t at; (at = text.find(path(std::string("j") + j))) != std::string::npos;)
+      text.replace(at, path(std::string("j") + j).size(), "OUT");
+    return text;
+  };
+  EXPECT_EQ(sameButDir(runs[0].out, "1"), sameButDir(runs[1].out, "4"));
+  EXPECT_EQ(runs[0].err, runs[1].err);
+  auto j = nlohmann::json::parse(slurp(dir_ / "j1" / "report.json"));
+  ASSERT_EQ(j["benchmarks"].size(), 10u);
+  size_t failed = 0, projected = 0;
+  for (const auto &b : j["benchmarks"])
+    (b["error"].is_null() ? projected : failed) += 1;
+  EXPECT_EQ(failed, 2u) << "broken.c and hotspot.c";
+  EXPECT_EQ(projected, 8u);
+  for (const char *f : {"report.md", "report.html", "report.json", "report.csv"}) {
+    std::string a = slurp(dir_ / "j1" / f), b = slurp(dir_ / "j4" / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_TRUE(a == b) << f << " differs between -j 1 and -j 4";
+  }
+}
+#endif
+
+// A program that cannot be projected where every kernel has a projection (here
+// a spec without `host_link`, which the transfers need) was dropped without a
+// word: the report had no program and no reason, and batch exited 0. It is a
+// warning at the error's position in every report, a message on stderr, and
+// exit code 1.
+TEST_F(BatchTest, AProgramThatFailsIsReportedAndFailsTheRun) {
+  auto spec = nlohmann::json::parse(slurp(fs::path(kSrc) / "hwspecs" / "h100.json"));
+  spec.erase("host_link");
+  spec["name"] = "nolink";
+  spit(dir_ / "nolink.json", spec.dump(2));
+  std::string suite = manifest(bench("matmul", kMatmul, ", \"cpu_ms\": 230"));
+  CliRun r = run({"batch", suite, "--hw", "h100," + path("nolink.json"), "--out", path("out"), "-q"});
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 projections, 0 failed; 1 program without projection"), std::string::npos) << r.out;
+  std::string want = path("nolink.json") +
+                     ": warning: no program projection of 'matmul' on nolink: field 'host_link': missing";
+  EXPECT_NE(r.err.find("benchmark 'matmul', the program on nolink failed:\n" + want), std::string::npos)
+      << "expected on stderr: " << want << "\ngot: " << r.err;
+  auto j = nlohmann::json::parse(slurp(dir_ / "out" / "report.json"));
+  const auto &b = j["benchmarks"][0];
+  ASSERT_EQ(b["warnings"].size(), 1u) << b["warnings"];
+  EXPECT_EQ(b["warnings"][0].get<std::string>().rfind(want, 0), 0u) << b["warnings"][0];
+  EXPECT_FALSE(b["gpus"][0]["program"].is_null()) << "h100 has its host link";
+  EXPECT_TRUE(b["gpus"][1]["program"].is_null());
+  EXPECT_NE(slurp(dir_ / "out" / "report.md").find(want), std::string::npos);
+
+  skelcast::cli::SuiteRunOptions o;
+  o.gpus.push_back(skelcast::hw::loadHwSpec(path("nolink.json")));
+  auto failures = skelcast::cli::programFailures(
+      skelcast::cli::runSuite(skelcast::cli::loadSuite(suite), o));
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].benchmark, "matmul");
+  EXPECT_EQ(failures[0].gpu, "nolink");
+  EXPECT_EQ(failures[0].message.rfind(want, 0), 0u) << failures[0].message;
+}
+
 // Two runs writing into the same --out (issue 17, item 1): a user saw report.md
 // and report.html of one run beside report.json and report.csv of the other,
 // both exiting 0. Whatever the interleaving, the four files must be one run's:
