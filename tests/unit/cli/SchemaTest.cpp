@@ -186,6 +186,24 @@ TEST(Schema, ProjectIndexedRepeatAndOneKernel) {
 
 #endif
 
+TEST(Schema, ProjectOnSeveralGpus) {
+  expectValid({"project", kSrc + "/skeletons/matmul.skel", "--hw", "h100,a100,v100", "--top", "2",
+               "--cpu-ms", "10", "--format", "json"},
+              "project-gpus.schema.json");
+  expectValid({"project", kSrc + "/skeletons/hotspot.skel", "--hw", "h100,a100", "--format", "json"},
+              "project-gpus.schema.json");
+}
+
+TEST(Schema, ProjectSweeps) {
+  // with and without a CPU time (break-even 'between' or 'unknown'), one and two GPUs, --set
+  expectValid({"project", kSrc + "/skeletons/matmul.skel", "--sweep", "N=64..2048:log", "--cpu-ms", "20",
+               "--format", "json"},
+              "project-sweep.schema.json");
+  expectValid({"project", kSrc + "/skeletons/hotspot.skel", "--sweep", "ROWS=256,512,1024", "--hw",
+               "h100,v100", "--set", "mem_bandwidth_gbps=4000", "--format", "json"},
+              "project-sweep.schema.json");
+}
+
 TEST(Schema, ExplainOneAndSeveralGpus) {
   expectValid({"explain", kSrc + "/skeletons/matmul.skel", "--layout", "block=i:16,j:16 stage=k:16 cache=A,B",
                "--format", "json"},
@@ -311,7 +329,8 @@ TEST(Schema, EverySchemaFileIsTested) {
   // docs/schema/README.md lists each schema; each must be used above
   std::set<std::string> tested{"hw-list.schema.json", "hw-show.schema.json",
                                "validate-kernels.schema.json", "validate-programs.schema.json",
-                               "project.schema.json", "explain.schema.json", "skeletonize.schema.json",
+                               "project.schema.json", "project-gpus.schema.json",
+                               "project-sweep.schema.json", "explain.schema.json", "skeletonize.schema.json",
                                "batch.schema.json", "check.schema.json"};
   for (const auto &e : std::filesystem::directory_iterator(kSrc + "/docs/schema"))
     if (e.path().extension() == ".json")
