@@ -1,6 +1,7 @@
 // `skelcast check SUITE --baseline FILE.json`: the suite's projected times and
 // speedups against a committed baseline, for CI.
 #include "SuiteCommand.h"
+#include "SuiteRunner.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/report/Check.h"
 #include "skelcast/skeleton/Parser.h"
@@ -95,8 +96,14 @@ void registerCheck(CLI::App &app, Context &ctx) {
           for (const auto &f : writeReports(o->out, run)) // stdout is the JSON or CSV alone
             (o->format == "text" ? ctx.out : ctx.err) << "wrote " << f << '\n';
         lock.reset();
+        // A program without projection (every kernel has one) fails the check,
+        // as it fails batch: the reports hold it as a warning of its benchmark.
+        std::vector<ProgramFailure> programs = programFailures(run);
+        for (const auto &p : programs)
+          ctx.err << fmt::format("skelcast: benchmark '{}', the program on {} failed:\n{}\n", p.benchmark,
+                                 p.gpu, p.message);
         if (o->update) {
-          if (!report::batchFailures(run).empty()) {
+          if (!report::batchFailures(run).empty() || !programs.empty()) {
             printFailures(ctx, run);
             ctx.err << fmt::format("skelcast: the baseline {} is left as it was: fix the failures "
                                    "first\n",
@@ -127,7 +134,7 @@ void registerCheck(CLI::App &app, Context &ctx) {
           warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());
         if (ctx.diag.failOnWarnings(warnings, ctx.err))
           return InputFailure;
-        return c.failed() ? InputFailure : Success;
+        return c.failed() || !programs.empty() ? InputFailure : Success;
       });
     };
   });

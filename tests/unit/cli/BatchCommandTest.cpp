@@ -184,6 +184,33 @@ TEST_F(BatchTest, AProgramThatFailsIsReportedAndFailsTheRun) {
   EXPECT_EQ(failures[0].message.rfind(want, 0), 0u) << failures[0].message;
 }
 
+// The same failure fails `check` too, and keeps --update-baseline from writing
+// a baseline without the program.
+TEST_F(BatchTest, AProgramThatFailsFailsTheCheckAndTheBaselineUpdate) {
+  auto spec = nlohmann::json::parse(slurp(fs::path(kSrc) / "hwspecs" / "h100.json"));
+  spec.erase("host_link");
+  spec["name"] = "nolink";
+  spit(dir_ / "nolink.json", spec.dump(2));
+  std::string suite = manifest(bench("matmul", kMatmul, ", \"cpu_ms\": 230"));
+  std::string base = path("base.json");
+  CliRun good = run({"check", suite, "--baseline", base, "--update-baseline", "--hw", "h100"});
+  ASSERT_EQ(good.rc, 0) << good.out << good.err;
+  std::string before = slurp(base);
+  std::string want = path("nolink.json") +
+                     ": warning: no program projection of 'matmul' on nolink: field 'host_link': missing";
+  CliRun update = run({"check", suite, "--baseline", base, "--update-baseline", "--hw",
+                       "h100," + path("nolink.json")});
+  EXPECT_EQ(update.rc, 1) << update.out << update.err;
+  EXPECT_NE(update.err.find("benchmark 'matmul', the program on nolink failed:\n" + want), std::string::npos)
+      << "expected on stderr: " << want << "\ngot: " << update.err;
+  EXPECT_NE(update.err.find("is left as it was"), std::string::npos) << update.err;
+  EXPECT_EQ(slurp(base), before) << "the baseline must not change";
+  // a baseline of h100 only, checked on h100 and nolink: the program's failure fails the check
+  CliRun check = run({"check", suite, "--baseline", base, "--hw", "h100," + path("nolink.json")});
+  EXPECT_EQ(check.rc, 1) << check.out << check.err;
+  EXPECT_NE(check.err.find("the program on nolink failed"), std::string::npos) << check.err;
+}
+
 // Two runs writing into the same --out (issue 17, item 1): a user saw report.md
 // and report.html of one run beside report.json and report.csv of the other,
 // both exiting 0. Whatever the interleaving, the four files must be one run's:
