@@ -167,6 +167,18 @@ private:
     return 0;
   }
 
+  /// A binary operator of a skeleton expression on two values (0 for a
+  /// division or remainder by 0).
+  static double applyBinary(char op, double a, double b) {
+    switch (op) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return a * b;
+    case '/': return b != 0 ? a / b : 0;
+    default: return b != 0 ? std::fmod(a, b) : 0;
+    }
+  }
+
   double meanValue(const Expr &e) const {
     switch (e.kind) {
     case Expr::Kind::IntLit: return static_cast<double>(e.value);
@@ -184,13 +196,7 @@ private:
     case Expr::Kind::Neg: return -meanValue(e.args[0]);
     case Expr::Kind::Binary: {
       double a = meanValue(e.args[0]), b = meanValue(e.args[1]);
-      switch (e.op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return b != 0 ? a / b : 0;
-      default: return b != 0 ? std::fmod(a, b) : 0;
-      }
+      return applyBinary(e.op, a, b);
     }
     case Expr::Kind::Access: return 0;
     }
@@ -213,13 +219,7 @@ private:
     case Expr::Kind::Binary: {
       double a = extremeValue(e.args[0], last);
       double b = extremeValue(e.args[1], e.op == '-' ? !last : last);
-      switch (e.op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return b != 0 ? a / b : 0;
-      default: return b != 0 ? std::fmod(a, b) : 0;
-      }
+      return applyBinary(e.op, a, b);
     }
     default: return meanValue(e);
     }
