@@ -7,6 +7,7 @@
 #include "PointerOrigins.h"
 #include "TUContext.h"
 
+#include <clang/AST/Attr.h>
 #include <clang/AST/ParentMapContext.h>
 
 #include <fmt/format.h>
@@ -196,7 +197,7 @@ public:
   std::string dependence(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
                          const clang::ForStmt *L, bool trusted) {
     if (trusted)
-      return {};
+      return raceUnderDirective(na, scan, plan, L, scan.headers.at(L).var);
     const clang::VarDecl *v = scan.headers.at(L).var;
     std::string r = scalarDependence(na, scan, L, v);
     if (!r.empty())
@@ -216,16 +217,121 @@ public:
     return it == islNotes_.end() ? std::string() : it->second;
   }
 
+  std::string trustedAgainst(const clang::ForStmt *L) const {
+    auto it = trustedAgainst_.find(L);
+    return it == trustedAgainst_.end() ? std::string() : it->second;
+  }
+
 private:
   std::optional<std::pair<PolyView, PolyResult>> poly_; ///< isl's answer for this nest
   std::map<const clang::ForStmt *, std::string> islNotes_; ///< how isl found a loop parallel
+  /// trusted loops with a dependence between some of their iterations: which
+  std::map<const clang::ForStmt *, std::string> trustedAgainst_;
 
-  /// The arrays: isl decides, exactly over the symbolic sizes
-  /// (docs/dependence.md); where it cannot (a subscript that is not affine
-  /// matters, isl's budget), the pairwise test below, its refusal naming isl's
-  /// reason too.
-  std::string arrayVerdict(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
-                           const clang::ForStmt *L, const clang::VarDecl *v) {
+  /// A loop an OpenMP directive declares parallel is trusted where skelcast
+  /// cannot decide (subscripts that are not affine, indirect stores, pointers
+  /// of unknown origin: the pragma is the programmer's word), but not against
+  /// a dependence that is certain: a data race in the OpenMP code is refused
+  /// with its reason, never ported (docs/skeletonizer.md, "OpenMP directives").
+  /// Certain means: a scalar the threads share (no data-sharing clause, not a
+  /// local of an enclosing `parallel` region) whose value flows from one
+  /// iteration to the next or out of the loop, or an array dependence isl
+  /// finds exact (no subscript that is not affine) on an array no clause
+  /// privatizes or reduces.
+  std::string raceUnderDirective(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                                 const clang::ForStmt *L, const clang::VarDecl *v) {
+    const std::string dir =
+        plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
+                 : std::string("the OpenMP directive");
+    std::set<const clang::VarDecl *> checked;
+    for (const ScalarWrite &w : scan.scalarWrites) {
+      if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var) ||
+          plan.ompPrivate.count(w.var) || plan.ompReductions.count(w.var))
+        continue;
+      auto ld = scan.localDecls.find(w.var);
+      if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
+        continue;
+      if (scan.headers.count(w.loop) && scan.headers.at(w.loop).var == w.var)
+        continue; // an inner loop's index: written first in every iteration
+      checked.insert(w.var);
+      if (w.var->isStaticLocal() || w.var->hasGlobalStorage()) {
+        if (w.var->getTLSKind() != clang::VarDecl::TLS_None ||
+            w.var->hasAttr<clang::OMPThreadPrivateDeclAttr>())
+          continue;
+      }
+      std::string name = w.var->getName().str();
+      if (ExposureScan(w.var).stmt(L->getBody()) == Exposure::Exposed)
+        return fmt::format("{} declares the iterations independent, but they share '{}' (no "
+                           "private or reduction clause) and carry its value from one to the "
+                           "next: a data race in the OpenMP code",
+                           dir, name);
+      if (!w.var->hasGlobalStorage() && liveAfter(tu_.ast, L, w.var) &&
+          !sameConstantFlag(scan, L, w.var))
+        return fmt::format("{} declares the iterations independent, but they share '{}', whose "
+                           "last value is used after the loop (OpenMP needs 'lastprivate'): a "
+                           "data race in the OpenMP code",
+                           dir, name);
+    }
+    std::string islWhy;
+    const PolyLoopResult *lr = islLoop(na, scan, L, islWhy);
+    if (!lr)
+      return {};
+    auto owned = [&](const std::string &array) {
+      for (const clang::VarDecl *p : plan.ompPrivate)
+        if (p->getName() == array)
+          return true;
+      for (const clang::VarDecl *p : plan.ompReductions)
+        if (p->getName() == array)
+          return true;
+      return false;
+    };
+    for (const PolyDependence &d : lr->carried) {
+      if (d.approximate || d.privatized || owned(d.array))
+        continue;
+      if (!d.reduction && !d.uniform && d.kind != DepKind::Output) {
+        // a value read between some iterations only: the values may make it
+        // harmless (Floyd-Warshall's row k at step k), which the programmer
+        // knows and isl cannot; trusted, and said. Two iterations writing
+        // one element leave it to whichever runs last: never trusted.
+        trustedAgainst_[L] = d.describe();
+        continue;
+      }
+      if (d.reduction)
+        return fmt::format("{} declares the iterations independent, but they update '{}' as a "
+                           "reduction without a 'reduction' clause: a data race in the OpenMP "
+                           "code",
+                           dir, d.array);
+      return fmt::format("{} declares the iterations independent, but they are not: {}: a data "
+                         "race in the OpenMP code",
+                         dir, d.describe());
+    }
+    return {};
+  }
+
+  /// Every write of `var` in L stores one and the same constant (`stop =
+  /// true;` in Rodinia's bfs): whichever iteration writes last, the value
+  /// after the loop is the same, so the shared flag is no race in effect
+  /// (a GPU port writes it from any thread).
+  bool sameConstantFlag(const NestScan &scan, const clang::ForStmt *L,
+                        const clang::VarDecl *var) const {
+    std::optional<llvm::APSInt> value;
+    for (const ScalarWrite &o : scan.scalarWrites) {
+      if (o.var != var || !scan.inside(o.loop, L))
+        continue;
+      if (o.reductionForm || !o.value)
+        return false;
+      auto c = o.value->IgnoreParenImpCasts()->getIntegerConstantExpr(tu_.ast);
+      if (!c || (value && llvm::APSInt::compareValues(*c, *value) != 0))
+        return false;
+      value = c;
+    }
+    return value.has_value();
+  }
+
+  /// isl's answer for loop L (nullptr when isl has none; `islWhy` then says
+  /// why where it failed), the nest analysed once.
+  const PolyLoopResult *islLoop(NestAnalysis &na, const NestScan &scan, const clang::ForStmt *L,
+                                std::string &islWhy) {
     if (!poly_) {
       const clang::ForStmt *root = L;
       while (scan.parent.at(root))
@@ -239,13 +345,24 @@ private:
       poly_.emplace(std::move(view), std::move(result));
     }
     const auto &[view, result] = *poly_;
-    std::string islWhy = result.ok ? std::string() : result.error;
+    islWhy = result.ok ? std::string() : result.error;
     auto id = view.loopIds.find(L);
-    const PolyLoopResult *lr = nullptr;
     if (result.ok && id != view.loopIds.end())
       for (const PolyLoopResult &x : result.loops)
         if (x.loop == id->second)
-          lr = &x;
+          return &x;
+    return nullptr;
+  }
+
+  /// The arrays: isl decides, exactly over the symbolic sizes
+  /// (docs/dependence.md); where it cannot (a subscript that is not affine
+  /// matters, isl's budget), the pairwise test below, its refusal naming isl's
+  /// reason too.
+  std::string arrayVerdict(NestAnalysis &na, const NestScan &scan, const NestPlan &plan,
+                           const clang::ForStmt *L, const clang::VarDecl *v) {
+    std::string islWhy;
+    const PolyLoopResult *lr = islLoop(na, scan, L, islWhy);
+    const PolyView &view = poly_->first;
     if (lr) {
       switch (lr->verdict) {
       case LoopVerdict::Parallel:
@@ -607,5 +724,9 @@ std::string NestDependences::loop(const clang::ForStmt *L, bool trusted) {
 }
 
 std::string NestDependences::how(const clang::ForStmt *L) const { return state_->test.how(L); }
+
+std::string NestDependences::trustedAgainst(const clang::ForStmt *L) const {
+  return state_->test.trustedAgainst(L);
+}
 
 } // namespace skelcast::frontend

@@ -35,6 +35,10 @@ public:
   /// How `L` was found independent, when isl decided ("isl: no dependence
   /// carried"); empty otherwise.
   std::string how(const clang::ForStmt *L) const;
+  /// For a loop an OpenMP directive vouches for: the dependence isl finds
+  /// between some of its iterations that the directive was trusted against
+  /// (empty when none).
+  std::string trustedAgainst(const clang::ForStmt *L) const;
 
 private:
   struct State;

@@ -47,10 +47,18 @@ struct NestPlan {
   std::vector<const clang::ForStmt *> parallel;      ///< the loop space, outermost first
   const clang::OMPLoopDirective *omp = nullptr;
   std::set<const clang::VarDecl *> ompReductions;
+  /// Variables each OpenMP thread owns: the directive's (and enclosing
+  /// directives') private, firstprivate, lastprivate and linear clauses, and
+  /// variables declared inside an enclosing `parallel` region.
+  std::set<const clang::VarDecl *> ompPrivate;
   std::map<const clang::VarDecl *, LoopInfo> loops;  ///< every loop of the nest
   std::map<const clang::VarDecl *, ArrayShape> shapes;
   std::vector<const clang::Stmt *> body;             ///< statements of the kernel body, in order
   std::string why;                                   ///< how independence was established
+  /// a dependence between some iterations that the OpenMP directive was
+  /// trusted against (Dependence.h), and the loop that carries it
+  std::string trustedAgainst;
+  const clang::ForStmt *trustedLoop = nullptr;
   /// copies of a loop-space loop written in place (LoopOrder.h), and what was reordered
   std::vector<const clang::ForStmt *> inPlace;
   std::string reordered;

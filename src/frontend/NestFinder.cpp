@@ -9,6 +9,8 @@
 #include "NestScan.h"
 #include "Shapes.h"
 
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/OpenMPKinds.h>
 
 #include <fmt/format.h>
@@ -51,6 +53,7 @@ public:
           for (const clang::Expr *e : c->varlists())
             if (auto *v = refVar(e))
               plan.ompReductions.insert(v);
+        ompPrivateVars(d, plan);
       }
     scanNest(tu_, callees_, outer, scan);
     for (const auto &[f, h] : scan.headers) {
@@ -76,6 +79,8 @@ public:
     if (!constantBounds(na, scan.headers.at(outer), why))
       throw Unsupported{outer->getBeginLoc(), why};
     plan.parallel.push_back(outer);
+    if (std::string d = deps.trustedAgainst(outer); !d.empty())
+      plan.trustedAgainst = d, plan.trustedLoop = outer;
     plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
                         : deps.how(outer).empty() ? "the dependence test"
                                                   : "the dependence test (" + deps.how(outer) + ")";
@@ -91,8 +96,13 @@ public:
       if (!constantBounds(na, scan.headers.at(inner), w))
         break;
       bool trust = trusted >= plan.parallel.size() + 1;
-      if (!trust && !deps.loop(inner, false).empty())
+      if (std::string r = deps.loop(inner, trust); !r.empty()) {
+        if (trust) // a race under the directive's collapse: the nest is not ported
+          throw Unsupported{inner->getBeginLoc(), r};
         break;
+      }
+      if (std::string d = deps.trustedAgainst(inner); !d.empty() && plan.trustedAgainst.empty())
+        plan.trustedAgainst = d, plan.trustedLoop = inner;
       for (const clang::Stmt *s : prefix)
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
@@ -129,6 +139,54 @@ public:
   }
 
 private:
+  /// The variables OpenMP makes private to a thread around the directive `d`
+  /// (its data-sharing clauses and those of the directives enclosing it, and
+  /// the locals declared inside an enclosing `parallel` region): the race
+  /// check under a trusted directive (Dependence.cpp) leaves them alone.
+  void ompPrivateVars(const clang::OMPExecutableDirective *d, NestPlan &plan) {
+    auto clauses = [&](const clang::OMPExecutableDirective *x) {
+      auto add = [&](const auto *c) {
+        for (const clang::Expr *e : c->varlists())
+          if (auto *v = refVar(e))
+            plan.ompPrivate.insert(v);
+      };
+      for (const auto *c : x->getClausesOfKind<clang::OMPPrivateClause>())
+        add(c);
+      for (const auto *c : x->getClausesOfKind<clang::OMPFirstprivateClause>())
+        add(c);
+      for (const auto *c : x->getClausesOfKind<clang::OMPLastprivateClause>())
+        add(c);
+      for (const auto *c : x->getClausesOfKind<clang::OMPLinearClause>())
+        add(c);
+      for (const auto *c : x->getClausesOfKind<clang::OMPReductionClause>())
+        add(c);
+    };
+    clauses(d);
+    clang::DynTypedNode node = clang::DynTypedNode::create(*d);
+    for (int depth = 0; depth < 64; ++depth) {
+      auto parents = tu_.ast.getParents(node);
+      if (parents.empty() || parents[0].get<clang::FunctionDecl>())
+        break;
+      node = parents[0];
+      if (auto *x = node.get<clang::OMPExecutableDirective>()) {
+        clauses(x);
+        if (clang::isOpenMPParallelDirective(x->getDirectiveKind()) && x->hasAssociatedStmt()) {
+          // locals declared in the region (outside `d`): one per thread
+          struct Decls : clang::RecursiveASTVisitor<Decls> {
+            std::set<const clang::VarDecl *> *out;
+            bool VisitVarDecl(clang::VarDecl *v) {
+              if (v->isLocalVarDecl())
+                out->insert(v);
+              return true;
+            }
+          } decls;
+          decls.out = &plan.ompPrivate;
+          decls.TraverseStmt(const_cast<clang::Stmt *>(x->getAssociatedStmt()));
+        }
+      }
+    }
+  }
+
   /// Bounds that make a loop-space dimension: known constants, or affine
   /// forms in the index of the indexed repeat around the nest (`k + 1:N`).
   bool constantBounds(NestAnalysis &na, const LoopHeader &h, std::string &why) {
@@ -602,6 +660,13 @@ private:
       if (count_ > 0)
         name += fmt::format("_{}", count_);
       skeleton::Kernel k = buildKernel(na, name, nestWarnings);
+      if (!plan.trustedAgainst.empty())
+        nestWarnings.push_back(tu_.warning(
+            plan.trustedLoop->getBeginLoc(),
+            fmt::format("ported as parallel on the word of its OpenMP directive, though isl finds "
+                        "a dependence between some of its iterations ({}); a port is right only "
+                        "if the values make it harmless",
+                        plan.trustedAgainst)));
       if (!seq_.empty() && seq_.back().indexed() && mentions(root, seq_.back().var)) {
         seq_.back().used = true;
         k.comments.leading.push_back(fmt::format("// launched once per iteration of '{}' ({}:{})",
@@ -694,6 +759,14 @@ private:
         } else {
           host_.noteHost(f); // a loop of host code, header and all
         }
+      }
+      if (out_.kernels.size() > kernels && llvm::isa<clang::OMPLoopDirective>(root)) {
+        // the user's parallel loop became a sequential one around kernels:
+        // say why (a race the directive hides, most often)
+        out_.warnings.push_back(tu_.warning(
+            at, fmt::format("the OpenMP loop is not the parallel one: {}; the loops inside it "
+                            "are ported, launched once per iteration",
+                            reason)));
       }
       if (out_.kernels.size() == kernels) {
         out_.warnings.resize(warns);

@@ -517,6 +517,19 @@ void Analyzer::findCarried(std::vector<PolyLoopResult> &loops) {
         dep.approximate = approximate;
         dep.reduction = !ax.reductionOp.empty() && ax.reductionOp == ay.reductionOp;
         dep.example = example(carried.get(), x.stmt, y.stmt);
+        // uniform: one distance along the carrying loop (for given parameters),
+        // lexmin = lexmax of { o_depth - i_depth }
+        if (!approximate) {
+          std::string d = std::to_string(depth);
+          Set dist = own<Set>(isl_set_apply(
+              isl_map_wrap(isl_map_copy(carried.get())),
+              readMap(params_ + "{ [" + tuple(x.stmt, "i") + " -> " + tuple(y.stmt, "o") + "] -> [o" +
+                      d + " - i" + d + "] }")
+                  .release()));
+          Set lo = own<Set>(isl_set_lexmin(isl_set_copy(dist.get())));
+          Set hi = own<Set>(isl_set_lexmax(dist.release()));
+          dep.uniform = truth(isl_set_is_equal(lo.get(), hi.get()));
+        }
         loops[cx[depth]].carried.push_back(std::move(dep));
       }
     }

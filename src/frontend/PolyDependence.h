@@ -161,6 +161,10 @@ struct PolyDependence {
   bool approximate = false;  ///< needs a subscript that is not affine: may not be real
   bool reduction = false;    ///< between updates of one reduction
   bool privatized = false;   ///< on an array privatized for this loop
+  /// one distance along the carrying loop for every pair (`a[i+1]` against
+  /// `a[i]`), not a dependence between some iterations only (Floyd-Warshall's
+  /// `path[i][k]` read where j = k writes it)
+  bool uniform = false;
   /// One instance pair, "i=0, j=1 -> i=1, j=0 (n=2)": the source's loop
   /// indices, the sink's, and the parameters.
   std::string example;

@@ -325,7 +325,7 @@ void f(float a[N][N], float b[N][N], float *c, float *d, float *e, float *r) {
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++) {
         b[i][j] = a[i][j] + c[j] + d[j] + e[j];
-        r[j] = b[i][j];
+        r[i] = b[i][j];
       }
     b[0][0] = 1.0f;
     g(c + 1);
