@@ -17,7 +17,7 @@ suite=${1:?usage: tools/suite_coverage.sh polybench DIR [SKELCAST]}
 dir=${2:?usage: tools/suite_coverage.sh polybench DIR [SKELCAST]}
 bin=$(realpath "${3:-$(dirname "$0")/../build/skelcast}")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-sized= files=0 ok=0 kernels=0 kkernels=0 omp=0 refused=0 crashes=0 isfiles=0 isomp=0 isported=0
+sized='' files=0 ok=0 kernels=0 kkernels=0 omp=0 refused=0 crashes=0 isfiles=0 isomp=0 isported=0
 # an OpenMP loop: `#pragma omp for` or `parallel for`, spaces or tabs between the words
 # (lavaMD writes `#pragma omp<TAB>parallel for`); a pragma commented out is not one
 omp_for='^[[:space:]]*#[[:space:]]*pragma[[:space:]]+omp[[:space:]]+(parallel[[:space:]]+)?for'
