@@ -58,6 +58,45 @@ private:
 
 constexpr int kMaxDepth = 16; // calls followed through parameters of parameters
 
+/// The values a function stores into each of its pointer variables: the
+/// initialiser and every plain assignment; a pointer changed otherwise
+/// (`p += 4`, `p++`, `&p`) is marked as such.
+class PointerStores : public clang::RecursiveASTVisitor<PointerStores> {
+public:
+  std::map<const clang::VarDecl *, std::vector<const clang::Expr *>> values;
+  std::set<const clang::VarDecl *> otherwise;
+
+  bool VisitVarDecl(clang::VarDecl *v) {
+    if (v->getType()->isPointerType() && v->getInit())
+      values[v].push_back(v->getInit());
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *b) {
+    if (const clang::VarDecl *v = refVar(b->getLHS()); v && v->getType()->isPointerType()) {
+      if (b->getOpcode() == clang::BO_Assign)
+        values[v].push_back(b->getRHS());
+      else if (b->isCompoundAssignmentOp())
+        otherwise.insert(v);
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (const clang::VarDecl *v = refVar(u->getSubExpr()); v && v->getType()->isPointerType())
+      if (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf)
+        otherwise.insert(v);
+    return true;
+  }
+};
+
+/// The function a variable belongs to, through the captured regions of
+/// OpenMP directives.
+const clang::FunctionDecl *owningFunction(const clang::VarDecl *v) {
+  for (const clang::DeclContext *dc = v->getDeclContext(); dc; dc = dc->getParent())
+    if (auto *fd = llvm::dyn_cast<clang::FunctionDecl>(dc))
+      return fd;
+  return nullptr;
+}
+
 } // namespace
 
 void CallValues::index() {
@@ -100,7 +139,7 @@ CallValues::Resolved CallValues::resolve(const clang::Expr *e, const clang::Func
   }
   // A variable: a parameter of the caller (follow its callers), or a local
   // set once by its initialiser.
-  auto variable = [&](const clang::VarDecl *v) -> Resolved {
+  auto fromFile = [&](const clang::VarDecl *v) -> Resolved {
     Resolved out;
     if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(v)) {
       if (writtenIn(pv, caller)) {
@@ -128,6 +167,19 @@ CallValues::Resolved CallValues::resolve(const clang::Expr *e, const clang::Func
     if (v->getType().isConstQualified() && v->getInit())
       return resolve(v->getInit(), caller, depth + 1);
     out.why = fmt::format("'{}', a global variable that may change", v->getName().str());
+    return out;
+  };
+  // One whose value the file does not make known (read at run time: cfd's
+  // `copy<float>(old, vars, nelr*NVAR)` in 'main') takes the value that
+  // '--extent NAME=VALUE' gives it.
+  auto variable = [&](const clang::VarDecl *v) -> Resolved {
+    Resolved out = fromFile(v);
+    std::string name = v->getName().str();
+    if (!out.value && tu_.scalarOption(name)) {
+      tu_.usedExtents.insert(name);
+      out.value = tu_.scalarOption(name);
+      out.why.clear();
+    }
     return out;
   };
   if (auto *v = refVar(s))
@@ -234,6 +286,129 @@ std::optional<ArgValue> CallValues::valueOf(const clang::ParmVarDecl *p) {
   else
     out.form = Expr::lit(out.value);
   return out;
+}
+
+std::optional<int64_t> CallValues::allocatedElements(const clang::VarDecl *v, std::string &why) {
+  clang::QualType pointee = v->getType()->getPointeeType();
+  if (pointee.isNull() || pointee->isIncompleteType()) {
+    why = fmt::format("'{}' is not a pointer to a complete type", v->getName().str());
+    return std::nullopt;
+  }
+  const int64_t elem = tu_.ast.getTypeSizeInChars(pointee).getQuantity();
+  index();
+  std::map<const clang::FunctionDecl *, PointerStores> stores;
+  auto storesOf = [&](const clang::FunctionDecl *fn) -> PointerStores & {
+    auto it = stores.find(fn);
+    if (it == stores.end()) {
+      it = stores.emplace(fn, PointerStores()).first;
+      it->second.TraverseStmt(fn->getBody());
+    }
+    return it->second;
+  };
+  constexpr size_t kMaxVars = 64; // pointers followed, at most
+  std::set<const clang::VarDecl *> seen{v};
+  std::vector<const clang::VarDecl *> work{v};
+  std::optional<int64_t> elements;
+  const clang::Expr *first = nullptr;
+  // one value the pointer may hold, in `fn`: another pointer (followed) or an allocation
+  auto value = [&](const clang::Expr *e, const clang::FunctionDecl *fn) -> bool {
+    const clang::Expr *s = e->IgnoreParenCasts();
+    if (const clang::VarDecl *w = refVar(s)) {
+      clang::QualType wp = w->getType()->getPointeeType();
+      if (wp.isNull() || wp->isIncompleteType() ||
+          tu_.ast.getTypeSizeInChars(wp).getQuantity() != elem) {
+        why = fmt::format("'{}' ({}) does not point to elements of '{}'", w->getName().str(),
+                          tu_.position(e->getBeginLoc()).str(), v->getName().str());
+        return false;
+      }
+      if (seen.insert(w).second)
+        work.push_back(w);
+      return true;
+    }
+    auto *call = llvm::dyn_cast<clang::CallExpr>(s);
+    const clang::FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+    std::string name = callee ? callee->getNameAsString() : "";
+    std::optional<int64_t> bytes;
+    std::string inner;
+    if (name == "malloc" && call->getNumArgs() == 1) {
+      Resolved b = resolve(call->getArg(0), fn, 0);
+      bytes = b.value;
+      inner = b.why;
+    } else if (name == "calloc" && call->getNumArgs() == 2) {
+      Resolved n = resolve(call->getArg(0), fn, 0), sz = resolve(call->getArg(1), fn, 0);
+      if (n.value && sz.value)
+        bytes = *n.value * *sz.value;
+      inner = !n.value ? n.why : sz.why;
+    } else {
+      why = fmt::format("'{}' ({}) is not an allocation nor a pointer variable",
+                        tu_.sourceText(s->getSourceRange()), tu_.position(e->getBeginLoc()).str());
+      return false;
+    }
+    if (!bytes) {
+      why = fmt::format("the size of the allocation at {} is not known: {}",
+                        tu_.position(e->getBeginLoc()).str(), inner);
+      return false;
+    }
+    if (*bytes <= 0 || *bytes % elem != 0) {
+      why = fmt::format("the allocation at {} ({} bytes) is not a whole number of elements",
+                        tu_.position(e->getBeginLoc()).str(), *bytes);
+      return false;
+    }
+    if (elements && *elements != *bytes / elem) {
+      why = fmt::format("it may point to allocations of {} ({}) and {} ({}) elements", *elements,
+                        tu_.position(first->getBeginLoc()).str(), *bytes / elem,
+                        tu_.position(e->getBeginLoc()).str());
+      return false;
+    }
+    elements = *bytes / elem;
+    first = first ? first : e;
+    return true;
+  };
+  while (!work.empty()) {
+    if (seen.size() > kMaxVars) {
+      why = fmt::format("it is copied through more than {} pointers", kMaxVars);
+      return std::nullopt;
+    }
+    const clang::VarDecl *w = work.back();
+    work.pop_back();
+    const clang::FunctionDecl *fn = owningFunction(w);
+    if (!fn || !w->hasLocalStorage() || !fn->getBody()) {
+      why = fmt::format("'{}' is a global pointer", w->getName().str());
+      return std::nullopt;
+    }
+    PointerStores &ps = storesOf(fn);
+    if (ps.otherwise.count(w)) {
+      why = fmt::format("'{}' is moved or has its address taken in '{}'", w->getName().str(),
+                        fn->getNameAsString());
+      return std::nullopt;
+    }
+    for (const clang::Expr *e : ps.values[w])
+      if (!value(e, fn))
+        return std::nullopt;
+    if (auto *pv = llvm::dyn_cast<clang::ParmVarDecl>(w)) {
+      const clang::FunctionDecl *canon = fn->getCanonicalDecl();
+      auto c = calls_.find(canon);
+      if (escaped_.count(canon) || c == calls_.end() || c->second.empty()) {
+        why = fmt::format("'{}' is called through a pointer, from another file, or not at all",
+                          fn->getNameAsString());
+        return std::nullopt;
+      }
+      unsigned index = pv->getFunctionScopeIndex();
+      for (const Call &call : c->second) {
+        if (index >= call.call->getNumArgs()) {
+          why = fmt::format("the call of '{}' at {} has no argument for '{}'",
+                            fn->getNameAsString(),
+                            tu_.position(call.call->getBeginLoc()).str(), pv->getName().str());
+          return std::nullopt;
+        }
+        if (!value(call.call->getArg(index), call.caller))
+          return std::nullopt;
+      }
+    }
+  }
+  if (!elements)
+    why = fmt::format("no allocation of '{}' in this file", v->getName().str());
+  return elements;
 }
 
 std::string CallValues::whyUnknown(const clang::ParmVarDecl *p) {

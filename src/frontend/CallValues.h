@@ -41,6 +41,16 @@ public:
   /// (naming the expression and its position), calls that disagree.
   std::string whyUnknown(const clang::ParmVarDecl *p);
 
+  /// The elements of the memory the pointer `v` points to, when every value
+  /// it can hold in the file is a `malloc`/`calloc` of the same known size:
+  /// followed through the calls that pass it (hotspot's `result`, allocated
+  /// in `main` and passed down two calls) and through the locals it is copied
+  /// and swapped with (`r = t; t = tmp;`), the size evaluated in the
+  /// allocating function with the values the file or `--extent` gives. nullopt
+  /// when any value is not such an allocation (`p + 4`, a global, a call from
+  /// another file) or the sizes differ; `why` then says which.
+  std::optional<int64_t> allocatedElements(const clang::VarDecl *v, std::string &why);
+
 private:
   struct Call {
     const clang::CallExpr *call = nullptr;

@@ -76,9 +76,11 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
     k.dims.push_back(dim);
   }
   const clang::Stmt *root = plan_.parallel.front();
-  k.comments.leading.push_back(
-      fmt::format("// from {}:{}, function '{}'", tu_.fileName, tu_.line(root->getBeginLoc()),
-                  na_.facts.fn->getNameAsString()));
+  std::string fnName; // with its template arguments for an instantiation: 'copy<float>'
+  llvm::raw_string_ostream fnOs(fnName);
+  na_.facts.fn->getNameForDiagnostic(fnOs, tu_.ast.getPrintingPolicy(), false);
+  k.comments.leading.push_back(fmt::format("// from {}:{}, function '{}'", tu_.fileName,
+                                           tu_.line(root->getBeginLoc()), fnOs.str()));
   k.comments.leading.push_back(
       fmt::format("// iterations independent: {}", plan_.why));
   if (!plan_.reordered.empty())

@@ -718,6 +718,13 @@ private:
             "the nest at line {} uses its index '{}', and it cannot launch that nest once per "
             "iteration: {}",
             tu_.line(at), seq_.back().var->getName().str(), seq_.back().whyNotIndexed));
+      } else if (ompNotes_ && ompNotes_->depth == seq_.size() &&
+                 llvm::isa<clang::OMPLoopDirective>(root)) {
+        // an OpenMP loop in a loop that cannot be a sequential loop of
+        // launches (heartwall's `for (public.frame_no = 0; ...)`): that
+        // loop's warning names it and its reason
+        ompNotes_->notes.push_back(
+            fmt::format("the OpenMP loop at line {} inside it: {}", tu_.line(at), reason));
       } else if (!seq_.empty() && llvm::isa<clang::OMPLoopDirective>(root) &&
                  mentions(root, seq_.back().var)) {
         // an OpenMP loop launched once per iteration, but refused for its own
@@ -751,7 +758,12 @@ private:
           seq_.pop_back();
           enclosing_.pop_back();
         } else {
+          OmpNotes notes{seq_.size(), {}};
+          OmpNotes *saved = ompNotes_;
+          ompNotes_ = &notes;
           walk(f->getBody());
+          ompNotes_ = saved;
+          me.refusedUses = std::move(notes.notes);
         }
         if (out_.kernels.size() > kernels) {
           host_.flushHost(); // the body's host code after its last kernel
@@ -784,6 +796,13 @@ private:
   CalleeChecker callees_;
   std::vector<const clang::VarDecl *> enclosing_;
   std::vector<SequentialLoop> seq_; ///< the sequential loops around the walk, outermost first
+  /// The reasons of the OpenMP loops refused inside a refused loop whose
+  /// header is not one of a sequential loop (`depth`: seq_'s size there).
+  struct OmpNotes {
+    size_t depth = 0;
+    std::vector<std::string> notes;
+  };
+  OmpNotes *ompNotes_ = nullptr; ///< the innermost such loop's, if any
   int count_ = 0;
   HostProgram host_;
 };

@@ -124,9 +124,29 @@ private:
     return tu_.macroForValue(value);
   }
 
+  /// The elements of one step of the first dimension: the product of the
+  /// other extents (1 for a vector); kUnknownInner when one is not known.
+  static constexpr int64_t kUnknownInner = 0;
+  static int64_t innerElements(const std::vector<int64_t> &values) {
+    int64_t p = 1;
+    for (size_t d = 1; d < values.size(); ++d)
+      p = values[d] > 0 ? p * values[d] : kUnknownInner;
+    return p;
+  }
+
+  /// The elements of `v`: from the allocation the function sets it to once,
+  /// else from the allocations it may point to in the whole file (a pointer
+  /// parameter: those its callers pass, CallValues::allocatedElements).
+  std::optional<int64_t> allocatedElements(NestAnalysis &na, const clang::VarDecl *v,
+                                           std::string &why) {
+    if (auto n = localAllocation(na, v))
+      return n;
+    return tu_.callValues.allocatedElements(v, why);
+  }
+
   /// The elements of `v` when the function sets it once, from `malloc(BYTES)`
   /// or `calloc(N, SIZE)` (through casts) with a size of known values.
-  std::optional<int64_t> allocatedElements(NestAnalysis &na, const clang::VarDecl *v) {
+  std::optional<int64_t> localAllocation(NestAnalysis &na, const clang::VarDecl *v) {
     const clang::Expr *value = v->getInit();
     int sets = value ? 1 : 0;
     std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *st) {
@@ -363,6 +383,7 @@ private:
     // the first extent, if unknown: from the loop bound of a plain subscript,
     // else from the range of the subscripts
     if (values[0] == 0) {
+      std::string allocWhy; // why the allocations it may point to give no extent
       std::optional<int64_t> plain, maxHi, maxHiUnguarded;
       std::optional<Expr> plainExpr;
       bool unknown = false;
@@ -420,15 +441,22 @@ private:
       } else if (maxHi && !unknown) {
         values[0] = *maxHi + 1;
         exprs[0] = namedValue(na, scan, values[0]);
-      } else if (auto n = allocatedElements(na, v);
-                 n && isPtr && !s.pointerRows && values.size() == 1) {
-        // an indirect subscript (`mask[edges[e]]`): the allocation's size
-        values[0] = *n;
+      } else if (auto n = isPtr && !s.pointerRows ? allocatedElements(na, v, allocWhy)
+                                                  : std::nullopt;
+                 n && innerElements(values) != kUnknownInner) {
+        // an indirect or non-affine subscript (`mask[edges[e]]`, hotspot's
+        // `result[r*col + c]` over chunks): the allocation's size, over the
+        // extents of the dimensions its strides split off, rounded up to
+        // cover it (nw's blocks of 16 rows of 2049 in 2049 rows)
+        int64_t inner = innerElements(values);
+        values[0] = (*n + inner - 1) / inner;
         exprs[0] = namedValue(na, scan, values[0]);
-        s.origin = fmt::format("// '{}' is a pointer: extent from its allocation", name);
+        s.origin = fmt::format("// '{}' is a pointer: extent from its allocation{}", name,
+                               *n % inner ? fmt::format(" of {} elements, rounded up", *n) : "");
       } else {
-        return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N{})", name,
-                           name, values.size() > 1 ? ",..." : "");
+        return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N{}){}", name,
+                           name, values.size() > 1 ? ",..." : "",
+                           allocWhy.empty() ? "" : "; its allocation: " + allocWhy);
       }
       if (values[0] <= 0)
         return fmt::format("the extent of '{}' is unknown (give it with --extent {}=N)", name,

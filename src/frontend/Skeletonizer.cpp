@@ -4,6 +4,7 @@
 // nests of each function and assemble one SkeletonFile.
 #include "skelcast/frontend/Skeletonizer.h"
 
+#include "ClangNodes.h"
 #include "FileAssembler.h"
 #include "NestAst.h"
 #include "NestFinder.h"
@@ -475,6 +476,8 @@ bool hasLoop(const clang::Stmt *s) {
   if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
       llvm::isa<clang::DoStmt>(s))
     return true;
+  if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s))
+    return hasLoop(directiveBody(d)); // an OpenMP loop's children hide its 'for'
   for (const clang::Stmt *c : s->children())
     if (hasLoop(c))
       return true;
@@ -483,8 +486,10 @@ bool hasLoop(const clang::Stmt *s) {
 
 /// The functions with a body in the main file, in source order: at the top
 /// level, in `extern "C"` blocks, namespaces and classes (C-style C++).
-/// Templates are skipped with a warning when they hold loops: their bodies
-/// have no types until instantiated.
+/// A function template is analysed through the instantiations the file makes
+/// of it (cfd's `copy<float>(dst, src, n)`: its body with `T` = `float`), each
+/// named by its template arguments; one never instantiated is skipped with a
+/// warning when it holds loops, its body having no types.
 std::vector<const clang::FunctionDecl *> functionsOf(TUContext &tu, const clang::DeclContext *dc,
                                                      std::vector<Warning> &warnings) {
   std::vector<const clang::FunctionDecl *> out;
@@ -493,11 +498,19 @@ std::vector<const clang::FunctionDecl *> functionsOf(TUContext &tu, const clang:
       continue;
     if (auto *ft = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) {
       const clang::FunctionDecl *fd = ft->getTemplatedDecl();
-      if (fd->doesThisDeclarationHaveABody() && hasLoop(fd->getBody()))
+      if (!fd->doesThisDeclarationHaveABody() || !hasLoop(fd->getBody()))
+        continue;
+      size_t before = out.size();
+      for (const clang::FunctionDecl *spec : ft->specializations())
+        if (spec->hasBody() && spec->getTemplateSpecializationKind() ==
+                                   clang::TSK_ImplicitInstantiation)
+          out.push_back(spec);
+      if (out.size() == before)
         warnings.push_back(tu.warning(
             fd->getLocation(),
-            fmt::format("function template '{}' skipped: templates are not analysed (write the "
-                        "loop in a plain function to project it)",
+            fmt::format("function template '{}' skipped: the file never instantiates it, and a "
+                        "template's body has no types until it is (write the loop in a plain "
+                        "function, or call the template, to project it)",
                         fd->getNameAsString())));
       continue;
     }
@@ -686,6 +699,12 @@ const std::vector<std::string> kGccLeniency = {
     "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
     "-Wno-error=incompatible-function-pointer-types", "-Wno-error=return-type"};
 
+/// C++98 code as GCC takes it: a macro right after a string literal
+/// (`"node (" fNID ")"` written without the spaces, mummergpu's `XPRINTF`) is a
+/// warning, expanded as the macro it is, not C++11's error of an unknown
+/// literal suffix.
+const std::vector<std::string> kGccCxxLeniency = {"-Wno-error=reserved-user-defined-literal"};
+
 SkeletonizeResult run(const std::string &path, const std::string *code,
                       const SkeletonizeOptions &opts, std::ostream &diagnostics,
                       const AstCallback *callback = nullptr) {
@@ -725,6 +744,8 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
     cmd.insert(cmd.end(), ours.begin(), ours.end());
     if (!isCxxFile(path))
       cmd.insert(cmd.end(), kGccLeniency.begin(), kGccLeniency.end());
+    else
+      cmd.insert(cmd.end(), kGccCxxLeniency.begin(), kGccCxxLeniency.end());
     cmd.insert(cmd.end(), opts.clangArgs.begin(), opts.clangArgs.end());
     cmd.push_back(path);
   }

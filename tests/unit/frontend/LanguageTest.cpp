@@ -65,3 +65,64 @@ float k;
   EXPECT_TRUE(has(o.diag, "warning: type specifier missing, defaults to 'int'")) << o.diag;
   EXPECT_TRUE(has(o.diag, "warning: call to undeclared function 'report'")) << o.diag;
 }
+
+TEST(Language, AFunctionTemplateIsAnalysedThroughItsInstantiations) {
+  // a generic copy under 'omp parallel for', called with explicit and deduced
+  // template arguments: each instantiation is a kernel named by its arguments;
+  // a template the file never calls is skipped with a warning, its loop named
+  Out o = run(R"(
+#define NV 5
+#define NEL 4096
+float va[NEL * NV], vb[NEL * NV];
+double da[NEL], db[NEL];
+template <typename T>
+void dup(T *to, const T *from, int n)
+{
+#pragma omp parallel for default(shared) schedule(static)
+  for (int i = 0; i < n; i++)
+    to[i] = from[i];
+}
+template <typename T> void unused(T *a, int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) a[i] = 0;
+}
+int main() {
+  dup<float>(vb, va, NEL * NV);
+  dup(db, da, NEL);
+  return 0;
+}
+)",
+              "t.cpp");
+  ASSERT_TRUE(o.ok) << o.diag << o.error;
+  EXPECT_TRUE(has(o.text, "// from t.cpp:10, function 'dup<float>'")) << o.text;
+  EXPECT_TRUE(has(o.text, "// from t.cpp:10, function 'dup<double>'")) << o.text;
+  EXPECT_TRUE(has(o.text, "(NEL*NV) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "(NEL) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "float to[NEL*NV]")) << o.text;
+  EXPECT_TRUE(has(o.text, "double to_2[NEL]")) << o.text;
+  EXPECT_TRUE(has(o.warnings, "t.cpp:13:28: warning: function template 'unused' skipped: the "
+                              "file never instantiates it"))
+      << o.warnings;
+}
+
+TEST(Language, CxxStringLiteralFollowedByAMacroIsAWarningAsInGcc) {
+  // C++98 code: a format macro written right after a string literal, without
+  // a space; C++11 reads it as an unknown literal suffix, an error in Clang, a
+  // warning in GCC that expands the macro
+  Out o = run(R"(
+#include <stdio.h>
+#define FMT_ID "%d"
+#define N 2048
+float a[N], b[N];
+void step(float k) {
+  printf("step ("FMT_ID")\n", 1);
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    a[i] = k * b[i];
+}
+)",
+              "t.cpp");
+  ASSERT_TRUE(o.ok) << o.diag << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for step(N) : i {")) << o.text;
+  EXPECT_TRUE(has(o.diag, "warning: invalid suffix on literal")) << o.diag;
+}

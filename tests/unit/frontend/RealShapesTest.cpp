@@ -332,3 +332,67 @@ int main(void) { static float a[N], b[N]; shift(a, b); return 0; }
   EXPECT_FALSE(o.ok) << o.text;
   EXPECT_TRUE(has(o.error, "cannot port this loop")) << o.error;
 }
+
+// A time-stepped stencil whose grids are allocated in main, at sizes read at
+// run time, passed down two calls and swapped between steps: the blocked
+// subscripts give no extent, the allocations do (every pointer the kernel's
+// parameter may hold is a calloc of rows*cols).
+TEST(RealShapes, APointerParameterTakesTheExtentOfItsCallersAllocations) {
+  const char *code = R"(
+#include <stdlib.h>
+#define BS 16
+void step(float *out, float *in, int rows, int cols) {
+  int nb = rows * cols / (BS * BS), per_row = cols / BS;
+#pragma omp parallel for
+  for (int b = 0; b < nb; b++) {
+    int r0 = BS * (b / per_row), c0 = BS * (b % per_row);
+    for (int r = r0; r < r0 + BS; r++)
+      for (int c = c0; c < c0 + BS; c++)
+        out[r * cols + c] = 0.5f * in[r * cols + c];
+  }
+}
+void run(float *result, float *grid, int rows, int cols, int steps) {
+  float *o = result, *i = grid;
+  for (int s = 0; s < steps; s++) {
+    step(o, i, rows, cols);
+    float *t = i;
+    i = o;
+    o = t;
+  }
+}
+int main(int argc, char **argv) {
+  int rows = atoi(argv[1]), cols = atoi(argv[2]);
+  float *a = (float *)calloc(rows * cols, sizeof(float));
+  float *b;
+  b = (float *)malloc(sizeof(float) * rows * cols);
+  run(a, b, rows, cols, 10);
+  return 0;
+}
+)";
+  SkeletonizeOptions opts;
+  opts.extents["rows"] = {512};
+  opts.extents["cols"] = {256};
+  Out o = run(code, opts);
+  ASSERT_TRUE(o.ok) << o.error << o.warnings;
+  EXPECT_TRUE(has(o.text, "// from t.c:7, function 'step'")) << o.text;
+  EXPECT_TRUE(has(o.text, "'out' is a pointer: extent from its allocation")) << o.text;
+  EXPECT_TRUE(has(o.text, "float out[512][256]")) << o.text;
+  EXPECT_TRUE(has(o.text, "float in[512][256]")) << o.text;
+  // one allocation of another size among the values: no extent, and the
+  // refusal says which two allocations differ
+  std::string other = code;
+  other.replace(other.find("sizeof(float) * rows * cols"), 27, "sizeof(float) * rows");
+  Out d = run(other, opts);
+  EXPECT_FALSE(d.ok);
+  EXPECT_TRUE(has(d.diag, "the extent of 'out' is unknown")) << d.diag;
+  EXPECT_TRUE(has(d.diag, "it may point to allocations of 512 (t.c:27:7) and 131072 (t.c:25:14) "
+                          "elements"))
+      << d.diag;
+  // a pointer moved by arithmetic is not followed
+  std::string moved = code;
+  moved.replace(moved.find("float *t = i;"), 13, "float *t = i + 1;");
+  Out m = run(moved, opts);
+  EXPECT_FALSE(m.ok);
+  EXPECT_TRUE(has(m.diag, "'i + 1' (t.c:18:16) is not an allocation nor a pointer variable"))
+      << m.diag;
+}

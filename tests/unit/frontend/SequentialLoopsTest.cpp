@@ -295,6 +295,28 @@ void down(float A[N][N]) {
       << w;
 }
 
+TEST(SequentialLoops, AnOpenMPLoopInALoopOfNoCanonicalHeaderKeepsItsReason) {
+  // a frame loop counting in a struct field, an OpenMP loop inside bounded by
+  // another field: the frame loop's warning names the OpenMP loop and its own
+  // reason (it was dropped without a word)
+  std::string w = refused(R"(struct state { int points; int frame; } st;
+float a[1024], b[1024];
+void frames(void) {
+  for (st.frame = 0; st.frame < 10; st.frame++) {
+#pragma omp parallel for
+    for (int i = 0; i < st.points; i++)
+      a[i] = 2 * b[i];
+  }
+}
+)");
+  EXPECT_TRUE(has(w, "s.c:4:3: warning: cannot port this loop: the header of this 'for' is not "
+                     "canonical"))
+      << w;
+  EXPECT_TRUE(has(w, "; the OpenMP loop at line 6 inside it: the loop bound 'st.points' is not "
+                     "a known constant"))
+      << w;
+}
+
 TEST(SequentialLoops, TimeLoopAroundAnIndexedRepeatIsCountedOnce) {
   Out o = skel(R"(#define T 10
 #define N 256
