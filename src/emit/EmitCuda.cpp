@@ -274,6 +274,18 @@ private:
   std::string phase(const std::string &ind, const std::string &body);
   size_t taskDepth() const;
   void promote();
+  void planTile();
+  bool taskDependent(const clang::Stmt *s) const;
+  std::string loopHeader(const clang::ForStmt *f) const;
+  std::string loopIndexName(const clang::ForStmt *f) const;
+  int64_t constantTrips(size_t d) const;
+  std::string tripsText(size_t d);
+  bool needsGuard(size_t d) const;
+  std::string wholeCondition();
+  std::string chainText(const std::string &ind, size_t from, const std::string &firstHeader);
+  std::string tasksPhase(const std::string &ind, const std::vector<const clang::Stmt *> &stmts);
+  std::string interleaved(const std::string &ind, size_t from, const std::string &firstHeader);
+  clang::QualType kernelParamType(const clang::VarDecl *v, bool restrict) const;
   std::string host(const std::string &layoutText);
   std::string referenceFunction();
   std::string hostValue(const clang::VarDecl *v);
@@ -297,6 +309,16 @@ private:
   std::vector<const clang::CallExpr *> calls_;
   std::vector<const clang::FunctionDecl *> helpers_; ///< the file's functions it calls
   bool barriers_ = false, foldLoops_ = false;
+  /// How a folded layout's tasks are written (docs/emit.md, "Folding"): the
+  /// register tile (the tasks interleaved inside the innermost loop of the
+  /// streaming chain, what eq. 13 and the register estimate assume), a
+  /// loop-free body's tasks unrolled, or the loop over tasks (tileWhy_ says why).
+  enum class Tasks { Loop, Tile, Unrolled } tasks_ = Tasks::Loop;
+  std::string tileWhy_;
+  bool guardsOff_ = false; ///< writing the fast path where every task is in range
+  size_t streamAt_ = 0;                                   ///< the streaming loop in nest_.body
+  std::vector<const clang::ForStmt *> chain_;             ///< it and the perfect chain inside it
+  std::set<const clang::VarDecl *> readOnly_;             ///< arrays passed `const`
   std::vector<Tile> tiles_;
   std::set<const clang::VarDecl *> promoted_;          ///< arrays over the folded tasks
   std::vector<const clang::VarDecl *> promotedOrder_;
@@ -306,6 +328,7 @@ private:
   const clang::ForStmt *stagedFor_ = nullptr;
   int stagedLoop_ = -1;
   int64_t stageSize_ = 0;
+  std::set<const clang::VarDecl *> chainVars_;             ///< the streaming loops' indices
   std::map<std::string, const clang::ForStmt *> loopOf_;     ///< ki loop name -> C loop
   std::map<int, const clang::ForStmt *> loopByIndex_;        ///< ki loop -> C loop
 };
@@ -494,6 +517,45 @@ void Emitter::analyse() {
   }
   barriers_ = !l_.cached.empty();
   planTiles();
+  // arrays the nest only reads are passed `const T *__restrict__`: every
+  // array is its own allocation, so the compiler may keep one load of an
+  // element for all the tasks that read it (the register tile's reuse)
+  std::set<const clang::VarDecl *> passed; // to a call: its parameter's type stays
+  for (const clang::CallExpr *c : uses.calls)
+    for (const clang::Expr *arg : c->arguments()) {
+      VarUses au;
+      au.TraverseStmt(const_cast<clang::Expr *>(arg));
+      passed.insert(au.used.begin(), au.used.end());
+    }
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    bool stored = false;
+    for (const auto &x : ki_.accesses)
+      stored = stored || (x.array == arrayIndex_[a] && x.isStore);
+    if (!stored && !passed.count(arrays_[a]) && !uses.written.count(arrays_[a]))
+      readOnly_.insert(arrays_[a]);
+  }
+  if (stagedFor_) {
+    streamAt_ = static_cast<size_t>(
+        std::find(nest_.body.begin(), nest_.body.end(), stagedFor_) - nest_.body.begin());
+    std::string why;
+    chainVars_ = {frontend::parseLoopHeader(stagedFor_, ctx_, why)->var};
+  }
+  planTile();
+}
+
+/// The kernel's parameter type of an array: the C variable's, decayed, its
+/// elements `const` when the nest only reads them, and `restrict` (`cast`:
+/// without it, for the launch's cast).
+clang::QualType Emitter::kernelParamType(const clang::VarDecl *v, bool restrict) const {
+  clang::QualType t = paramType(v);
+  if (!t->isPointerType())
+    return t;
+  if (readOnly_.count(v)) {
+    clang::QualType p = t->getPointeeType();
+    clang::QualType c = ctx_.getConstType(p);
+    t = ctx_.getPointerType(c);
+  }
+  return restrict ? t.withRestrict() : t.getUnqualifiedType();
 }
 
 /// The tiles of the cached arrays (GROPHECY's cached data): the bounding box
@@ -699,6 +761,17 @@ std::string Emitter::header(const std::string &layoutText) {
   out += "// Written by 'skelcast emit' (docs/emit.md). Build: nvcc -O3 -arch=sm_90 FILE.cu;\n"
          "// run: ./a.out [--repeats N] [--warmups N] [--tolerance T] prints a measurement record.\n"
          "// Device-only without the CUDA headers: clang -x cuda --cuda-device-only -nocudainc.\n";
+  if (tasks_ == Tasks::Tile)
+    out += fmt::format("// Folding: a register tile, the thread's {} tasks run inside the streaming "
+                       "loop '{}' (docs/emit.md, \"Folding\").\n",
+                       l_.foldProduct(), loopIndexName(chain_.back()));
+  else if (tasks_ == Tasks::Unrolled)
+    out += fmt::format("// Folding: the thread's {} tasks, unrolled (the body has no loop).\n",
+                       l_.foldProduct());
+  else if (!tileWhy_.empty())
+    out += fmt::format("// Folding: a loop over the thread's {} tasks, not a register tile: {} "
+                       "(docs/emit.md, \"Folding\").\n",
+                       l_.foldProduct(), tileWhy_);
   out += "#if defined(__CUDA__) && !defined(__CUDACC__) // clang without the CUDA headers\n"
          "#include <__clang_cuda_builtin_vars.h>\n"
          "#define __global__ __attribute__((global))\n"
@@ -750,26 +823,28 @@ std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
                           tile, d, l_.block[d], kAxis[axis])
             : fmt::format("(long long)blockIdx.{} * {} + threadIdx.{}", kAxis[axis], tile,
                           kAxis[axis]);
-    std::string init = printPlain(h.init), bound = printPlain(h.bound);
+    std::string init = printPlain(h.init);
     int64_t step = h.step;
-    std::string trips =
-        h.decreasing
-            ? fmt::format("(long long)({}) - ({}){}", init, bound, h.inclusive ? " + 1" : "")
-            : fmt::format("((long long)({}) - ({}){} + {}) / {}", bound, init,
-                          h.inclusive ? " + 1" : "", step - 1, step);
     out += fmt::format("{}const long long sk_t{} = {};\n", ind, d, task);
-    out += fmt::format("{}const long long sk_n{} = {}; // trips of '{}'\n", ind, d, trips, name);
+    bool guard = needsGuard(d) && !guardsOff_;
+    if (guard)
+      out += fmt::format("{}const long long sk_n{} = {}; // trips of '{}'\n", ind, d,
+                         tripsText(d), name);
     std::string value = fmt::format("({}) {} sk_t{}{}", init, h.decreasing ? "-" : "+", d,
                                     step == 1 ? "" : fmt::format(" * {}", step));
     out += fmt::format("{}{} = {};\n", ind, typed(h.var->getType(), name), value);
-    inRange.push_back(fmt::format("sk_t{} < sk_n{}", d, d));
+    if (guard)
+      inRange.push_back(fmt::format("sk_t{} < sk_n{}", d, d));
+    else if (!guardsOff_)
+      out += fmt::format("{}// '{}': {} trips, {} whole tiles of {}: every task in range\n", ind,
+                         name, ki_.dimSize[d], ki_.dimSize[d] / tile, tile);
   }
   std::string cond;
   for (size_t i = 0; i < inRange.size(); ++i)
     cond += (i ? " && " : "") + inRange[i];
   if (barriers_)
-    out += fmt::format("{}const bool sk_active = {};\n", ind, cond);
-  else
+    out += fmt::format("{}const bool sk_active = {};\n", ind, cond.empty() ? "true" : cond);
+  else if (!cond.empty())
     out += fmt::format("{}if (!({})) {}; // outside the loop space\n", ind, cond,
                        guardContinue ? "continue" : "return");
   return out;
@@ -809,7 +884,8 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
 
 /// The staged loop: per stage, the block loads the tiles of the arrays read
 /// in it, waits, runs the stage's iterations, and waits again before the next
-/// stage overwrites the tiles.
+/// stage overwrites the tiles. In a register tile the stage's iterations run
+/// outside the thread's tasks: `for k in stage { for tasks { body } }`.
 std::string Emitter::stagedBody(const std::string &ind) {
   std::string out;
   std::string why;
@@ -824,27 +900,366 @@ std::string Emitter::stagedBody(const std::string &ind) {
   std::string in = ind + "  ";
   out += loadTiles(stagedLoop_, in);
   out += in + "__syncthreads();\n";
-  std::string compute;
-  std::string cin = in + std::string(2 * taskDepth(), ' ');
-  compute += cin + "if (sk_active) {\n";
   int64_t factor = l_.unrollFactor(stagedLoop_);
-  if (factor > 1)
-    compute += fmt::format("#pragma unroll {}\n", factor);
   bool declaredInInit = h->var->getDeclContext() && stagedFor_->getInit() &&
                         llvm::isa<clang::DeclStmt>(stagedFor_->getInit());
   std::string decl = declaredInInit ? typed(h->var->getType(), name) : name;
-  compute += fmt::format("{}  for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})\n", cin,
-                         decl, name, name, name, stageSize_ * step, name, end, name, step);
-  compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
-  compute += cin + "}\n";
-  out += phase(in, compute);
+  std::string header = fmt::format("for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})",
+                                   decl, name, name, name, stageSize_ * step, name, end, name,
+                                   step);
+  if (tasks_ == Tasks::Tile) {
+    out += interleaved(in, 0, header);
+  } else {
+    std::string compute;
+    std::string cin = in + std::string(2 * taskDepth(), ' ');
+    compute += cin + "if (sk_active) {\n";
+    if (factor > 1)
+      compute += fmt::format("#pragma unroll {}\n", factor);
+    compute += cin + "  " + header + "\n";
+    compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
+    compute += cin + "}\n";
+    out += phase(in, compute);
+  }
   out += in + "__syncthreads();\n";
   out += ind + "}\n";
   return out;
 }
 
-/// The values a task keeps from one phase of a staged kernel to the next (locals declared in the body, privates other than the staged
-/// index) become arrays indexed by the task (sk_fl).
+/// A `break` that leaves `s`'s enclosing loop (not one of a loop or switch
+/// inside it).
+bool breaksOut(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::BreakStmt>(s))
+    return true;
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+      llvm::isa<clang::DoStmt>(s) || llvm::isa<clang::SwitchStmt>(s))
+    return false;
+  for (const clang::Stmt *c : s->children())
+    if (breaksOut(c))
+      return true;
+  return false;
+}
+
+bool containsLoop(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+      llvm::isa<clang::DoStmt>(s))
+    return true;
+  for (const clang::Stmt *c : s->children())
+    if (containsLoop(c))
+      return true;
+  return false;
+}
+
+/// Whether a folded layout's tasks can be written as a register tile
+/// (docs/emit.md, "Folding"): the body is "statements before; one streaming
+/// loop (and the perfect chain of loops inside it); statements after", the
+/// loops' headers are the same for every task (no parallel index, no value a
+/// task writes), and nothing but those headers writes the loops' indices.
+/// Tasks are independent iterations of parallel loops, so running them inside
+/// the innermost loop is legal once every value they keep across it is their
+/// own (promote()). Otherwise the tasks stay a loop, and tileWhy_ says why.
+void Emitter::planTile() {
+  bool folded = false;
+  for (int64_t f : l_.fold)
+    folded = folded || f > 1;
+  if (!folded)
+    return;
+  bool anyLoop = false;
+  std::vector<size_t> fors;
+  for (size_t s = 0; s < nest_.body.size(); ++s) {
+    anyLoop = anyLoop || containsLoop(nest_.body[s]);
+    if (llvm::isa<clang::ForStmt>(nest_.body[s]))
+      fors.push_back(s);
+  }
+  if (!anyLoop && !stagedFor_) {
+    tasks_ = Tasks::Unrolled; // nothing to interleave: the tasks, unrolled
+    return;
+  }
+  auto fallback = [&](const std::string &why) {
+    tasks_ = Tasks::Loop;
+    tileWhy_ = why;
+    chain_.clear();
+  };
+  for (const clang::Stmt *st : nest_.body)
+    if (continuesOuter(st))
+      return fallback("a 'continue' of the parallel loop skips to the thread's next task");
+  if (stagedFor_) {
+    streamAt_ = static_cast<size_t>(
+        std::find(nest_.body.begin(), nest_.body.end(), stagedFor_) - nest_.body.begin());
+  } else if (fors.empty()) {
+    return fallback("no loop at the top of the nest's body for the tasks to run inside");
+  } else if (fors.size() > 1) {
+    return fallback("several loops side by side at the top of the nest's body");
+  } else {
+    streamAt_ = fors.front();
+  }
+  // the values of a task: parallel indices, the body's locals, the privates
+  std::set<const clang::VarDecl *> taskVars(privates_.begin(), privates_.end());
+  for (const auto &h : par_)
+    taskVars.insert(h.var);
+  for (const clang::Stmt *st : nest_.body)
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
+      for (const clang::Decl *d : ds->decls())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+          if (v->getType()->isArrayType())
+            return fallback(fmt::format("the local array '{}' would need a copy per task",
+                                        v->getName().str()));
+          taskVars.insert(v);
+        }
+  // a loop of the chain: its header reads no task's value nor memory; the
+  // variables it writes are the chain's own
+  auto sameForAll = [&](const clang::ForStmt *f, std::set<const clang::VarDecl *> &own) {
+    if (!f->getInit())
+      return false;
+    VarUses hu;
+    for (const clang::Stmt *p : {f->getInit(), static_cast<const clang::Stmt *>(f->getCond()),
+                                 static_cast<const clang::Stmt *>(f->getInc())})
+      if (p) {
+        if (p != f->getInit() && readsMemory(p))
+          return false;
+        hu.TraverseStmt(const_cast<clang::Stmt *>(p));
+      }
+    if (!hu.calls.empty())
+      return false;
+    std::set<const clang::VarDecl *> mine = hu.written;
+    mine.insert(hu.declaredInside.begin(), hu.declaredInside.end());
+    for (const clang::VarDecl *v : hu.used)
+      if (taskVars.count(v) && !mine.count(v) && !own.count(v))
+        return false;
+    own.insert(mine.begin(), mine.end());
+    return true;
+  };
+  std::set<const clang::VarDecl *> own;
+  const auto *stream = llvm::cast<clang::ForStmt>(nest_.body[streamAt_]);
+  if (stagedFor_) {
+    std::string why;
+    own.insert(frontend::parseLoopHeader(stagedFor_, ctx_, why)->var);
+  } else if (!sameForAll(stream, own)) {
+    return fallback("the bounds of the streaming loop differ from task to task (or read memory)");
+  }
+  chain_ = {stream};
+  for (;;) {
+    const clang::Stmt *b = chain_.back()->getBody();
+    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(b))
+      b = cs->size() == 1 ? cs->body_front() : nullptr;
+    auto *next = llvm::dyn_cast_or_null<clang::ForStmt>(b);
+    std::set<const clang::VarDecl *> with = own;
+    if (!next || !sameForAll(next, with))
+      break;
+    own = with;
+    chain_.push_back(next);
+  }
+  if (breaksOut(chain_.back()->getBody()))
+    return fallback("a 'break' leaves the streaming loop");
+  // nothing else writes the chain's indices
+  VarUses rest;
+  for (size_t s = 0; s < nest_.body.size(); ++s)
+    if (s != streamAt_)
+      rest.TraverseStmt(const_cast<clang::Stmt *>(nest_.body[s]));
+  rest.TraverseStmt(const_cast<clang::Stmt *>(chain_.back()->getBody()));
+  for (const clang::VarDecl *v : own) {
+    if (rest.written.count(v))
+      return fallback(fmt::format("'{}', an index of the streaming loop, is written in the body",
+                                  v->getName().str()));
+    if (rest.declaredInside.count(v))
+      return fallback(fmt::format("'{}', an index of the streaming loop, is declared in the body",
+                                  v->getName().str()));
+  }
+  chainVars_ = own;
+  tasks_ = Tasks::Tile;
+}
+
+/// The trip count of parallel loop `d` as a C expression of its header.
+std::string Emitter::tripsText(size_t d) {
+  const auto &h = par_[d];
+  std::string init = printPlain(h.init), bound = printPlain(h.bound);
+  return h.decreasing
+             ? fmt::format("(long long)({}) - ({}){}", init, bound, h.inclusive ? " + 1" : "")
+             : fmt::format("((long long)({}) - ({}){} + {}) / {}", bound, init,
+                           h.inclusive ? " + 1" : "", h.step - 1, h.step);
+}
+
+/// Whether the tasks of parallel dimension `d` need a guard: always, but in
+/// a register tile whose tiles cover a constant trip count exactly (then the
+/// tasks' loads of an element they share are one load, not one under each
+/// task's own condition).
+bool Emitter::needsGuard(size_t d) const {
+  if (tasks_ == Tasks::Loop)
+    return true;
+  int64_t fixed = constantTrips(d), tile = l_.block[d] * l_.fold[d];
+  return !(fixed > 0 && fixed == ki_.dimSize[d] && fixed % tile == 0);
+}
+
+/// The condition that every task of the thread is in the loop space (its
+/// last task along each guarded dimension is), or "" when none needs a guard
+/// or a trip count depends on another parallel index.
+std::string Emitter::wholeCondition() {
+  std::set<const clang::VarDecl *> parVars;
+  for (const auto &h : par_)
+    parVars.insert(h.var);
+  std::string cond;
+  size_t n = par_.size();
+  for (size_t d = 0; d < n; ++d) {
+    if (!needsGuard(d))
+      continue;
+    VarUses u;
+    u.TraverseStmt(const_cast<clang::Expr *>(par_[d].init));
+    u.TraverseStmt(const_cast<clang::Expr *>(par_[d].bound));
+    for (const clang::VarDecl *v : u.used)
+      if (parVars.count(v))
+        return "";
+    size_t axis = n - 1 - d;
+    cond += fmt::format("{}(long long)blockIdx.{} * {} + {} + threadIdx.{} < {}",
+                        cond.empty() ? "" : " && ", kAxis[axis], l_.block[d] * l_.fold[d],
+                        (l_.fold[d] - 1) * l_.block[d], kAxis[axis], tripsText(d));
+  }
+  return cond;
+}
+
+/// The trip count of parallel loop `d` when its header's values are
+/// constants, else -1.
+int64_t Emitter::constantTrips(size_t d) const {
+  const frontend::LoopHeader &h = par_[d];
+  clang::Expr::EvalResult a, b;
+  if (!h.init->EvaluateAsInt(a, ctx_) || !h.bound->EvaluateAsInt(b, ctx_) || h.step <= 0)
+    return -1;
+  int64_t init = a.Val.getInt().getExtValue(), bound = b.Val.getInt().getExtValue();
+  int64_t span = h.decreasing ? init - bound : bound - init;
+  span += h.inclusive ? 1 : 0;
+  return span <= 0 ? 0 : (span + h.step - 1) / h.step;
+}
+
+/// The index a C loop's header writes (its name), or "?".
+std::string Emitter::loopIndexName(const clang::ForStmt *f) const {
+  std::string why;
+  if (auto h = frontend::parseLoopHeader(f, ctx_, why))
+    return h->var->getName().str();
+  VarUses hu;
+  if (f->getInit())
+    hu.TraverseStmt(const_cast<clang::Stmt *>(f->getInit()));
+  for (const clang::VarDecl *v : hu.order)
+    if (hu.written.count(v) || hu.declaredInside.count(v))
+      return v->getName().str();
+  return "?";
+}
+
+/// The header of a C loop as written (`for (k = 0; k < 400; ++k)`).
+std::string Emitter::loopHeader(const clang::ForStmt *f) const {
+  auto &self = const_cast<Emitter &>(*this);
+  std::string init;
+  if (f->getInit()) {
+    init = llvm::isa<clang::DeclStmt>(f->getInit()) ? self.print(f->getInit())
+                                                      : self.print(f->getInit()) + ";";
+    while (!init.empty() && (init.back() == '\n' || init.back() == ' '))
+      init.pop_back();
+  } else {
+    init = ";";
+  }
+  std::string cond = f->getCond() ? " " + self.print(f->getCond()) : "";
+  std::string inc = f->getInc() ? " " + self.print(f->getInc()) : "";
+  return fmt::format("for ({}{};{})", init, cond, inc);
+}
+
+/// The register tile: the chain of streaming loops from chain_[from] (the
+/// first one's header given), and inside the innermost, the thread's tasks
+/// fully unrolled, each running its iteration of the body under its guard.
+std::string Emitter::interleaved(const std::string &ind, size_t from,
+                                 const std::string &firstHeader) {
+  std::string whole = wholeCondition();
+  if (whole.empty())
+    return chainText(ind, from, firstHeader);
+  // partial tiles: the guards would keep the tasks from sharing loads, so the
+  // threads whose tasks are all in range run the tile without them
+  std::string out = fmt::format("{}if ({}) {{ // every task of the thread in range\n", ind, whole);
+  guardsOff_ = true;
+  out += chainText(ind + "  ", from, firstHeader);
+  guardsOff_ = false;
+  out += ind + "} else {\n";
+  out += chainText(ind + "  ", from, firstHeader);
+  out += ind + "}\n";
+  return out;
+}
+
+std::string Emitter::chainText(const std::string &ind, size_t from,
+                               const std::string &firstHeader) {
+  std::string out;
+  std::string in = ind;
+  for (size_t c = from; c < chain_.size(); ++c) {
+    const clang::ForStmt *f = chain_[c];
+    int64_t factor = 0;
+    if (c == 0 && stagedFor_)
+      factor = l_.unrollFactor(stagedLoop_);
+    else if (auto it = unroll_.find(f); it != unroll_.end())
+      factor = it->second;
+    if (factor > 1)
+      out += fmt::format("#pragma unroll {}\n", factor);
+    out += in + (c == from && !firstHeader.empty() ? firstHeader : loopHeader(f)) +
+           (c == from ? " { // the thread's tasks run inside\n" : " {\n");
+    in += "  ";
+  }
+  const clang::Stmt *body = chain_.back()->getBody();
+  std::vector<const clang::Stmt *> stmts;
+  if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(body))
+    stmts.assign(cs->body_begin(), cs->body_end());
+  else
+    stmts.push_back(body);
+  std::string bin = in + std::string(2 * taskDepth(), ' ');
+  unsigned level = static_cast<unsigned>(bin.size() / 2);
+  std::string text;
+  if (barriers_) {
+    text += bin + "if (sk_active) {\n";
+    for (const clang::Stmt *st : stmts)
+      text += stmt(st, level + 1);
+    text += bin + "}\n";
+  } else {
+    for (const clang::Stmt *st : stmts)
+      text += stmt(st, level);
+  }
+  out += phase(in, text);
+  for (size_t c = from; c < chain_.size(); ++c) {
+    in.resize(in.size() - 2);
+    out += in + "}\n";
+  }
+  return out;
+}
+
+/// The statements of `stmts`, one phase over the thread's tasks, each
+/// statement under the task's guard (a promoted local's declaration is its
+/// task's assignment; the declaration of a streaming index is the kernel's).
+std::string Emitter::tasksPhase(const std::string &ind,
+                                const std::vector<const clang::Stmt *> &stmts) {
+  std::string in = ind + std::string(2 * taskDepth(), ' ');
+  unsigned level = static_cast<unsigned>(in.size() / 2);
+  std::string body;
+  for (const clang::Stmt *st : stmts) {
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
+      bool chainOnly = true;
+      for (const clang::Decl *d : ds->decls())
+        chainOnly = chainOnly && llvm::isa<clang::VarDecl>(d) &&
+                    chainVars_.count(llvm::cast<clang::VarDecl>(d));
+      if (chainOnly)
+        continue;
+      if (!readsMemory(ds) || !barriers_) {
+        body += stmt(st, level);
+        continue;
+      }
+    }
+    if (barriers_)
+      body += in + "if (sk_active) {\n" + stmt(st, level + 1) + in + "}\n";
+    else
+      body += stmt(st, level);
+  }
+  if (body.empty())
+    return "";
+  return phase(ind, body);
+}
+
+/// The values a task keeps from one phase to the next (locals declared in
+/// the body, privates other than the streaming indices) become arrays indexed
+/// by the task (sk_fl); with the tasks unrolled they are registers.
 void Emitter::promote() {
   auto add = [&](const clang::VarDecl *v) {
     if (promoted_.insert(v).second)
@@ -854,27 +1269,30 @@ void Emitter::promote() {
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
       for (const clang::Decl *d : ds->decls())
         if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+          if (chainVars_.count(v))
+            continue;
           if (v->getType()->isArrayType())
             failLayout("stage", fmt::format("the local array '{}' beside the staged loop, with "
                                             "folding",
                                             v->getName().str()));
           add(v);
         }
-  std::string why;
-  auto h = frontend::parseLoopHeader(stagedFor_, ctx_, why);
   for (const clang::VarDecl *v : privates_)
-    if (!h || v != h->var)
+    if (!chainVars_.count(v))
       add(v);
 }
 
 /// The fold loops (when folded) around `body`, with the task's coordinates:
-/// one phase of a staged kernel, in its own scope.
+/// one phase over the thread's tasks, in its own scope. Fully unrolled when
+/// the tasks form a register tile, so their promoted values are registers.
 std::string Emitter::phase(const std::string &ind, const std::string &body) {
   std::string out = ind + "{\n";
   std::string inner = ind + "  ";
   size_t n = par_.size();
   if (foldLoops_)
     for (size_t d = 0; d < n; ++d) {
+      if (tasks_ != Tasks::Loop)
+        out += "#pragma unroll\n";
       out += fmt::format("{}for (int sk_f{} = 0; sk_f{} < {}; ++sk_f{}) {{ // fold={}:{}\n",
                          inner, d, d, l_.fold[d], d, ki_.dimNames[d], l_.fold[d]);
       inner += "  ";
@@ -904,35 +1322,11 @@ size_t Emitter::taskDepth() const { return 1 + (foldLoops_ ? par_.size() : 0); }
 /// loads and barriers run in every thread.
 std::string Emitter::stagedKernel(const std::string &ind) {
   std::string out;
-  std::string in = ind + std::string(2 * taskDepth(), ' ');
-  unsigned level = static_cast<unsigned>(in.size() / 2);
-  auto run = [&](const std::vector<const clang::Stmt *> &stmts) {
-    if (stmts.empty())
-      return;
-    std::string body;
-    for (const clang::Stmt *st : stmts) {
-      if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
-        if (readsMemory(ds))
-          failLayout("stage", "a declaration beside the staged loop reads memory");
-        body += stmt(st, level);
-        continue;
-      }
-      body += in + "if (sk_active) {\n" + stmt(st, level + 1) + in + "}\n";
-    }
-    out += phase(ind, body);
-  };
-  std::vector<const clang::Stmt *> before, after;
-  bool seen = false;
-  for (const clang::Stmt *st : nest_.body) {
-    if (st == stagedFor_) {
-      seen = true;
-      continue;
-    }
-    (seen ? after : before).push_back(st);
-  }
-  run(before);
+  std::vector<const clang::Stmt *> before(nest_.body.begin(), nest_.body.begin() + streamAt_),
+      after(nest_.body.begin() + streamAt_ + 1, nest_.body.end());
+  out += tasksPhase(ind, before);
   out += stagedBody(ind);
-  run(after);
+  out += tasksPhase(ind, after);
   return out;
 }
 
@@ -941,7 +1335,7 @@ std::string Emitter::kernel() {
   // the parameters: arrays, then the values the nest reads
   std::vector<std::string> params;
   for (const clang::VarDecl *v : arrays_)
-    params.push_back(typed(paramType(v), v->getName().str()));
+    params.push_back(typed(kernelParamType(v, true), v->getName().str()));
   for (const clang::VarDecl *v : scalars_)
     params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
   int64_t threads = l_.threadsPerBlock();
@@ -951,12 +1345,18 @@ std::string Emitter::kernel() {
     out += (i ? ", " : "") + params[i];
   out += ") {\n";
   std::string ind = "  ";
-  if (stagedFor_)
+  if (stagedFor_ || tasks_ == Tasks::Tile)
     promote(); // the phases are scopes of their own
   for (const clang::VarDecl *v : privates_)
     if (!promoted_.count(v))
       out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
                          typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const clang::Stmt *st : nest_.body) // a streaming index declared in the body
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
+      for (const clang::Decl *d : ds->decls())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d); v && chainVars_.count(v))
+          out += fmt::format("{}{}; // the streaming loop's index: the same for every task\n",
+                             ind, typed(v->getType().getUnqualifiedType(), v->getName().str()));
   for (const clang::VarDecl *v : promotedOrder_)
     out += fmt::format("{}{}; // one per task of the thread: it lives across the phases\n", ind,
                        typed(ctx_.getConstantArrayType(v->getType().getUnqualifiedType(),
@@ -991,10 +1391,21 @@ std::string Emitter::kernel() {
     out += "}\n";
     return out;
   }
+  if (tasks_ == Tasks::Tile) {
+    std::vector<const clang::Stmt *> before(nest_.body.begin(), nest_.body.begin() + streamAt_),
+        after(nest_.body.begin() + streamAt_ + 1, nest_.body.end());
+    out += tasksPhase(ind, before);
+    out += interleaved(ind, 0, "");
+    out += tasksPhase(ind, after);
+    out += "}\n";
+    return out;
+  }
   std::string inner = ind;
   size_t n = par_.size();
   if (foldLoops_) {
     for (size_t d = 0; d < n; ++d) {
+      if (tasks_ == Tasks::Unrolled)
+        out += "#pragma unroll\n";
       out += fmt::format("{}for (int sk_f{} = 0; sk_f{} < {}; ++sk_f{}) {{ // fold={}:{}\n",
                          inner, d, d, l_.fold[d], d, ki_.dimNames[d], l_.fold[d]);
       inner += "  ";
@@ -1215,9 +1626,10 @@ static double sk_median(std::vector<double> v) {
     out += fmt::format("  SK_CHECK(cudaMemcpy(d_{}, h_{}.data(), h_{}.size() * sizeof({}), "
                        "cudaMemcpyHostToDevice));\n",
                        n, n, n, elem);
-    std::string cast = paramType(v).getAsString(policy_);
+    std::string cast = kernelParamType(v, false).getAsString(policy_);
     args += fmt::format("{}({})d_{}", args.empty() ? "" : ", ", cast, n);
-    hostArgs += fmt::format("{}({})h_{}.data()", hostArgs.empty() ? "" : ", ", cast, n);
+    hostArgs += fmt::format("{}({})h_{}.data()", hostArgs.empty() ? "" : ", ",
+                            paramType(v).getAsString(policy_), n);
   }
   for (const clang::VarDecl *v : scalars_) {
     std::string val = hostValue(v);

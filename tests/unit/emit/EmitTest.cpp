@@ -59,8 +59,9 @@ std::string emitOne(const std::string &code, const std::string &text) {
 TEST(Emit, NaiveLayoutIsOneTaskPerThreadWithTheUsersStatements) {
   std::string cu = emitOne(kMatmul, "naive");
   // 16 x 16 threads, j (the last index) on threadIdx.x
-  EXPECT_NE(cu.find("__launch_bounds__(256) skelcast_matmul(float (*A)[32], float (*B)[64], "
-                    "float (*C)[64])"),
+  // arrays only read are `const`; each is its own allocation: `restrict`
+  EXPECT_NE(cu.find("__launch_bounds__(256) skelcast_matmul(const float (*restrict A)[32], "
+                    "const float (*restrict B)[64], float (*restrict C)[64])"),
             std::string::npos)
       << cu;
   EXPECT_NE(cu.find("blockIdx.x * 16 + threadIdx.x"), std::string::npos);
@@ -82,8 +83,111 @@ TEST(Emit, FoldIsCyclicInsideTheBlockTile) {
   EXPECT_NE(cu.find("for (int sk_f0 = 0; sk_f0 < 2; ++sk_f0) { // fold=i:2"), std::string::npos);
   EXPECT_NE(cu.find("(long long)blockIdx.x * 32 + sk_f1 * 16 + threadIdx.x"), std::string::npos)
       << cu;
-  EXPECT_NE(cu.find("continue; // outside the loop space"), std::string::npos);
+  // 64 = 8 tiles of 8 along i, 2 of 32 along j: no task outside the space
+  EXPECT_NE(cu.find("// 'i': 64 trips, 8 whole tiles of 8: every task in range"), std::string::npos);
+  EXPECT_EQ(cu.find("continue; // outside the loop space"), std::string::npos);
   EXPECT_NE(cu.find("const dim3 grid(2, 8, 1), block(16, 4, 1);"), std::string::npos);
+}
+
+/// Where `what` is in `cu` after `from`, failing the test when it is not.
+size_t at(const std::string &cu, const std::string &what, size_t from = 0) {
+  size_t p = cu.find(what, from);
+  EXPECT_NE(p, std::string::npos) << "expected '" << what << "' after offset " << from
+                                  << " in:\n" << cu;
+  return p == std::string::npos ? from : p;
+}
+
+TEST(Emit, AFoldedLayoutIsARegisterTileInsideTheStreamingLoop) {
+  // eq. 13's register tile: the 8 tasks run inside `for k`, so B[k][j] is one
+  // load for the 4 rows of a thread; `sum` is one register per task
+  std::string cu = emitOne(kMatmul, "block=i:2,j:16 fold=i:4,j:2 unroll=k:8");
+  at(cu, "// Folding: a register tile, the thread's 8 tasks run inside the streaming loop 'k'");
+  at(cu, "float sum[8]; // one per task of the thread");
+  size_t init = at(cu, "sum[sk_fl] = 0;");
+  size_t loop = at(cu, "#pragma unroll 8\n  for (k = 0; k < 32; ++k) { // the thread's tasks run "
+                       "inside\n",
+                   init);
+  size_t f0 = at(cu, "#pragma unroll\n      for (int sk_f0 = 0; sk_f0 < 4; ++sk_f0)", loop);
+  size_t f1 = at(cu, "#pragma unroll\n        for (int sk_f1 = 0; sk_f1 < 2; ++sk_f1)", f0);
+  size_t body = at(cu, "sum[sk_fl] += A[i][k] * B[k][j];", f1);
+  at(cu, "C[i][j] = sum[sk_fl];", body);
+  // one k loop in the kernel (the next is the host's reference nest)
+  EXPECT_GT(cu.find("for (k = 0;", body), cu.find("static void skelcast_reference")) << cu;
+}
+
+TEST(Emit, PartialTilesKeepEachTasksGuardBesideAFastPath) {
+  std::string code = kMatmul;
+  code.replace(code.find("#define N 64"), 12, "#define N 60");
+  std::string cu = emitOne(code, "block=i:2,j:16 fold=i:4,j:2 unroll=k:8");
+  // the threads whose last tasks are in range run the tile without guards
+  size_t fast = at(cu, "if ((long long)blockIdx.y * 8 + 6 + threadIdx.y < ((long long)(60) - (0) + "
+                       "0) / 1 && (long long)blockIdx.x * 32 + 16 + threadIdx.x < ((long long)(60) "
+                       "- (0) + 0) / 1) { // every task of the thread in range");
+  size_t slow = at(cu, "} else {", fast);
+  EXPECT_EQ(cu.substr(fast, slow - fast).find("continue;"), std::string::npos) << cu;
+  size_t guard = at(cu, "if (!(sk_t0 < sk_n0 && sk_t1 < sk_n1)) continue; // outside the loop space",
+                    slow);
+  at(cu, "sum[sk_fl] += A[i][k] * B[k][j];", guard);
+}
+
+TEST(Emit, AFoldedStageRunsTheTasksInsideEachIterationOfTheStage) {
+  std::string cu = emitOne(kMatmul, "block=i:4,j:16 fold=i:2,j:2 stage=k:16 cache=A,B unroll=k:16");
+  size_t stage = at(cu, "for (long long sk_k0 = 0; sk_k0 < 32; sk_k0 += 16)");
+  size_t sync = at(cu, "__syncthreads();", stage);
+  size_t k = at(cu, "#pragma unroll 16\n    for (k = sk_k0; k < sk_k0 + 16 && k < 32; k += 1) { // "
+                    "the thread's tasks run inside",
+                sync);
+  size_t f0 = at(cu, "for (int sk_f0 = 0; sk_f0 < 2; ++sk_f0)", k);
+  at(cu, "sum[sk_fl] += sk_A_tile[", f0);
+  at(cu, "__syncthreads();", f0);
+}
+
+TEST(Emit, AFoldedBodyThatIsNoTileSaysWhyInTheFile) {
+  const std::string two = R"(#define N 64
+float A[N][N], B[N][N], C[N][N];
+void two(void) {
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) {
+      float s = 0;
+      for (int k = 0; k < N; ++k)
+        s += A[i][k];
+      for (int k = 0; k < N; ++k)
+        s += B[k][j];
+      C[i][j] = s;
+    }
+}
+)";
+  std::string cu = emitOne(two, "block=i:4,j:16 fold=i:2,j:2");
+  at(cu, "// Folding: a loop over the thread's 4 tasks, not a register tile: several loops side "
+         "by side at the top of the nest's body");
+  size_t f0 = at(cu, "for (int sk_f0 = 0; sk_f0 < 2; ++sk_f0)");
+  at(cu, "float s = 0;", f0); // the task's own local, in the loop over tasks
+  const std::string tri = R"(#define N 64
+float A[N][N], C[N];
+void tri(void) {
+  for (int i = 0; i < N; ++i) {
+    float s = 0;
+    for (int k = 0; k <= i; ++k)
+      s += A[i][k];
+    C[i] = s;
+  }
+}
+)";
+  cu = emitOne(tri, "block=i:32 fold=i:2");
+  at(cu, "not a register tile: the bounds of the streaming loop differ from task to task");
+}
+
+TEST(Emit, AFoldedLoopFreeBodyUnrollsItsTasks) {
+  const std::string add = R"(#define N 256
+float x[N], y[N];
+void add(void) {
+  for (int i = 0; i < N; ++i)
+    y[i] = x[i] + 1;
+}
+)";
+  std::string cu = emitOne(add, "block=i:32 fold=i:4");
+  at(cu, "// Folding: the thread's 4 tasks, unrolled (the body has no loop).");
+  at(cu, "#pragma unroll\n  for (int sk_f0 = 0; sk_f0 < 4; ++sk_f0)");
 }
 
 TEST(Emit, UnrollIsAPragmaOnTheCLoop) {
