@@ -82,6 +82,9 @@ std::string relativeTo(const std::string &anchorFile, const std::string &target)
 std::string inputName(const std::string &path);
 
 #ifdef SKELCAST_HAVE_FRONTEND
+/// The skeletonizer's options of `opts` (what loadSkeleton gives it for a C file).
+frontend::SkeletonizeOptions skeletonizeOptions(const InputOptions &opts);
+
 /// Skeletonize the C input `path` (`-`: standard input, named `<stdin>`) with
 /// the flags of the nearest `.skelcast.json` before `so`'s and, without `-p`,
 /// the nearest `compile_commands.json` that names the file.
