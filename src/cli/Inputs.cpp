@@ -180,7 +180,6 @@ frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
 }
 #endif
 
-#ifdef SKELCAST_HAVE_FRONTEND
 frontend::SkeletonizeOptions skeletonizeOptions(const InputOptions &opts) {
   frontend::SkeletonizeOptions so;
   so.clangArgs = opts.compilerArgs;
@@ -194,7 +193,6 @@ frontend::SkeletonizeOptions skeletonizeOptions(const InputOptions &opts) {
   so.colorDiagnostics = opts.colorDiagnostics;
   return so;
 }
-#endif
 
 skeleton::SkeletonFile loadSkeleton(const std::string &path) {
   std::ostringstream ignored;

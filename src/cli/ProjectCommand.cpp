@@ -154,8 +154,9 @@ void projectInput(Context &ctx, const ProjectOpts &o, const InputOptions &io, co
         only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
       model::KernelProjection kp = model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only);
       if (ptxas && !kp.layouts.empty())
-        kp = rerankedWithPtxas(io, path, analysis, k, gpus[g], o.modelOptions(), std::move(kp), o.top,
-                               ctx.err, [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
+        kp = rerankedWithPtxas(*io.compileCache, skeletonizeOptions(io), path, analysis, k, gpus[g],
+                               o.modelOptions(), std::move(kp), o.top, ctx.err,
+                               [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
       all[g].push_back(std::move(kp));
       reps[g].kernels.push_back({inputName(path), all[g].back()});
     }
@@ -320,7 +321,8 @@ void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, s
   const std::string &path = o.files.front();
   if (!readsPtxasRegisters(io, path, o.modelOptions()))
     return;
-  model::CompiledRegisterCount n = ptxasRegisters(io, path, k, {l}, ctx.err).front();
+  model::CompiledRegisterCount n =
+      ptxasRegisters(*io.compileCache, skeletonizeOptions(io), path, k, {l}, ctx.err).front();
   if (n.registers) {
     l.compiledRegisters = n.registers;
     return;

@@ -23,30 +23,28 @@ bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const 
   return c && path != "-" && ptxasRegistersOn(io, mo);
 }
 
-std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io, const std::string &path,
-                                                         size_t k, const std::vector<layout::Layout> &layouts,
+std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache &cache,
+                                                         const frontend::SkeletonizeOptions &so,
+                                                         const std::string &path, size_t k,
+                                                         const std::vector<layout::Layout> &layouts,
                                                          std::ostream &diagnostics) {
   std::vector<model::CompiledRegisterCount> out(layouts.size());
 #ifdef SKELCAST_HAVE_FRONTEND
-  if (!io.compileCache) {
-    for (auto &c : out)
-      c.why = "no compiler (--counts table)";
-    return out;
-  }
   std::vector<std::string> why;
-  std::vector<std::optional<int>> regs = emit::compiledRegisters(
-      path, skeletonizeOptions(io), k, layouts, *io.compileCache, diagnostics, why);
+  std::vector<std::optional<int>> regs =
+      emit::compiledRegisters(path, so, k, layouts, cache, diagnostics, why);
   for (size_t i = 0; i < layouts.size(); ++i)
     out[i] = {regs[i], why[i]};
 #else
-  (void)io, (void)path, (void)k, (void)diagnostics;
+  (void)cache, (void)so, (void)path, (void)k, (void)diagnostics;
   for (auto &c : out)
     c.why = "this skelcast has no C frontend";
 #endif
   return out;
 }
 
-model::KernelProjection rerankedWithPtxas(const InputOptions &io, const std::string &path,
+model::KernelProjection rerankedWithPtxas(toolchain::CompileCache &cache,
+                                          const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,
                                           model::KernelProjection kp, size_t keep,
@@ -55,7 +53,8 @@ model::KernelProjection rerankedWithPtxas(const InputOptions &io, const std::str
   std::vector<layout::Layout> layouts;
   for (const auto &p : kp.layouts)
     layouts.push_back(p.layout);
-  std::vector<model::CompiledRegisterCount> counts = ptxasRegisters(io, path, k, layouts, diagnostics);
+  std::vector<model::CompiledRegisterCount> counts =
+      ptxasRegisters(cache, so, path, k, layouts, diagnostics);
   size_t missing = 0;
   std::string first;
   for (const auto &c : counts)

@@ -24,16 +24,19 @@ bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo);
 bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const model::ModelOptions &mo);
 
 /// ptxas's registers per thread of `layouts` of kernel `k` of the C file
-/// `path`, read with `io`'s options and compile cache, or why each keeps the
-/// estimate. Needs readsPtxasRegisters (else every layout keeps the estimate).
-std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io, const std::string &path,
-                                                         size_t k, const std::vector<layout::Layout> &layouts,
+/// `path`, read with the skeletonizer's options `so` and the run's compile
+/// cache, or why each keeps the estimate.
+std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache &cache,
+                                                         const frontend::SkeletonizeOptions &so,
+                                                         const std::string &path, size_t k,
+                                                         const std::vector<layout::Layout> &layouts,
                                                          std::ostream &diagnostics);
 
 /// `kp`, ranked by the estimate with keepTop = model::rerankCandidates(keep),
 /// re-ranked with ptxas's registers of its layouts and cut to `keep`; a warning
 /// (through `warn`) says how many kept the estimate and why the first did.
-model::KernelProjection rerankedWithPtxas(const InputOptions &io, const std::string &path,
+model::KernelProjection rerankedWithPtxas(toolchain::CompileCache &cache,
+                                          const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,
                                           model::KernelProjection kp, size_t keep,

@@ -55,10 +55,10 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
                         },
                         {}};
   if (ptxasRegistersOn(counts, mo))
-    s.registers = [&ctx, options](const model::MeasuredCase &c, size_t k,
+    s.registers = [&ctx, options, counts](const model::MeasuredCase &c, size_t k,
                                   const std::vector<layout::Layout> &layouts) {
       std::vector<model::CompiledRegisterCount> n =
-          ptxasRegisters(options(c), c.cSource, k, layouts, ctx.err);
+          ptxasRegisters(*counts.compileCache, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
       size_t missing = 0;
       std::string first;
       for (const auto &x : n)
@@ -160,6 +160,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
           r.nvcc = o->nvcc;
           r.outDir = o->outDir;
           r.model = model::ModelOptions{model::parseModelSpec(o->model, o->without)};
+          r.counts = o->c.inputOptions(); // --counts: the top N after ptxas's re-rank
           RunMeasurements m = runAndMeasure(ctx, r);
           files = {m.path};
           runDir = m.cleanup;
