@@ -45,14 +45,20 @@ std::vector<emit::KernelChoice> chooseLayouts(const frontend::SkeletonizeResult 
       out.push_back(std::move(ch));
     }
     if (c.top > 0) {
-      model::ModelOptions m = mo;
-      m.keepTop = c.top;
-      model::KernelProjection kp = model::projectProgramKernel(analysis, k, hw, {}, m);
-      for (size_t i = 0; i < kp.layouts.size(); ++i) {
+      std::vector<layout::Layout> best;
+      if (auto it = c.ranked.find(k); it != c.ranked.end()) {
+        best = it->second;
+      } else {
+        model::ModelOptions m = mo;
+        m.keepTop = c.top;
+        for (auto &p : model::projectProgramKernel(analysis, k, hw, {}, m).layouts)
+          best.push_back(std::move(p.layout));
+      }
+      for (size_t i = 0; i < best.size(); ++i) {
         emit::KernelChoice ch;
         ch.kernel = k;
         ch.info = ki;
-        ch.layout = kp.layouts[i].layout;
+        ch.layout = best[i];
         ch.tag = fmt::format("top{}", i + 1);
         out.push_back(std::move(ch));
       }

@@ -10,6 +10,7 @@
 #include "skelcast/model/Project.h"
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct EmitChoice {
   std::vector<std::string> layouts; ///< layout strings or "naive"
   size_t top = 0;                   ///< the N best of the projection
   bool skipUnsupported = false;
+  /// With `top`: kernel index -> its N best, ranked beforehand (validate --run's
+  /// re-rank with ptxas's registers); kernels not here are ranked by the estimate.
+  std::map<size_t, std::vector<layout::Layout>> ranked;
 };
 
 /// The kernels and layouts `c` names, for emitCuda's chooser.

@@ -180,6 +180,20 @@ frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
 }
 #endif
 
+frontend::SkeletonizeOptions skeletonizeOptions(const InputOptions &opts) {
+  frontend::SkeletonizeOptions so;
+  so.clangArgs = opts.compilerArgs;
+  so.function = opts.function;
+  so.compilationDbDir = opts.compilationDbDir;
+  so.extents = opts.extents;
+  so.trips = opts.trips;
+  so.samples = opts.samples;
+  so.assumeAliasing = opts.assumeAliasing;
+  so.renderWarning = opts.renderWarning;
+  so.colorDiagnostics = opts.colorDiagnostics;
+  return so;
+}
+
 skeleton::SkeletonFile loadSkeleton(const std::string &path) {
   std::ostringstream ignored;
   return loadSkeleton(path, {}, ignored).file;
@@ -190,16 +204,7 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
   bool c = opts.language.empty() ? isCInput(path) : opts.language == "c";
   if (c) {
 #ifdef SKELCAST_HAVE_FRONTEND
-    frontend::SkeletonizeOptions so;
-    so.clangArgs = opts.compilerArgs;
-    so.function = opts.function;
-    so.compilationDbDir = opts.compilationDbDir;
-    so.extents = opts.extents;
-    so.trips = opts.trips;
-    so.samples = opts.samples;
-    so.assumeAliasing = opts.assumeAliasing;
-    so.renderWarning = opts.renderWarning;
-    so.colorDiagnostics = opts.colorDiagnostics;
+    frontend::SkeletonizeOptions so = skeletonizeOptions(opts);
     frontend::SkeletonizeResult r =
         skeletonizeInput(path, so, diagnostics, opts.counts, opts.compileCache.get());
     return {std::move(r.file), std::move(r.warnings), std::move(r.functions)};

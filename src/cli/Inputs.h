@@ -81,6 +81,9 @@ std::string relativeTo(const std::string &anchorFile, const std::string &target)
 /// How messages name an input: `<stdin>` for `-`, else the path.
 std::string inputName(const std::string &path);
 
+/// The skeletonizer's options of `opts` (what loadSkeleton gives it for a C file).
+frontend::SkeletonizeOptions skeletonizeOptions(const InputOptions &opts);
+
 #ifdef SKELCAST_HAVE_FRONTEND
 /// Skeletonize the C input `path` (`-`: standard input, named `<stdin>`) with
 /// the flags of the nearest `.skelcast.json` before `so`'s and, without `-p`,

@@ -4,6 +4,7 @@
 #include "Inputs.h"
 #include "OptionChecks.h"
 #include "ProjectConfig.h"
+#include "PtxasRegisters.h"
 #include "SkeletonizeOptions.h"
 #include "SweepSpec.h"
 #include "Work.h"
@@ -13,9 +14,6 @@
 #include "skelcast/report/Sweep.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
-#ifdef SKELCAST_HAVE_FRONTEND
-#include "skelcast/emit/CompiledCounts.h"
-#endif
 
 #include <fmt/format.h>
 
@@ -135,12 +133,16 @@ report::Report emptyReport(const ProjectOpts &o, const hw::HwSpec &hw) {
 
 /// One input projected on every GPU, into reps[g]: its kernels, then (when
 /// whole files are projected) the program with the CPU time `cpu` gives.
-void projectInput(const ProjectOpts &o, const std::string &path, const LoadedInput &in,
-                  const std::vector<hw::HwSpec> &gpus, std::vector<report::Report> &reps,
-                  const std::function<CpuTime()> &cpu) {
+/// `ptxas`: the best layouts by the estimate re-ranked with ptxas's registers
+/// (readsPtxasRegisters; `io` and `ctx` serve it).
+void projectInput(Context &ctx, const ProjectOpts &o, const InputOptions &io, const std::string &path,
+                  const LoadedInput &in, const std::vector<hw::HwSpec> &gpus,
+                  std::vector<report::Report> &reps, const std::function<CpuTime()> &cpu, bool ptxas) {
   const skeleton::SkeletonFile &f = in.file;
   model::ModelOptions mo = o.modelOptions();
-  mo.keepTop = o.top; // only the layouts shown are kept
+  // Only the layouts shown are kept; with ptxas, the max(2 x shown, 10) best by
+  // the estimate, re-ranked with the compiler's registers and then cut.
+  mo.keepTop = ptxas ? model::rerankCandidates(o.top) : o.top;
   model::ProgramAnalysis analysis(f); // the program's reuse, once for all its kernels and GPUs
   std::vector<std::vector<model::KernelProjection>> all(gpus.size());
   for (size_t k : selectKernels(f, o.kernel)) {
@@ -150,7 +152,12 @@ void projectInput(const ProjectOpts &o, const std::string &path, const LoadedInp
       std::optional<layout::Layout> only;
       if (!o.layout.empty())
         only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
-      all[g].push_back(model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only));
+      model::KernelProjection kp = model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only);
+      if (ptxas && !kp.layouts.empty())
+        kp = rerankedWithPtxas(*io.compileCache, skeletonizeOptions(io), path, analysis, k, gpus[g],
+                               o.modelOptions(), std::move(kp), o.top, ctx.err,
+                               [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
+      all[g].push_back(std::move(kp));
       reps[g].kernels.push_back({inputName(path), all[g].back()});
     }
   }
@@ -182,11 +189,11 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   for (const auto &path : o.files) {
     LoadedInput in = loadSkeleton(path, ci, ctx.err);
     ctx.diag.emit(in.warnings, ctx.err);
-    projectInput(o, path, in, gpus, reps, [&] {
+    projectInput(ctx, o, ci, path, in, gpus, reps, [&] {
       if (o.measureCpu) // the CPU's own time: the function compiled and timed in a harness
         return measuredCpu(o, path, in, ci.compilerArgs);
       return CpuTime{o.cpuMs, o.cpuMs ? "--cpu-ms" : "", 0, 0};
-    });
+    }, readsPtxasRegisters(ci, path, o.modelOptions()));
   }
   if (reps.size() == 1) {
     const report::Report &rep = reps.front();
@@ -271,7 +278,9 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
         // without it) is a row that says why; the sweep goes on.
         std::vector<report::Report> reps{emptyReport(o, gpus[g])};
         try {
-          projectInput(o, path, in, {gpus[g]}, reps, cpuAt);
+          // --sweep ranks with the estimate: ptxas at every size would build
+          // max(2 x top, 10) layouts per kernel and size (docs/model.md).
+          projectInput(ctx, o, at, path, in, {gpus[g]}, reps, cpuAt, false);
         } catch (const InputError &e) {
           if (measuring) // the CPU measurement's own failure ends the sweep
             throw;
@@ -309,25 +318,18 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
 /// from ptxas"); the model's estimate otherwise, which explain then names.
 void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, size_t k,
                    layout::Layout &l) {
-#ifdef SKELCAST_HAVE_FRONTEND
   const std::string &path = o.files.front();
-  bool c = io.language.empty() ? isCInput(path) : io.language == "c";
-  if (!c || path == "-" || io.counts == toolchain::CountSource::Table || !io.compileCache ||
-      !io.compileCache->tools().hasPtxas())
+  if (!readsPtxasRegisters(io, path, o.modelOptions()))
     return;
-  std::vector<std::string> why;
-  auto regs = emit::compiledRegisters(path, o.c.finish(), k, {l}, *io.compileCache, ctx.err, why);
-  if (regs.front()) {
-    l.compiledRegisters = regs.front();
+  model::CompiledRegisterCount n =
+      ptxasRegisters(*io.compileCache, skeletonizeOptions(io), path, k, {l}, ctx.err).front();
+  if (n.registers) {
+    l.compiledRegisters = n.registers;
     return;
   }
-  ctx.diag.emit({{{path, 0, 0},
-                  "registers per thread from the model's estimate, not ptxas: " +
-                      (why.empty() ? std::string("the layout was not emitted") : why.front())}},
+  ctx.diag.emit({{{path, 0, 0}, "registers per thread from the model's estimate, not ptxas: " +
+                                    (n.why.empty() ? std::string("the layout was not emitted") : n.why)}},
                 ctx.err);
-#else
-  (void)ctx, (void)o, (void)io, (void)k, (void)l;
-#endif
 }
 
 int runExplain(Context &ctx, const ProjectOpts &o) {

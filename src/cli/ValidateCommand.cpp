@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "Inputs.h"
 #include "OptionChecks.h"
+#include "PtxasRegisters.h"
 #include "ValidateRun.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Validation.h"
@@ -29,24 +30,49 @@ bool noSkeleton(const model::MeasuredCase &c) { return c.skeleton.empty(); }
 
 /// The cases' C files through the skeletonizer, as `project FILE.c` reads them:
 /// their warnings through the one printer (caret, --warnings-as-errors).
-model::KernelSource cFiles(Context &ctx, const InputOptions &counts) {
-  return {"C files (skeletonizer and model: the user's path)",
-          [](const model::MeasuredCase &c) { return c.cSource; },
-          [&ctx, counts](const model::MeasuredCase &c) {
-            InputOptions opts;
-            opts.counts = counts.counts;
-            opts.compileCache = counts.compileCache;
-            opts.samples = c.cSamples;
-            opts.compilerArgs = c.cArgs;
-            opts.extents = c.cExtents;
-            opts.trips = c.cTrips;
-            opts.function = c.cFunction;
-            opts.renderWarning = ctx.diag.renderer();
-            opts.colorDiagnostics = ctx.diag.color;
-            LoadedInput in = loadSkeleton(c.cSource, opts, ctx.err);
-            ctx.diag.emit(in.warnings, ctx.err);
-            return std::move(in.file);
-          }};
+/// With --counts not `table` and nvcc found, each measured layout is projected
+/// with ptxas's registers per thread (docs/model.md, "Registers from ptxas").
+model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model::ModelOptions &mo) {
+  auto options = [&ctx, counts](const model::MeasuredCase &c) {
+    InputOptions opts;
+    opts.counts = counts.counts;
+    opts.compileCache = counts.compileCache;
+    opts.samples = c.cSamples;
+    opts.compilerArgs = c.cArgs;
+    opts.extents = c.cExtents;
+    opts.trips = c.cTrips;
+    opts.function = c.cFunction;
+    opts.renderWarning = ctx.diag.renderer();
+    opts.colorDiagnostics = ctx.diag.color;
+    return opts;
+  };
+  model::KernelSource s{"C files (skeletonizer and model: the user's path)",
+                        [](const model::MeasuredCase &c) { return c.cSource; },
+                        [&ctx, options](const model::MeasuredCase &c) {
+                          LoadedInput in = loadSkeleton(c.cSource, options(c), ctx.err);
+                          ctx.diag.emit(in.warnings, ctx.err);
+                          return std::move(in.file);
+                        },
+                        {}};
+  if (ptxasRegistersOn(counts, mo))
+    s.registers = [&ctx, options, counts](const model::MeasuredCase &c, size_t k,
+                                  const std::vector<layout::Layout> &layouts) {
+      std::vector<model::CompiledRegisterCount> n =
+          ptxasRegisters(*counts.compileCache, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
+      size_t missing = 0;
+      std::string first;
+      for (const auto &x : n)
+        if (!x.registers && missing++ == 0)
+          first = x.why.substr(0, x.why.find('\n'));
+      if (missing > 0)
+        ctx.diag.emit({{{c.cSource, 0, 0},
+                        fmt::format("kernel '{}': registers per thread from the model's estimate, "
+                                    "not ptxas, for {} of its {} measured layouts ({})",
+                                    c.kernel, missing, n.size(), first)}},
+                      ctx.err);
+      return n;
+    };
+  return s;
 }
 
 } // namespace
@@ -134,6 +160,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
           r.nvcc = o->nvcc;
           r.outDir = o->outDir;
           r.model = model::ModelOptions{model::parseModelSpec(o->model, o->without)};
+          r.counts = o->c.inputOptions(); // --counts: the top N after ptxas's re-rank
           RunMeasurements m = runAndMeasure(ctx, r);
           files = {m.path};
           runDir = m.cleanup;
@@ -203,7 +230,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
             counts = o->c.inputOptions();
 #endif
-            v = model::validate(all, hw, mo, label, cFiles(ctx, counts));
+            v = model::validate(all, hw, mo, label, cFiles(ctx, counts, mo));
             // The model alone, on the cases that have a hand skeleton.
             model::Measurements skeletons = all;
             skeletons.cases.erase(

@@ -6,6 +6,9 @@
 
 #include "ValidateRun.h"
 
+#include "PtxasRegisters.h"
+#include "skelcast/model/Program.h"
+
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Interrupt.h"
 #include "skelcast/support/JsonText.h"
@@ -170,6 +173,33 @@ void nameCFile(nlohmann::json &c, const std::string &file, const frontend::Skele
   }
 }
 
+/// The --top N of each kernel of `file` (--kernel's only) after the re-rank with
+/// ptxas's registers: the best max(2N, 10) by the estimate built with nvcc and
+/// ranked again (rerankedWithPtxas), as `project FILE.c --counts ...` shows them.
+static std::map<size_t, std::vector<layout::Layout>> rerankedTops(Context &ctx, const ValidateRunOptions &o,
+                                                                  const std::string &file,
+                                                                  const hw::HwSpec &hw) {
+  frontend::SkeletonizeResult r =
+      skeletonizeInput(file, o.skeletonize, ctx.err, o.counts.counts, o.counts.compileCache.get());
+  model::ProgramAnalysis analysis(r.file);
+  model::ModelOptions mo = o.model;
+  mo.keepTop = model::rerankCandidates(o.choice.top);
+  std::map<size_t, std::vector<layout::Layout>> out;
+  for (size_t k = 0; k < r.file.kernels.size(); ++k) {
+    if (!o.choice.kernel.empty() && r.file.kernelName(k) != o.choice.kernel)
+      continue;
+    model::KernelProjection kp = model::projectProgramKernel(analysis, k, hw, {}, mo);
+    if (kp.layouts.empty())
+      continue;
+    kp = rerankedWithPtxas(*o.counts.compileCache, o.skeletonize, file, analysis, k, hw, o.model,
+                           std::move(kp), o.choice.top, ctx.err,
+                           [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
+    for (auto &p : kp.layouts)
+      out[k].push_back(std::move(p.layout));
+  }
+  return out;
+}
+
 RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o) {
   hw::HwSpec hw = hw::resolveHwSpec(o.hw, ctx.specDir);
   std::string arch = cudaArch(hw);
@@ -199,7 +229,10 @@ RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o) {
   }
   std::vector<nlohmann::json> records;
   for (const auto &file : o.files) {
-    EmittedSet set = emitFiles(file, o.skeletonize, o.choice, hw, o.model, dir, ctx.diag, ctx.err);
+    EmitChoice choice = o.choice;
+    if (choice.top > 0 && ptxasRegistersOn(o.counts, o.model))
+      choice.ranked = rerankedTops(ctx, o, file, hw);
+    EmittedSet set = emitFiles(file, o.skeletonize, choice, hw, o.model, dir, ctx.diag, ctx.err);
     for (size_t i = 0; i < set.cudaFiles.size(); ++i) {
       const std::string &cu = set.cudaFiles[i];
       std::string exe = cu.substr(0, cu.size() - 3);

@@ -6,6 +6,7 @@
 
 #include "Commands.h"
 #include "EmitRun.h"
+#include "Inputs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,10 @@ struct ValidateRunOptions {
   EmitChoice choice;
   std::string hw, nvcc, outDir;
   model::ModelOptions model;
+  /// --counts and the run's compile cache: not `table` (and nvcc found), the
+  /// top N are chosen after the re-rank with ptxas's registers (docs/model.md,
+  /// "Registers from ptxas").
+  InputOptions counts;
 };
 
 /// nvcc: `given`, else the first on PATH, else /usr/local/cuda/bin/nvcc; empty

@@ -105,9 +105,11 @@ std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
                                                   std::ostream &diagnostics,
                                                   std::vector<std::string> &why) {
   std::vector<std::optional<int>> out(layouts.size());
+  why.assign(layouts.size(), "");
   EmitOptions eo;
   eo.skipUnsupported = true;
   std::vector<Warning> warnings;
+  // One emission for all the layouts: the C file is read once.
   EmitResult er = emitCuda(
       cpath, opts, eo,
       [&](const frontend::SkeletonizeResult &) {
@@ -122,19 +124,26 @@ std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
         return choices;
       },
       diagnostics, warnings);
-  for (const Warning &w : er.skipped)
-    why.push_back(w.message);
+  // The emitter skips the layouts it cannot write in the order of the choices,
+  // one warning each: the i-th choice not emitted is the i-th skipped.
+  std::vector<bool> emitted(layouts.size(), false);
+  for (const EmittedKernel &e : er.kernels)
+    emitted[std::stoul(e.tag.substr(1))] = true;
+  size_t next = 0;
+  for (size_t i = 0; i < layouts.size(); ++i)
+    if (!emitted[i])
+      why[i] = next < er.skipped.size() ? "not emitted: " + er.skipped[next++].message : "not emitted";
   for (const EmittedKernel &e : er.kernels) {
     size_t i = std::stoul(e.tag.substr(1));
     toolchain::Compiled c = cache.resourceUsage(e.cuda);
     if (!c.ok) {
-      why.push_back(c.error);
+      why[i] = c.error;
       continue;
     }
     try {
       out[i] = toolchain::parseResourceUsage(c.text).registers;
     } catch (const std::runtime_error &err) {
-      why.push_back(err.what());
+      why[i] = err.what();
     }
   }
   return out;

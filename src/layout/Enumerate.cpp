@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace skelcast::layout {
 namespace {
@@ -120,6 +121,39 @@ bool tileFits(const KernelInfo &ki, const std::vector<int64_t> &block, const std
 /// The constant-trip streaming loops with at least two iterations: those a stage can cover.
 bool stageKind(const LoopInfo &li) { return li.isStream && li.constTrip && li.trip >= 2; }
 
+/// The smallest stage size of the powers of two: 8 iterations of a 4-byte element are one
+/// 32-byte sector, the smallest piece DRAM and L2 move, so a shorter stage fills its tile's
+/// rows along the loop with part-used sectors (docs/model.md, section 2).
+constexpr int64_t kMinStagePow2 = 8;
+
+/// The largest power-of-two stage size of loop `lp`: the trip, and a tile of it of one
+/// element per iteration of the smallest element among the loop's arrays within the
+/// shared memory of a block (a larger one cannot fit, whatever the block).
+int64_t maxStagePow2(const KernelInfo &ki, const hw::HwSpec &hw, size_t lp) {
+  const LoopInfo &li = ki.loops[lp];
+  int elem = 8;
+  for (int a : li.arrays)
+    elem = std::min(elem, ki.arrays[static_cast<size_t>(a)].elemBytes);
+  int64_t cap = std::min<int64_t>(static_cast<int64_t>(li.trip),
+                                  std::max<int64_t>(1, hw.sharedMemPerBlockBytes / std::max(1, elem)));
+  int64_t p = 0;
+  for (int64_t v = kMinStagePow2; v <= cap; v *= 2)
+    p = v;
+  return p; // 0: none
+}
+
+/// The stage sizes of staged loop `lp`: the paper's StageSize (equation 3) and the powers of
+/// two from kMinStagePow2 to maxStagePow2, ascending, each once.
+void stageSizes(const KernelInfo &ki, const hw::HwSpec &hw, size_t lp, int64_t paper,
+                std::vector<int64_t> &out) {
+  out.clear();
+  out.push_back(paper);
+  for (int64_t v = kMinStagePow2, hi = maxStagePow2(ki, hw, lp); hi > 0 && v <= hi; v *= 2)
+    if (v != paper)
+      out.push_back(v);
+  std::sort(out.begin(), out.end());
+}
+
 } // namespace
 
 SpaceBound spaceBound(const KernelInfo &ki, const hw::HwSpec &hw, const EnumerateOptions &opts) {
@@ -127,9 +161,28 @@ SpaceBound spaceBound(const KernelInfo &ki, const hw::HwSpec &hw, const Enumerat
   std::vector<char> cacheable = cacheableArrays(ki);
   for (char c : cacheable)
     b.cacheable += c;
-  for (const LoopInfo &li : ki.loops)
-    if (stageKind(li) && std::any_of(li.arrays.begin(), li.arrays.end(), [&](int a) { return cacheable[a]; }))
+  // Per stageable loop: 1 (not staged) + its stage sizes (the paper's and the powers of two).
+  std::vector<double> choices;
+  for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
+    const LoopInfo &li = ki.loops[lp];
+    if (stageKind(li) && std::any_of(li.arrays.begin(), li.arrays.end(), [&](int a) { return cacheable[a]; })) {
       ++b.stageable;
+      int64_t hi = maxStagePow2(ki, hw, lp);
+      int powers = 0;
+      for (int64_t v = kMinStagePow2; hi > 0 && v <= hi; v *= 2)
+        ++powers;
+      choices.push_back(2.0 + powers);
+    }
+  }
+  // The enumeration stages the first stageCap stageable loops of each cached set: at most
+  // the stageCap loops with the most choices.
+  std::sort(choices.begin(), choices.end(), std::greater<>());
+  auto stageChoices = [&](int s) {
+    double p = 1;
+    for (int i = 0; i < s && i < static_cast<int>(choices.size()); ++i)
+      p *= choices[static_cast<size_t>(i)];
+    return p;
+  };
   // (B, F) pairs within the tile rule, and the others (one pruned candidate each).
   double fitting = 0, other = 0;
   const auto folds = powerGrid(std::vector<int64_t>(ki.dimNames.size(), opts.maxFoldPerDim));
@@ -137,7 +190,7 @@ SpaceBound spaceBound(const KernelInfo &ki, const hw::HwSpec &hw, const Enumerat
     for (const auto &fold : folds)
       (tileFits(ki, block, fold) ? fitting : other) += 1;
   auto count = [&](int c, int s) {
-    return fitting * (1 + (std::ldexp(1.0, c) - 1) * std::ldexp(1.0, s)) * 2 + other;
+    return fitting * (1 + (std::ldexp(1.0, c) - 1) * stageChoices(s)) * 2 + other;
   };
   // Each array or loop dropped halves the subsets. Arrays go first while more
   // arrays than loops are kept (a stage exists only for a cached array, so at
@@ -171,6 +224,9 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const hw::HwSpec &hw,
   Layout l;
   std::vector<int> candidates, stageable;
   std::vector<std::pair<int, int64_t>> lmax;
+  std::vector<int> staged;
+  std::vector<std::vector<int64_t>> sizes; // per staged loop: its stage sizes
+  std::vector<size_t> pick;                // per staged loop: the size chosen
   const auto folds = powerGrid(std::vector<int64_t>(ki.dimNames.size(), opts.maxFoldPerDim));
   for (const auto &block : blockShapes(ki, hw)) {
     l.block = block;
@@ -207,24 +263,42 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const hw::HwSpec &hw,
           stageableLoops(ki, l.cached, stageable);
         size_t ns = std::min<size_t>(stageable.size(), bound.stageCap);
         for (uint64_t smask = 0; smask < (uint64_t{1} << ns); ++smask) {
-          l.stages.clear();
+          staged.clear();
           for (size_t s = 0; s < ns; ++s)
             if (smask & (uint64_t{1} << s))
-              l.stages.push_back({stageable[s], z.stageSize(stageable[s], l.cached)});
-          maxUnroll(ki, l, opts, lmax);
-          // L: none, then maximized (when anything can be unrolled).
-          for (int variant = 0; variant < (lmax.empty() ? 1 : 2); ++variant) {
-            if (variant == 0)
-              l.unroll.clear();
-            else
-              l.unroll = lmax;
-            ++st.explored;
-            z.characterize(l, c);
-            if (!c.fits) {
-              ++st.pruned; // shared memory per block beyond the limit
-              continue;
+              staged.push_back(stageable[s]);
+          sizes.resize(staged.size());
+          for (size_t s = 0; s < staged.size(); ++s)
+            stageSizes(ki, hw, static_cast<size_t>(staged[s]), z.stageSize(staged[s], l.cached), sizes[s]);
+          // Every combination of the staged loops' sizes (an odometer, the last loop fastest).
+          pick.assign(staged.size(), 0);
+          for (bool more = true; more;) {
+            l.stages.clear();
+            for (size_t s = 0; s < staged.size(); ++s)
+              l.stages.push_back({staged[s], sizes[s][pick[s]]});
+            maxUnroll(ki, l, opts, lmax);
+            // L: none, then maximized (when anything can be unrolled).
+            for (int variant = 0; variant < (lmax.empty() ? 1 : 2); ++variant) {
+              if (variant == 0)
+                l.unroll.clear();
+              else
+                l.unroll = lmax;
+              ++st.explored;
+              z.characterize(l, c);
+              if (!c.fits) {
+                ++st.pruned; // shared memory per block beyond the limit
+                continue;
+              }
+              emit(l, c);
             }
-            emit(l, c);
+            more = false;
+            for (size_t s = staged.size(); s-- > 0;) {
+              if (++pick[s] < sizes[s].size()) {
+                more = true;
+                break;
+              }
+              pick[s] = 0;
+            }
           }
         }
       }

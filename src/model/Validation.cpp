@@ -243,8 +243,13 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   r.measurementsPath = m.path;
   r.gpuName = m.gpuName;
   std::map<std::string, layout::KernelInfo> kernels; // by skeleton path
+  std::map<std::string, size_t> kernelIndex;          // by skeleton path: the case's kernel in its file
   std::map<std::string, std::string> tops;
   std::vector<double> errs, rerrs;
+  // The measured layouts, parsed against their kernels, before any is projected:
+  // ptxas's registers (source.registers) come for all layouts of a kernel at once.
+  std::vector<std::string> keys;
+  std::vector<layout::Layout> layouts;
   for (const auto &mc : m.cases) {
     const std::string from = source.path(mc);
     const std::string key = sourceKey(from, mc);
@@ -272,24 +277,58 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
                                                    mc.kernel, mc.size));
       }
       it = kernels.emplace(key, layout::analyzeKernel(f, k)).first;
+      kernelIndex[key] = k;
       ModelOptions first = mo;
-      first.keepTop = 1; // only the enumerator's favourite is compared
+      first.keepTop = 1; // only the enumerator's favourite is compared (ranked by the estimate)
       auto kp = projectKernel(it->second, hw, {}, first);
       tops[key] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
     }
     const layout::KernelInfo &ki = it->second;
-    layout::Layout l;
     try {
-      l = layout::parseLayout(ki, mc.layout, hw);
+      layouts.push_back(layout::parseLayout(ki, mc.layout, hw));
     } catch (const InputError &e) {
       // The layout comes from the measurement file, not from --layout.
       throw InputError({m.path, 0, 0},
                        fmt::format("measured case {} {}: {}", mc.kernel, mc.size, e.message()));
     }
-    LayoutProjection p = projectLayout(ki, l, hw, mo);
+    keys.push_back(key);
+  }
+  // ptxas's registers, one call per kernel for all its measured layouts.
+  std::vector<std::optional<LayoutProjection::RegisterSource>> regSource(layouts.size());
+  if (source.registers && readsRegisters(mo)) {
+    std::vector<std::string> done;
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      if (std::find(done.begin(), done.end(), keys[i]) != done.end())
+        continue;
+      done.push_back(keys[i]);
+      std::vector<size_t> at;
+      std::vector<layout::Layout> ls;
+      for (size_t j = i; j < layouts.size(); ++j)
+        if (keys[j] == keys[i]) {
+          at.push_back(j);
+          ls.push_back(layouts[j]);
+        }
+      std::vector<CompiledRegisterCount> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
+      for (size_t n = 0; n < at.size(); ++n) {
+        LayoutProjection::RegisterSource src;
+        if (n < counts.size() && counts[n].registers) {
+          layouts[at[n]].compiledRegisters = counts[n].registers;
+          src.ptxas = true;
+        } else {
+          src.why = n < counts.size() ? counts[n].why : "not built";
+        }
+        regSource[at[n]] = src;
+      }
+    }
+  }
+  for (size_t i = 0; i < m.cases.size(); ++i) {
+    const MeasuredCase &mc = m.cases[i];
+    const layout::KernelInfo &ki = kernels.at(keys[i]);
+    LayoutProjection p = projectLayout(ki, layouts[i], hw, mo);
+    p.registers = regSource[i];
     CaseResult cr;
     cr.measured = mc;
-    cr.skeletonPath = from;
+    cr.skeletonPath = source.path(mc);
     cr.projection = p;
     cr.projectedMs = p.result.timeMs;
     cr.rooflineMs = p.roofline.timeMs;

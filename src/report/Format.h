@@ -14,6 +14,9 @@ inline std::string num(double v, int prec = 4) {
   return fmt::format("{:.{}g}", v, prec);
 }
 
+/// The first line of a message (a compiler's error can run to many).
+inline std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
+
 inline std::string fixed(double v, int prec) {
   if (!std::isfinite(v))
     return "-";

@@ -41,6 +41,12 @@ nlohmann::json layoutJson(size_t rank, const model::LayoutProjection &l) {
   };
   if (l.launchesMs) // an indexed repeat's kernel: the ranking's summed time
     j["launches_ms"] = finiteJson(*l.launchesMs);
+  if (l.registers) { // re-ranked with ptxas's registers (docs/model.md, "Registers from ptxas")
+    j["registers"] = {{"per_thread", countJson(l.effects.registersPerThread)},
+                      {"source", l.registers->ptxas ? "ptxas" : "estimate"}};
+    if (!l.registers->ptxas)
+      j["registers"]["why"] = l.registers->why;
+  }
   return j;
 }
 

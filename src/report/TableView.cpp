@@ -30,16 +30,31 @@ std::string renderTable(const Report &r) {
                        k.file, r.hwName, r.model, p.layoutsExplored, p.layoutsPruned);
     size_t width = 6;
     size_t n = std::min(r.top, p.layouts.size());
-    for (size_t i = 0; i < n; ++i)
+    bool regs = false; // re-ranked with ptxas's registers: a column says whose count
+    for (size_t i = 0; i < n; ++i) {
       width = std::max(width, p.layouts[i].layoutString.size());
-    out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>7}  {:>7}  {:>6}  {}\n", "rank", "layout", width,
-                       "time_ms", "MWP", "CWP", "warps", "bound");
+      regs = regs || p.layouts[i].registers.has_value();
+    }
+    out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>7}  {:>7}  {:>6}  {}{}\n", "rank", "layout", width,
+                       "time_ms", "MWP", "CWP", "warps", regs ? "registers        " : "", "bound");
+    std::string estimates;
     for (size_t i = 0; i < n; ++i) {
       const auto &l = p.layouts[i];
-      out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>7}  {:>7}  {:>6}  {}\n", i + 1, l.layoutString,
+      std::string reg;
+      if (regs) {
+        reg = l.registers ? fmt::format("{:>4} ({})", num(l.effects.registersPerThread, 4),
+                                        l.registers->ptxas ? "ptxas" : "estimate")
+                          : std::string("-");
+        reg = fmt::format("{:<17}", reg);
+        if (l.registers && !l.registers->ptxas)
+          estimates += fmt::format("  rank {} keeps the register estimate: {}\n", i + 1,
+                                   firstLine(l.registers->why));
+      }
+      out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>7}  {:>7}  {:>6}  {}{}\n", i + 1, l.layoutString,
                          width, num(l.launchesMs ? *l.launchesMs : l.result.timeMs, 5), fixed(l.result.mwp, 2),
-                         fixed(l.result.cwp, 2), fixed(l.result.n, 1), l.result.bound);
+                         fixed(l.result.cwp, 2), fixed(l.result.n, 1), reg, l.result.bound);
     }
+    out += estimates;
     if (p.layouts.empty())
       out += "  no layout fits this GPU\n";
     if (p.launches)
@@ -137,8 +152,14 @@ std::string renderCsv(const Report &r) {
   // After each layout, the program of its file (empty with --kernel or --layout,
   // which project no program): transfers in and out, total, CPU time, speedup,
   // verdict and reason, as Advisor's offload report gives them per region.
+  // Re-ranked with ptxas's registers: two columns more, the count and whose.
+  bool regs = false;
+  for (const auto &k : r.kernels)
+    for (const auto &l : k.projection.layouts)
+      regs = regs || l.registers.has_value();
   std::string out = "kernel,file,gpu,rank,layout,time_ms,cycles,mwp,cwp,active_warps,bound,"
-                    "transfer_in_ms,transfer_out_ms,program_ms,cpu_ms,speedup,verdict,reason\n";
+                    "transfer_in_ms,transfer_out_ms,program_ms,cpu_ms,speedup,verdict,reason";
+  out += regs ? ",registers,registers_source\n" : "\n";
   for (const auto &k : r.kernels) {
     const auto &p = k.projection;
     std::vector<std::string> program(7);
@@ -157,6 +178,10 @@ std::string renderCsv(const Report &r) {
                                       num(l.result.mwp, 6), num(l.result.cwp, 6), num(l.result.n, 6),
                                       l.result.bound};
       fields.insert(fields.end(), program.begin(), program.end());
+      if (regs) {
+        fields.push_back(l.registers ? num(l.effects.registersPerThread, 6) : "");
+        fields.push_back(l.registers ? (l.registers->ptxas ? "ptxas" : "estimate") : "");
+      }
       out += csvRecord(fields);
     }
   }

@@ -36,6 +36,18 @@ std::string renderValidation(const model::ValidationReport &v) {
   out += fmt::format("\n{} cases: geometric-mean error {}% (max {}%); roofline {}%\n",
                      v.cases.size(), fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
                      fixed(100 * v.rooflineGeomeanError, 1));
+  size_t ptxas = 0, asked = 0;
+  for (const auto &c : v.cases)
+    if (c.projection.registers) {
+      ++asked;
+      ptxas += c.projection.registers->ptxas ? 1 : 0;
+    }
+  if (asked > 0) // --counts not table with nvcc (docs/model.md, "Registers from ptxas")
+    out += ptxas == v.cases.size()
+               ? fmt::format("registers per thread from ptxas for all {} cases\n", ptxas)
+               : fmt::format("registers per thread from ptxas for {} of the {} cases, the estimate "
+                             "for the others (not emitted or not built)\n",
+                             ptxas, v.cases.size());
   out += fmt::format("\nranking: the measured layout the projection ranks first, against the fastest "
                      "measured\n");
   for (const auto &k : v.kernels)
@@ -126,11 +138,19 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["roofline_geomean_error"] = v.rooflineGeomeanError;
   j["top_within_10pct"] = v.topWithinTen;
   json cases = json::array();
-  for (const auto &c : v.cases)
-    cases.push_back({{"kernel", c.measured.kernel}, {"size", c.measured.size},
-                     {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
-                     {"projected_ms", c.projectedMs}, {"error", c.error},
-                     {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}});
+  for (const auto &c : v.cases) {
+    json x = {{"kernel", c.measured.kernel}, {"size", c.measured.size},
+              {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
+              {"projected_ms", c.projectedMs}, {"error", c.error},
+              {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}};
+    if (const auto &reg = c.projection.registers) { // with ptxas's registers (docs/model.md)
+      x["registers"] = {{"per_thread", static_cast<int64_t>(c.projection.effects.registersPerThread)},
+                        {"source", reg->ptxas ? "ptxas" : "estimate"}};
+      if (!reg->ptxas)
+        x["registers"]["why"] = reg->why;
+    }
+    cases.push_back(std::move(x));
+  }
   j["cases"] = cases;
   json ks = json::array();
   for (const auto &k : v.kernels)

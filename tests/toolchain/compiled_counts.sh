@@ -4,6 +4,8 @@
 #     skeleton's comps (skipped, exit 77, without clang-19)
 #   compiled_counts.sh SKELCAST sass   nvcc's SASS (cuobjdump -sass) sets them, and
 #     explain reads ptxas's registers (skipped without nvcc, cuobjdump and nvdisasm)
+#   compiled_counts.sh SKELCAST ptxas  project re-ranks its best layouts with ptxas's
+#     registers (skipped without nvcc and clang-19; docs/model.md, "Registers from ptxas")
 #   compiled_counts.sh SKELCAST table  --counts=table is the default's output, and a
 #     compiler that is not there falls back to the table with one positioned warning
 set -u
@@ -39,6 +41,23 @@ sass)
   ex=$("$SKELCAST" explain "$C" --counts=table --layout "block=i:16,j:16" 2>&1)
   grep -q "registers per thread (estimate)" <<< "$ex" || fail "explain --counts=table: $ex"
   ;;
+ptxas)
+  if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then PATH=$PATH:/usr/local/cuda/bin; fi
+  command -v nvcc > /dev/null || { echo "SKIPPED: no nvcc on PATH"; exit 77; }
+  command -v "${SKELCAST_CLANG:-clang-19}" > /dev/null || { echo "SKIPPED: no clang-19"; exit 77; }
+  js=$("$SKELCAST" project "$C" --counts=ptx --top 3 --format json 2> "$ERR") || fail "project --counts=ptx exited $?"
+  [ -s "$ERR" ] && fail "warnings with --counts=ptx: $(cat "$ERR")"
+  n=$(grep -c '"source": "ptxas"' <<< "$js")
+  [ "$n" = 3 ] || fail "expected ptxas's registers for the 3 layouts shown, got $n: $js"
+  tx=$("$SKELCAST" project "$C" --counts=ptx --top 3 2>&1) || fail "project --counts=ptx (text) exited $?"
+  [ "$(grep -c '(ptxas)' <<< "$tx")" = 3 ] || fail "the table does not say ptxas for 3 layouts: $tx"
+  cs=$("$SKELCAST" project "$C" --counts=ptx --top 3 --format csv 2>&1) || fail "project --counts=ptx (csv) exited $?"
+  head -1 <<< "$cs" | grep -q ',registers,registers_source$' || fail "no registers columns in: $(head -1 <<< "$cs")"
+  # --counts=table, and a model without the registers term: the estimate's ranking, unmarked
+  "$SKELCAST" project "$C" --counts=table --format json | grep -q '"registers"' && fail "registers with --counts=table"
+  "$SKELCAST" project "$C" --counts=ptx --without registers --format json 2> /dev/null | grep -q '"registers"' &&
+    fail "registers re-ranked without the registers term"
+  ;;
 table)
   a=$("$SKELCAST" skeletonize "$C")
   b=$("$SKELCAST" skeletonize "$C" --counts=table)
@@ -52,7 +71,7 @@ table)
   "$SKELCAST" skeletonize "$C" --counts=bogus > /dev/null 2>&1 && fail "--counts=bogus accepted"
   ;;
 *)
-  echo "usage: $0 SKELCAST ptx|sass|table"; exit 2 ;;
+  echo "usage: $0 SKELCAST ptx|sass|ptxas|table"; exit 2 ;;
 esac
 [ $status -eq 0 ] && echo "ok: $MODE"
 exit $status

@@ -28,8 +28,9 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
                                                           std::ostream &diagnostics);
 
 /// ptxas's registers per thread of kernel `k` of the C file in each of
-/// `layouts` (docs/model.md, "Registers from ptxas"): each emitted and built
-/// with nvcc (the cache's), nullopt where that fails, with the reason in `why`.
+/// `layouts` (docs/model.md, "Registers from ptxas"): all emitted by one
+/// emitCuda call, each built with nvcc (the cache's); nullopt where that fails,
+/// with the reason in `why[i]` (empty where the count was read).
 std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
                                                   const frontend::SkeletonizeOptions &opts,
                                                   size_t k,

@@ -34,7 +34,10 @@ struct SpaceBound {
   int cacheCap = 0;  ///< cacheable arrays considered per block shape (those of highest ShrDegree)
   int stageCap = 0;  ///< stageable loops considered per cached set (the first in loop order)
   /// Most candidates the enumeration can count with these caps: each (B, F)
-  /// within the tile rule gives at most (1 + (2^cacheCap - 1) 2^stageCap) x 2,
+  /// within the tile rule gives at most (1 + (2^cacheCap - 1) Π (2 + P_l)) x 2,
+  /// the product over the stageCap stageable loops l of most choices, where P_l
+  /// counts the power-of-two stage sizes of l (8 up to its trip and the shared
+  /// memory of a block; a staged loop takes one of them or the paper's StageSize);
   /// each other one candidate (pruned).
   int64_t candidates = 0;
   bool reduced() const { return cacheCap < cacheable || stageCap < stageable; }

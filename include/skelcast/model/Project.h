@@ -40,6 +40,13 @@ struct LayoutProjection {
   /// launches (RepeatedLaunches::ranking, weighted), the ranking's key; the
   /// other fields describe the launch at RepeatedLaunches::characterizedAt.
   std::optional<double> launchesMs;
+  /// Where the `registers` term's registers per thread came from, when the
+  /// layout was re-ranked with ptxas's (Rerank.h); absent otherwise.
+  struct RegisterSource {
+    bool ptxas = false; ///< ptxas's count; else the estimate, because of `why`
+    std::string why;    ///< with the estimate: the emitter's or the compiler's reason
+  };
+  std::optional<RegisterSource> registers;
 };
 
 struct KernelProjection {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "skelcast/model/Project.h"
+#include "skelcast/model/Rerank.h"
 #include "skelcast/skeleton/Skeleton.h"
 
 #include <functional>
@@ -40,6 +41,13 @@ struct KernelSource {
   std::string label; ///< e.g. "C files (skeletonizer)"
   std::function<std::string(const MeasuredCase &)> path;
   std::function<skeleton::SkeletonFile(const MeasuredCase &)> load;
+  /// Where set (the C path with --counts not `table` and nvcc found): ptxas's
+  /// registers per thread of `layouts` of kernel `k` of the case's C file, one
+  /// call per kernel for all its measured layouts (docs/model.md, "Registers
+  /// from ptxas"); the measured layouts are projected with them.
+  std::function<std::vector<CompiledRegisterCount>(const MeasuredCase &, size_t k,
+                                                   const std::vector<layout::Layout> &layouts)>
+      registers;
 };
 
 /// The hand skeletons of the cases ("model only").

@@ -4,6 +4,7 @@
 // commands print for real inputs. Any keyword outside the subset fails the test,
 // so a schema cannot silently promise more than is checked.
 #include "../support/CliRun.h"
+#include "skelcast/toolchain/Toolchain.h"
 
 #include <nlohmann/json.hpp>
 
@@ -182,6 +183,32 @@ TEST(Schema, ProjectIndexedRepeatAndOneKernel) {
               "project.schema.json");
   expectValid({"project", kSrc + "/skeletons/matmul.skel", "--kernel", "matmul", "--format", "json"},
               "project.schema.json");
+}
+
+// ptxas's registers (docs/model.md, "Registers from ptxas"): project's re-rank
+// and validate's C path mark each layout's registers; needs nvcc and clang-19.
+TEST(Schema, ProjectAndValidateWithPtxasRegisters) {
+  skelcast::toolchain::Tools t = skelcast::toolchain::findTools();
+  if (!t.hasPtxas() || !t.hasPtx())
+    GTEST_SKIP() << "needs nvcc (ptxas) and clang-19";
+  std::filesystem::current_path(kSrc); // the measurements name their C files from there
+  expectValid({"project", "examples/matmul.c", "--counts", "ptx", "--top", "1", "--format", "json"},
+              "project.schema.json");
+  auto r = run({"validate", "tests/data/ptxas/matmul_kernels.json", "--hw", "h100", "--counts", "ptx",
+                "--format", "json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json v = json::parse(r.out);
+  std::vector<std::string> errs;
+  validate(v, schema("validate-kernels.schema.json"), "", errs);
+  for (const auto &err : errs)
+    ADD_FAILURE() << err;
+  // ptxas's counts of the emitted layouts, as the H100 run of the same code reported them
+  for (const auto &c : v["cases"]) {
+    ASSERT_TRUE(c.contains("registers")) << c.dump();
+    EXPECT_EQ(c["registers"]["source"], "ptxas") << c.dump();
+  }
+  EXPECT_EQ(v["cases"][0]["registers"]["per_thread"], 30) << "block=i:16,j:16: regs_per_thread 30 on the H100";
+  EXPECT_EQ(v["cases"][1]["registers"]["per_thread"], 32) << "regs_per_thread 32 on the H100";
 }
 
 #endif

@@ -1,0 +1,45 @@
+/// \file
+/// The ranking redone with ptxas's registers (docs/model.md, "Registers from
+/// ptxas"): the enumerator ranks every layout with the register estimate; the
+/// best few by the estimate are then re-projected with the registers per thread
+/// ptxas gave their emitted code (Layout::compiledRegisters, read by the
+/// `registers` term) and ranked again. The model starts no program: the counts
+/// come in as values (the cli reads them with emit::compiledRegisters).
+#pragma once
+
+#include "skelcast/model/Program.h"
+#include "skelcast/model/Project.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skelcast::model {
+
+/// How many of the estimate's best layouts are re-projected when `shown` are
+/// reported: max(2 × shown, 10), so that a layout the compiler's count moves up
+/// from just below the shown ones can enter them.
+size_t rerankCandidates(size_t shown);
+
+/// Whether ptxas's count can change `mo`'s ranking: the skelcast model with its
+/// `registers` term on (the other models and terms do not read registers).
+bool readsRegisters(const ModelOptions &mo);
+
+/// ptxas's registers per thread for one layout, or why the estimate stays.
+struct CompiledRegisterCount {
+  std::optional<int> registers;
+  std::string why; ///< without registers: the emitter's or the compiler's reason
+};
+
+/// `kp`'s layouts (best first by the estimate) with `counts[i]` for
+/// kp.layouts[i] (missing entries keep the estimate): each re-projected as
+/// kernel `k` of its program (projectProgramKernel with `only`), marked
+/// (LayoutProjection::registers), ranked again with rankedBefore and cut to
+/// `keep` (0 keeps all). In an indexed repeat the launches are those of the new
+/// best. The counts of explored and pruned layouts stay those of `kp`.
+KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
+                                     const layout::EnumerateOptions &eo, const ModelOptions &mo,
+                                     KernelProjection kp,
+                                     const std::vector<CompiledRegisterCount> &counts, size_t keep);
+
+} // namespace skelcast::model

@@ -1,0 +1,59 @@
+#include "skelcast/model/Rerank.h"
+
+#include "skelcast/model/ModernTerms.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace skelcast::model {
+
+size_t rerankCandidates(size_t shown) { return std::max<size_t>(2 * shown, 10); }
+
+bool readsRegisters(const ModelOptions &mo) {
+  return mo.model.kind == ModelKind::Skelcast &&
+         (mo.model.enabledTerms() & termBit(TermId::Registers)) != 0;
+}
+
+KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
+                                     const layout::EnumerateOptions &eo, const ModelOptions &mo,
+                                     KernelProjection kp,
+                                     const std::vector<CompiledRegisterCount> &counts, size_t keep) {
+  ModelOptions one = mo;
+  one.keepTop = 0;
+  // Every layout is projected again, with or without ptxas's count: in an
+  // indexed repeat each projection carries its own launches, and the new best's
+  // are the kernel's.
+  std::vector<std::optional<RepeatedLaunches>> launches(kp.layouts.size());
+  for (size_t i = 0; i < kp.layouts.size(); ++i) {
+    LayoutProjection &p = kp.layouts[i];
+    layout::Layout l = p.layout;
+    LayoutProjection::RegisterSource src;
+    if (i < counts.size() && counts[i].registers) {
+      l.compiledRegisters = counts[i].registers;
+      src.ptxas = true;
+    } else {
+      src.why = i < counts.size() ? counts[i].why : "not built";
+    }
+    KernelProjection again = projectProgramKernel(analysis, k, hw, eo, one, l);
+    if (!again.layouts.empty()) {
+      p = std::move(again.layouts.front());
+      launches[i] = std::move(again.launches);
+    }
+    p.registers = src;
+  }
+  std::vector<size_t> order(kp.layouts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rankedBefore(kp.layouts[a], kp.layouts[b]); });
+  if (keep > 0 && order.size() > keep)
+    order.resize(keep);
+  std::vector<LayoutProjection> ranked;
+  for (size_t i : order)
+    ranked.push_back(std::move(kp.layouts[i]));
+  if (kp.launches && !order.empty())
+    kp.launches = launches[order.front()];
+  kp.layouts = std::move(ranked);
+  return kp;
+}
+
+} // namespace skelcast::model

@@ -1,0 +1,97 @@
+// The ranking redone with ptxas's registers (docs/model.md, "Registers from
+// ptxas"): the counts come in as values, so no nvcc is needed here. A count
+// above the estimate takes the estimate's favourite below the others; layouts
+// without a count keep the estimate and say why.
+#include "skelcast/model/Program.h"
+#include "skelcast/model/Project.h"
+#include "skelcast/model/Rerank.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+using namespace skelcast;
+
+namespace {
+
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+hw::HwSpec h100() { return hw::resolveHwSpec("h100", kSrc + "/hwspecs"); }
+
+} // namespace
+
+TEST(Rerank, CandidatesAreTwiceTheShownAndAtLeastTen) {
+  EXPECT_EQ(model::rerankCandidates(1), 10u);
+  EXPECT_EQ(model::rerankCandidates(5), 10u);
+  EXPECT_EQ(model::rerankCandidates(8), 16u);
+}
+
+TEST(Rerank, OnlyTheModelWithTheRegistersTermReadsThem) {
+  EXPECT_TRUE(model::readsRegisters({model::parseModelSpec("skelcast")}));
+  EXPECT_FALSE(model::readsRegisters({model::parseModelSpec("skelcast", {"registers"})}));
+  EXPECT_FALSE(model::readsRegisters({model::parseModelSpec("hong-kim")}));
+  EXPECT_FALSE(model::readsRegisters({model::parseModelSpec("roofline")}));
+}
+
+TEST(Rerank, PtxasCountAboveTheEstimateMovesTheFavouriteDown) {
+  skeleton::SkeletonFile f = skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel");
+  model::ProgramAnalysis analysis(f);
+  hw::HwSpec hw = h100();
+  model::ModelOptions mo{model::parseModelSpec("skelcast")};
+  mo.keepTop = model::rerankCandidates(3);
+  model::KernelProjection kp = model::projectProgramKernel(analysis, 0, hw, {}, mo);
+  ASSERT_EQ(kp.layouts.size(), 10u);
+  const std::string favourite = kp.layouts.front().layoutString;
+  const double estimateMs = kp.layouts.front().result.timeMs;
+  ASSERT_FALSE(kp.layouts.front().effects.registersFromPtxas);
+  ASSERT_LT(kp.layouts.front().effects.registersPerThread, 255);
+
+  // ptxas "says" 255 registers for the favourite (one block of 256 threads per
+  // SM where the estimate allows more), and the estimate's count for the others
+  // but the last, which the emitter "could not write".
+  std::vector<model::CompiledRegisterCount> counts(kp.layouts.size());
+  counts[0].registers = 255;
+  for (size_t i = 1; i + 1 < kp.layouts.size(); ++i)
+    counts[i].registers = static_cast<int>(kp.layouts[i].effects.registersPerThread);
+  counts.back().why = "not emitted: a test";
+  const std::string last = kp.layouts.back().layoutString;
+  model::KernelProjection re =
+      model::rerankWithRegisters(analysis, 0, hw, {}, mo, kp, counts, 3);
+
+  ASSERT_EQ(re.layouts.size(), 3u) << "cut to the shown";
+  EXPECT_EQ(re.layoutsExplored, kp.layoutsExplored);
+  EXPECT_NE(re.layouts.front().layoutString, favourite)
+      << "expected the favourite by the estimate to lose first place with 255 registers";
+  // The others kept their times (the estimate's count given back): the second
+  // by the estimate is first now.
+  EXPECT_EQ(re.layouts.front().layoutString, kp.layouts[1].layoutString);
+  EXPECT_DOUBLE_EQ(re.layouts.front().result.timeMs, kp.layouts[1].result.timeMs);
+  for (size_t i = 0; i + 1 < re.layouts.size(); ++i)
+    EXPECT_FALSE(model::rankedBefore(re.layouts[i + 1], re.layouts[i])) << "ranked at " << i;
+  for (const auto &p : re.layouts) {
+    ASSERT_TRUE(p.registers.has_value()) << p.layoutString;
+    EXPECT_TRUE(p.registers->ptxas) << p.layoutString;
+    EXPECT_TRUE(p.effects.registersFromPtxas) << p.layoutString;
+  }
+
+  // All kept: the favourite, re-projected at 255 registers, is slower than by
+  // the estimate and marked ptxas's; the last keeps the estimate and says why.
+  model::KernelProjection all = model::rerankWithRegisters(analysis, 0, hw, {}, mo, kp, counts, 0);
+  ASSERT_EQ(all.layouts.size(), 10u);
+  auto at = [&](const std::string &s) {
+    return std::find_if(all.layouts.begin(), all.layouts.end(),
+                        [&](const model::LayoutProjection &p) { return p.layoutString == s; });
+  };
+  auto fav = at(favourite);
+  ASSERT_NE(fav, all.layouts.end());
+  EXPECT_GT(fav->result.timeMs, estimateMs);
+  EXPECT_DOUBLE_EQ(fav->effects.registersPerThread, 255);
+  EXPECT_EQ(fav->layout.compiledRegisters, 255);
+  auto kept = at(last);
+  ASSERT_NE(kept, all.layouts.end());
+  ASSERT_TRUE(kept->registers.has_value());
+  EXPECT_FALSE(kept->registers->ptxas);
+  EXPECT_EQ(kept->registers->why, "not emitted: a test");
+  EXPECT_FALSE(kept->effects.registersFromPtxas);
+}
