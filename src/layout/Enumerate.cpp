@@ -41,7 +41,12 @@ void stageableLoops(const KernelInfo &ki, const std::vector<int> &cached, std::v
   }
 }
 
-/// "Maximize L": full unrolling of short constant loops, the stage size of a
+/// The largest unroll of a staged loop: the largest measured on the H100
+/// (MatMul's staged layouts, docs/validation.md); a longer stage is unrolled
+/// by it within the stage.
+constexpr int64_t kMaxStagedUnroll = 32;
+
+/// "Maximize L": full unrolling of short constant loops, the stage size (at most kMaxStagedUnroll) of a
 /// staged loop, otherwise the largest power of two up to maxUnroll dividing the
 /// trip; a loop with data-dependent bounds by up to 4 (with a remainder loop).
 void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
@@ -58,7 +63,7 @@ void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
       while (u * 2 <= std::min<int64_t>(4, trip)) // data-dependent: a short unroll and a remainder
         u *= 2;
     else if (s > 0)
-      u = s;
+      u = std::min<int64_t>(s, kMaxStagedUnroll);
     else if (trip <= o.maxUnroll)
       u = trip;
     else
