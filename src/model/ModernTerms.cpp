@@ -335,6 +335,32 @@ std::vector<ExplainRow> explainLongest(const TermEffects &e) {
   return {{"longest task factor", e.longestFactor, 4, "longest trip / mean trip over the waves (longest)"}};
 }
 
+// --- tail (section 7) ------------------------------------------------------------
+// Hong & Kim's Rep is fractional: a last wave of blocks that fills part of the
+// SMs costs that part of a wave. A latency-bound SM (N <= MWP: every warp waits
+// out its own chain of round trips, none waits for another) takes as long for
+// a wave of one block as for a full one, so the last wave costs a whole wave
+// while the SMs without a block in it idle: Rep waves take ceil(Rep), and
+// factor = ceil(Rep) / Rep (1 when Rep <= 1: one wave, already counted whole).
+void adjustTail(const TermInputs &, AdjustedInputs &a, TermScratch &) {
+  const hw::Workload &w = a.workload;
+  double sms = activeSMs(w, a.hw);
+  double r = rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms);
+  // Rep computed in floating point: an exact number of waves stays exact.
+  a.effects.tailFactor = r > 1 ? std::ceil(r - 1e-9) / r : 1.0;
+}
+
+/// Only where the core's bound is `latency`: a bandwidth- or issue-bound SM
+/// runs the blocks of a partial wave faster, and the floors act after this.
+void settleTail(const TermEffects &e, HongKimResult &r) {
+  if (e.tailFactor > 1 && r.bound == "latency")
+    r.timeMs *= e.tailFactor;
+}
+
+std::vector<ExplainRow> explainTail(const TermEffects &e) {
+  return {{"last-wave factor", e.tailFactor, 4, "ceil(Rep) / Rep, applied when latency bound (tail)"}};
+}
+
 // --- bandwidth (section 7): two floors ------------------------------------------
 // DRAM bytes / Mem_Bandwidth (after `caches`, the bytes that leave L2; without
 // it, the requested bytes), and an SM's global requests x their departure delay
@@ -456,6 +482,8 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Waves, "waves", "an SM's waves of blocks overlap (case 3)", adjustWaves, nullptr, nullptr},
       {TermId::Longest, "longest", "in one wave the longest task (a triangle's long rows) sets the time",
        adjustLongest, settleLongest, explainLongest},
+      {TermId::Tail, "tail", "a latency-bound kernel's last, partial wave of blocks lasts a whole wave",
+       adjustTail, settleTail, explainTail},
       {TermId::Bandwidth, "bandwidth", "floors: DRAM bytes / bandwidth, requests x departure delay",
        adjustBandwidth, settleBandwidth, explainBandwidth},
       {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,

@@ -19,6 +19,7 @@
 /// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2 |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
 /// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
+/// | tail       | both   | a latency-bound kernel's partial last wave lasts a whole wave (ceil(Rep)) |
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
@@ -40,7 +41,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Bandwidth, Lsu, Lines, Launch, Count
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -68,6 +69,7 @@ struct TermEffects {
   double walkHitFraction = 0;   ///< of the direct loads' instructions, the share a thread's walk serves from L1
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
+  double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

@@ -358,6 +358,26 @@ TEST(ModernTerms, LongestTaskSetsTheTimeOfOneWave) {
   EXPECT_DOUBLE_EQ(many.a.effects.longestFactor, 1);
 }
 
+TEST(ModernTerms, OneBlockPastAFullWaveLastsTwoWaves) {
+  // A triad of 1057 blocks of 256 threads: a wave is 132 SMs x 8 blocks =
+  // 1056, so the 1057th block runs alone on one SM after the first wave.
+  // Rep = 1057 / 1056; a latency-bound SM takes a whole wave for it: the
+  // factor is ceil(Rep) / Rep = 2 x 1056 / 1057.
+  const char *triad = "#define N 270592\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto ki = kernelOf(triad);
+  auto one = apply(ki, "block=i:256", {"tail"});
+  EXPECT_DOUBLE_EQ(one.a.effects.tailFactor, 2112.0 / 1057.0);
+  // One block short of a full wave: Rep < 1, one wave, already whole.
+  const char *short_ = "#define N 270080\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                       "parallel_for(N) : i {\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  EXPECT_DOUBLE_EQ(apply(kernelOf(short_), "block=i:256", {"tail"}).a.effects.tailFactor, 1.0);
+  // Exactly two waves (2112 blocks): no partial wave.
+  const char *two = "#define N 540672\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                    "parallel_for(N) : i {\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  EXPECT_DOUBLE_EQ(apply(kernelOf(two), "block=i:256", {"tail"}).a.effects.tailFactor, 1.0);
+}
+
 TEST(ModernTerms, SkelcastBeatsTheBaselinesOnTheH100Measurements) {
   std::vector<model::Measurements> runs{
       model::loadMeasurements(kSrc + "/validation/results/h100_kernels.json"),

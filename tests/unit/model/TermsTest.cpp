@@ -57,7 +57,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
   const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
-                                       "bandwidth",  "lsu",  "lines",     "launch"};
+                                       "tail",       "bandwidth", "lsu",    "lines",    "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -75,7 +75,8 @@ TEST(Terms, OnlyTheFloorsTheLongestTaskAndTheLaunchActAfterTheCore) {
     if (t.settle)
       settling.push_back(t.name);
   // longest scales the core's time before the floors compare with it.
-  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "bandwidth", "lsu", "launch"}));
+  // tail counts the last wave whole, also before the floors.
+  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "launch"}));
 }
 
 TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
@@ -94,6 +95,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "caches: L2 hit fraction", "caches: effective Mem_LD",
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
                       "rmw: read-after-store loads per thread", "longest: longest task factor",
+                      "tail: last-wave factor",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
                       "lsu: L1 floor (ms)", "launch: launch (ms)"}));
@@ -122,6 +124,32 @@ TEST(Terms, NoTermLeavesHongKimsInputs) {
   EXPECT_EQ(r.a.effects.launchMs, 0);
   EXPECT_EQ(r.a.effects.dramFloorMs, 0);
   EXPECT_EQ(r.a.effects.lsuFloorMs, 0);
+  EXPECT_EQ(r.a.effects.tailFactor, 0);
+}
+
+TEST(Terms, TailAloneCountsTheLastWaveWhole) {
+  // 2^26 / 256 = 262144 blocks; 8 blocks of 8 warps fill an SM's 64 warps, so
+  // a wave is 132 x 8 = 1056 blocks and Rep = 248.24...: the last wave counts
+  // whole, 249 waves, factor 249 x 1056 / 262144 = 1.0030517578125. Nothing
+  // else of Hong & Kim's inputs moves.
+  auto ki = kernelOf(kTriad);
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Tail));
+  EXPECT_DOUBLE_EQ(r.a.effects.tailFactor, 249.0 * 1056.0 / 262144.0);
+  EXPECT_EQ(r.a.workload.compInsts, r.c.workload.compInsts);
+  EXPECT_EQ(r.a.hw.maxBlocksPerSM, h100().maxBlocksPerSM);
+}
+
+TEST(Terms, TailActsOnlyWhereTheCoreIsLatencyBound) {
+  model::TermEffects e;
+  e.tailFactor = 2112.0 / 1057.0;
+  auto latency = coreAt(1.0, "latency");
+  model::settleModernTerms(e, termBit(TermId::Tail), latency);
+  EXPECT_DOUBLE_EQ(latency.timeMs, 2112.0 / 1057.0);
+  for (const char *bound : {"memory", "compute"}) {
+    auto other = coreAt(1.0, bound);
+    model::settleModernTerms(e, termBit(TermId::Tail), other);
+    EXPECT_EQ(other.timeMs, 1.0) << bound;
+  }
 }
 
 TEST(Terms, SchedulersAloneDivideOnlyTheIssueCycles) {
