@@ -65,6 +65,8 @@ nlohmann::ordered_json specJson(const hw::HwSpec &h) {
   field("peak_dp_gflops", h.peakDpGflops);
   if (h.l1WavefrontsPerCycle > 0)
     field("l1_wavefronts_per_cycle", h.l1WavefrontsPerCycle);
+  if (h.dramBwPerWarpGBps > 0)
+    field("dram_bw_per_warp_gbps", h.dramBwPerWarpGBps);
   field("launch_overhead_us", h.launchOverheadUs);
   if (h.sources.count("launch_back_to_back_us"))
     field("launch_back_to_back_us", h.launchBackToBackUs);
@@ -183,6 +185,8 @@ void registerHw(CLI::App &app, Context &ctx) {
         field("peak_dp_gflops", fmt::format("{}", h.peakDpGflops));
         if (h.l1WavefrontsPerCycle > 0)
           field("l1_wavefronts_per_cycle", fmt::format("{}", h.l1WavefrontsPerCycle));
+        if (h.dramBwPerWarpGBps > 0)
+          field("dram_bw_per_warp_gbps", fmt::format("{}", h.dramBwPerWarpGBps));
         field("launch_overhead_us", fmt::format("{}", h.launchOverheadUs));
         if (h.sources.count("launch_back_to_back_us"))
           field("launch_back_to_back_us", fmt::format("{}", h.launchBackToBackUs));

@@ -273,6 +273,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.peakDpGflops = r.number("peak_dp_gflops", 0, 1e9); // 0: no double precision
   if (root.contains("l1_wavefronts_per_cycle"))
     h.l1WavefrontsPerCycle = r.number("l1_wavefronts_per_cycle", 0.01, 64);
+  if (root.contains("dram_bw_per_warp_gbps"))
+    h.dramBwPerWarpGBps = r.number("dram_bw_per_warp_gbps", 0.001, h.memBandwidthGBps,
+                                   {nullptr, "mem_bandwidth_gbps"});
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
@@ -298,8 +301,8 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "schedulers_per_sm", "issue_cycles", "mem_bandwidth_gbps", "dram_latency_cycles",
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
-      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "launch_overhead_us",
-      "launch_back_to_back_us", "host_link.kind", "host_link.h2d_pinned_gbps",
+      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "dram_bw_per_warp_gbps",
+      "launch_overhead_us", "launch_back_to_back_us", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",
       "host_link.d2h_pageable_ms_by_bytes"};

@@ -62,8 +62,11 @@ void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
     if (!li.constTrip)
       while (u * 2 <= std::min<int64_t>(4, trip)) // data-dependent: a short unroll and a remainder
         u *= 2;
-    else if (s > 0)
-      u = std::min<int64_t>(s, kMaxStagedUnroll);
+    else if (s > 0 && s <= kMaxStagedUnroll)
+      u = s;
+    else if (s > 0) // a longer stage: the largest power of two up to the cap dividing it
+      while (u * 2 <= kMaxStagedUnroll && s % (u * 2) == 0)
+        u *= 2;
     else if (trip <= o.maxUnroll)
       u = trip;
     else

@@ -17,6 +17,7 @@ constexpr TermMask kWalk = termBit(TermId::Walk);
 constexpr TermMask kLongest = termBit(TermId::Longest);
 constexpr TermMask kRmw = termBit(TermId::Rmw);
 constexpr TermMask kLines = termBit(TermId::Lines);
+constexpr TermMask kOccupancy = termBit(TermId::Occupancy);
 /// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
 /// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
 /// transactions on compute capability 5.x and later; the `sector` coalescing rule).
@@ -374,8 +375,20 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   double dram = (in.on & kCaches) && a.effects.dramBytesPerThread > 0
                     ? a.effects.dramBytesPerThread * threads
                     : in.c.requestedBytesPerThread * threads;
-  a.effects.dramFloorMs = dram / (hw.memBandwidthGBps * 1e6);
   double sms = activeSMs(w, a.hw);
+  // occupancy: an SM draws from DRAM at most what its active warps keep in
+  // flight, W x dram_bw_per_warp_gbps (measured on the H100 by
+  // validation/kernels/inflight.cu: 455 GB/s from 132 SMs of one warp, 2,884
+  // of 32); W = the warps per SM of a wave, min(Blocks / Active_SMs, eq. 8's
+  // active blocks) x warps per block.
+  double bandwidth = hw.memBandwidthGBps;
+  if ((in.on & kOccupancy) && hw.dramBwPerWarpGBps > 0) {
+    double blocksPerSM = std::min(w.blocks / sms, std::max(1.0, activeBlocksPerSM(w, a.hw, sms)));
+    double warpsPerSM = blocksPerSM * std::ceil(w.threadsPerBlock / hw.warpSize);
+    bandwidth = std::min(bandwidth, sms * warpsPerSM * hw.dramBwPerWarpGBps);
+  }
+  a.effects.drawnBandwidthGBps = bandwidth;
+  a.effects.dramFloorMs = dram / (bandwidth * 1e6);
   double perSM = warps / sms * (w.coalMemInsts * hw.departureDelCoalCycles +
                                 w.uncoalMemInsts * w.uncoalPerMw * hw.departureDelUncoalCycles);
   a.effects.departureFloorMs = perSM / (hw.clockGHz * 1e6);
@@ -391,7 +404,9 @@ void settleBandwidth(const TermEffects &e, HongKimResult &r) {
 }
 
 std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
-  return {{"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / Mem_Bandwidth (bandwidth)"},
+  return {{"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
+           "Mem_Bandwidth, or active SMs x warps per SM x dram_bw_per_warp_gbps when lower (occupancy)"},
+          {"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / the bandwidth drawn (bandwidth)"},
           {"departure floor (ms)", e.departureFloorMs, 6, "an SM's requests x departure delay (bandwidth)"}};
 }
 
@@ -490,6 +505,9 @@ const std::vector<Term> &skelcastTerms() {
        settleLsu, explainLsu},
       {TermId::Lines, "lines", "(in lsu, caches) an uncoalesced access is one L1 wavefront per 128-byte line", nullptr,
        nullptr, nullptr},
+      {TermId::Occupancy, "occupancy",
+       "(in bandwidth) the DRAM floor at the bandwidth the active warps draw", nullptr, nullptr,
+       nullptr},
       {TermId::Launch, "launch", "the launch overhead is added to the time", adjustLaunch, settleLaunch,
        explainLaunch},
   };

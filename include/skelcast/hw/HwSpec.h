@@ -68,6 +68,10 @@ struct HwSpec {
   /// Wavefronts (one 32-lane access of 128 bytes) the L1/shared-memory data
   /// pipe of an SM serves per cycle; 0: not given (the `lsu` term is off).
   double l1WavefrontsPerCycle = 0;
+  /// DRAM bandwidth one warp draws when every SM holds a few (0: not given).
+  /// The `occupancy` term's input: an SM with W active warps draws at most
+  /// W x this (docs/model.md, section 7).
+  double dramBwPerWarpGBps = 0;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
   std::optional<HostLink> hostLink;

@@ -23,6 +23,7 @@
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
+/// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps) |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
 
@@ -41,7 +42,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Launch, Count
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -70,6 +71,7 @@ struct TermEffects {
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
+  double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

@@ -149,3 +149,14 @@ TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
   expectError(edited([](auto &j) { j["launch_back_to_back_us"]["value"] = 9.0; }),
               "field 'launch_back_to_back_us': 9 is out of range [0, 5.54]");
 }
+
+TEST(HwSpec, BandwidthPerWarpIsOptionalAndAtMostTheBandwidth) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").dramBwPerWarpGBps, 3.449);
+  hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("dram_bw_per_warp_gbps"); }), "x.json");
+  EXPECT_DOUBLE_EQ(without.dramBwPerWarpGBps, 0); // the occupancy term then does nothing
+  expectError(edited([](auto &j) { j["dram_bw_per_warp_gbps"]["value"] = 4000; }),
+              "field 'dram_bw_per_warp_gbps': 4000 is out of range [0.001, 3030.4] (at most "
+              "mem_bandwidth_gbps, which is 3030.4)");
+  expectError(edited([](auto &j) { j["dram_bw_per_warp_gbps"]["value"] = 0; }),
+              "field 'dram_bw_per_warp_gbps': 0 is out of range [0.001, 3030.4]");
+}

@@ -57,7 +57,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
   const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
-                                       "tail",       "bandwidth", "lsu",    "lines",    "launch"};
+                                       "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -96,6 +96,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
                       "rmw: read-after-store loads per thread", "longest: longest task factor",
                       "tail: last-wave factor",
+                      "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
                       "lsu: L1 floor (ms)", "launch: launch (ms)"}));
@@ -216,6 +217,30 @@ TEST(Terms, BandwidthAloneComputesBothFloors) {
   EXPECT_NEAR(r.a.effects.dramFloorMs, 12 * threads / (hw.memBandwidthGBps * 1e6), 1e-12);
   EXPECT_NEAR(r.a.effects.departureFloorMs,
               warps / hw.smCount * 3 * hw.departureDelCoalCycles / (hw.clockGHz * 1e6), 1e-12);
+}
+
+TEST(Terms, OccupancyDrawsWhatTheActiveWarpsDraw) {
+  // A triad of 2^17 elements in blocks of one warp folded by 8: 512 blocks,
+  // fewer than a wave (132 SMs x 32 blocks), so 512 / 132 blocks of one warp
+  // per SM: 132 x (512 / 132) x 1 x 3.449 = 512 x 3.449 = 1,765.888 GB/s
+  // drawn, below the 3,030.4 of mem_bandwidth_gbps; the floor moves the
+  // triad's 12 bytes per element at that rate.
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.dramBwPerWarpGBps, 3.449);
+  const char *small = "#define N 131072\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto r = applyOnly(kernelOf(small), "block=i:32 fold=i:8",
+                     termBit(TermId::Bandwidth) | termBit(TermId::Occupancy));
+  EXPECT_NEAR(r.a.effects.drawnBandwidthGBps, 1765.888, 1e-9);
+  EXPECT_NEAR(r.a.effects.dramFloorMs, 12.0 * 131072 / (1765.888 * 1e6), 1e-12);
+  // without the term, the spec's bandwidth
+  auto off = applyOnly(kernelOf(small), "block=i:32 fold=i:8", termBit(TermId::Bandwidth));
+  EXPECT_DOUBLE_EQ(off.a.effects.drawnBandwidthGBps, hw.memBandwidthGBps);
+  // 2^26 elements in blocks of 256: 8 blocks of 8 warps per SM draw
+  // 132 x 64 x 3.449 = 29,137 GB/s, above the spec's: the spec's stays
+  auto full = applyOnly(kernelOf(kTriad), "block=i:256",
+                        termBit(TermId::Bandwidth) | termBit(TermId::Occupancy));
+  EXPECT_DOUBLE_EQ(full.a.effects.drawnBandwidthGBps, hw.memBandwidthGBps);
 }
 
 TEST(Terms, LaunchAloneRecordsTheOverhead) {
