@@ -208,7 +208,8 @@ TEST(Schema, ProjectAndValidateWithPtxasRegisters) {
     EXPECT_EQ(c["registers"]["source"], "ptxas") << c.dump();
   }
   EXPECT_EQ(v["cases"][0]["registers"]["per_thread"], 30) << "block=i:16,j:16: regs_per_thread 30 on the H100";
-  EXPECT_EQ(v["cases"][1]["registers"]["per_thread"], 32) << "regs_per_thread 32 on the H100";
+  EXPECT_EQ(v["cases"][1]["registers"]["per_thread"], 56)
+      << "regs_per_thread 56 on the H100 (the register tile, validation/results/h100_emit4_kernels.json)";
 }
 
 #endif
