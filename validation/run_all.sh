@@ -9,6 +9,11 @@
 # some kernels; the result files then hold only what ran).
 # Writes OUT/${TAG}_{kernels,calibration,transfers,programs}.json, OUT/env.txt,
 # OUT/log.txt and prints a summary table.  Never changes GPU settings.
+# Two steps beside the hand-written programs: `inflight` (DRAM bandwidth against
+# the warps per SM: OUT/${TAG}_inflight.txt) and `emit` (validation/run_emit.sh:
+# the naive layout and the projected top 5 of every example and validation
+# kernel, emitted by skelcast, built, checked and timed: OUT/${TAG}_emitted_kernels.json;
+# it needs build/skelcast, or EMITTED=DIR of files emitted elsewhere).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,7 +38,7 @@ say() { echo "$@" | tee -a "$LOG"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-ALL="calibrate matmul hotspot ispinex spinflap stream transpose shapes transfers pageable_probe copy_context fusion hotspot_steps"
+ALL="calibrate matmul hotspot ispinex spinflap stream transpose shapes transfers pageable_probe copy_context fusion hotspot_steps inflight emit"
 PROGS=${ONLY:-$ALL}
 for p in $PROGS; do
   case " $ALL " in *" $p "*) ;; *) echo "ONLY: unknown program '$p' (known: $ALL)"; exit 1;; esac
@@ -43,12 +48,14 @@ FLAGS="-arch=$ARCH -O3 -std=c++17 -Xcompiler -fopenmp -lgomp -Xptxas -v"
 t0=$(date +%s)
 pids=()
 for p in $PROGS; do
+  [ "$p" = emit ] && continue # run_emit.sh builds what skelcast emits
   nvcc $FLAGS "validation/kernels/$p.cu" -o "$BUILD/$p" > "$BUILD/$p.build.log" 2>&1 &
   pids+=($!)
 done
 fail=0
 i=0
 for p in $PROGS; do
+  [ "$p" = emit ] && continue
   if ! wait "${pids[$i]}"; then say "BUILD FAILED: $p"; cat "$BUILD/$p.build.log" | tee -a "$LOG"; fail=1; fi
   i=$((i+1))
 done
@@ -84,6 +91,13 @@ wanted pageable_probe && run pageable_probe "$BUILD/pageable_probe" "$OUT/${TAG}
 wanted copy_context && run copy_context "$BUILD/copy_context" "$OUT/${TAG}_copy_context.json"
 wanted fusion && run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
 wanted hotspot_steps && run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
+wanted inflight && run inflight sh -c "'$BUILD/inflight' > '$OUT/${TAG}_inflight.txt'"
+if wanted emit; then
+  # SKELETON_ROOT: the cases name their C files from the repository root, which
+  # is ../.. from validation/results/, where the file is kept
+  run emit env SKELETON_ROOT=../.. ARCH="$ARCH" bash validation/run_emit.sh "$OUT/emit"
+  [ -s "$OUT/emit/emit_kernels.json" ] && cp "$OUT/emit/emit_kernels.json" "$OUT/${TAG}_emitted_kernels.json"
+fi
 {
   echo "## nvidia-smi (after)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv
