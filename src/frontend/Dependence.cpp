@@ -245,8 +245,7 @@ private:
                  : std::string("the OpenMP directive");
     std::set<const clang::VarDecl *> checked;
     for (const ScalarWrite &w : scan.scalarWrites) {
-      if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var) ||
-          plan.ompPrivate.count(w.var) || plan.ompReductions.count(w.var))
+      if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var) || plan.ompPrivate.count(w.var))
         continue;
       auto ld = scan.localDecls.find(w.var);
       if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
@@ -254,11 +253,9 @@ private:
       if (scan.headers.count(w.loop) && scan.headers.at(w.loop).var == w.var)
         continue; // an inner loop's index: written first in every iteration
       checked.insert(w.var);
-      if (w.var->isStaticLocal() || w.var->hasGlobalStorage()) {
-        if (w.var->getTLSKind() != clang::VarDecl::TLS_None ||
-            w.var->hasAttr<clang::OMPThreadPrivateDeclAttr>())
-          continue;
-      }
+      if (w.var->hasGlobalStorage() && (w.var->getTLSKind() != clang::VarDecl::TLS_None ||
+                                        w.var->hasAttr<clang::OMPThreadPrivateDeclAttr>()))
+        continue; // one copy per thread
       std::string name = w.var->getName().str();
       if (ExposureScan(w.var).stmt(L->getBody()) == Exposure::Exposed)
         return fmt::format("{} declares the iterations independent, but they share '{}' (no "
@@ -277,13 +274,8 @@ private:
     if (!lr)
       return {};
     auto owned = [&](const std::string &array) {
-      for (const clang::VarDecl *p : plan.ompPrivate)
-        if (p->getName() == array)
-          return true;
-      for (const clang::VarDecl *p : plan.ompReductions)
-        if (p->getName() == array)
-          return true;
-      return false;
+      return std::any_of(plan.ompPrivate.begin(), plan.ompPrivate.end(),
+                         [&](const clang::VarDecl *p) { return p->getName() == array; });
     };
     for (const PolyDependence &d : lr->carried) {
       if (d.approximate || d.privatized || owned(d.array))

@@ -48,8 +48,9 @@ struct NestPlan {
   const clang::OMPLoopDirective *omp = nullptr;
   std::set<const clang::VarDecl *> ompReductions;
   /// Variables each OpenMP thread owns: the directive's (and enclosing
-  /// directives') private, firstprivate, lastprivate and linear clauses, and
-  /// variables declared inside an enclosing `parallel` region.
+  /// directives') private, firstprivate, lastprivate, linear and reduction
+  /// clauses (so ompReductions too), and variables declared inside an
+  /// enclosing `parallel` region.
   std::set<const clang::VarDecl *> ompPrivate;
   std::map<const clang::VarDecl *, LoopInfo> loops;  ///< every loop of the nest
   std::map<const clang::VarDecl *, ArrayShape> shapes;
