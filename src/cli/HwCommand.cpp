@@ -70,6 +70,12 @@ nlohmann::ordered_json specJson(const hw::HwSpec &h) {
   field("launch_overhead_us", h.launchOverheadUs);
   if (h.sources.count("launch_back_to_back_us"))
     field("launch_back_to_back_us", h.launchBackToBackUs);
+  if (h.launchGapUs > 0)
+    field("launch_gap_us", h.launchGapUs);
+  if (h.l2BandwidthGBps > 0)
+    field("l2_bandwidth_gbps", h.l2BandwidthGBps);
+  if (h.l2ResidentBytes > 0)
+    field("l2_resident_bytes", h.l2ResidentBytes);
   nlohmann::ordered_json link = nullptr;
   if (h.hostLink) {
     const hw::HostLink &l = *h.hostLink;
@@ -190,6 +196,12 @@ void registerHw(CLI::App &app, Context &ctx) {
         field("launch_overhead_us", fmt::format("{}", h.launchOverheadUs));
         if (h.sources.count("launch_back_to_back_us"))
           field("launch_back_to_back_us", fmt::format("{}", h.launchBackToBackUs));
+        if (h.launchGapUs > 0)
+          field("launch_gap_us", fmt::format("{}", h.launchGapUs));
+        if (h.l2BandwidthGBps > 0)
+          field("l2_bandwidth_gbps", fmt::format("{}", h.l2BandwidthGBps));
+        if (h.l2ResidentBytes > 0)
+          field("l2_resident_bytes", std::to_string(h.l2ResidentBytes));
         if (h.hostLink) {
           const hw::HostLink &l = *h.hostLink;
           field("host_link", fmt::format("{} {}/{} GB/s", l.kind, l.h2dPinnedGBps, l.d2hPinnedGBps));

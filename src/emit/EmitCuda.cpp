@@ -1739,6 +1739,7 @@ static double sk_median(std::vector<double> v) {
   std::printf(" \"method\": \"skelcast emit: one cold launch (checked), 5 warm-ups, then %d repeats of "
               "%d back-to-back launches between one pair of CUDA events; time_ms is the median "
               "per-launch time of the repeats\",\n", repeats, batch);
+  std::printf(" \"timing\": \"%s\",\n", repeats > 0 ? "back_to_back" : "once");
   std::printf(" \"cases\": [{\n");
 )";
   std::string stem = ki_.name + "_SKTAG";

@@ -281,6 +281,12 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
                                         {nullptr, "launch_overhead_us"})
                              : h.launchOverheadUs;
+  if (root.contains("launch_gap_us"))
+    h.launchGapUs = r.number("launch_gap_us", 0, h.launchOverheadUs, {nullptr, "launch_overhead_us"});
+  if (root.contains("l2_bandwidth_gbps"))
+    h.l2BandwidthGBps = r.number("l2_bandwidth_gbps", 0.1, 1e7);
+  if (root.contains("l2_resident_bytes"))
+    h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
   if (root.contains("host_link"))
     h.hostLink = r.hostLink();
   r.rejectUnknown();
@@ -302,7 +308,8 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "dram_bw_per_warp_gbps",
-      "launch_overhead_us", "launch_back_to_back_us", "host_link.kind", "host_link.h2d_pinned_gbps",
+      "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
+      "l2_resident_bytes", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",
       "host_link.d2h_pageable_ms_by_bytes"};

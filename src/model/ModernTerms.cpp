@@ -18,6 +18,7 @@ constexpr TermMask kLongest = termBit(TermId::Longest);
 constexpr TermMask kRmw = termBit(TermId::Rmw);
 constexpr TermMask kLines = termBit(TermId::Lines);
 constexpr TermMask kOccupancy = termBit(TermId::Occupancy);
+constexpr TermMask kL2 = termBit(TermId::L2);
 /// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
 /// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
 /// transactions on compute capability 5.x and later; the `sector` coalescing rule).
@@ -138,9 +139,19 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   // shared elements; what leaves L2 is DRAM traffic, in whole sectors.
   // residency: an array an earlier kernel of the program used is still in L2
   // when the bytes touched since fit in it (docs/model.md, section 9).
+  // A kernel launched again over the same arrays (KernelInfo::timing) finds
+  // them in L2 from its last launch when everything it touches fits: its own
+  // footprint is then the reuse distance of each of its arrays.
+  double footprint = 0;
+  for (const auto &au : c.arrays)
+    footprint += ki.arrays[static_cast<size_t>(au.array)].elemBytes * std::max(au.kernelUnique, au.storeKernelUnique);
+  a.effects.footprintBytes = footprint;
+  const double capacity = static_cast<double>(hw.residentBytes());
   auto resident = [&](int array) {
     double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
-    return (on & kResidency) && reuse >= 0 && reuse <= static_cast<double>(hw.l2CacheBytes);
+    if (ki.timing != layout::LaunchTiming::Once)
+      reuse = reuse >= 0 ? std::min(reuse, footprint) : footprint;
+    return (on & kResidency) && reuse >= 0 && reuse <= capacity;
   };
   std::vector<double> &arrayLatency = scratch.arrayLatency;
   arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
@@ -155,10 +166,13 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     if (!u.viaShared && !acc.isStore)
       arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
   }
-  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, latSum = 0, latInsts = 0;
+  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, l2Traffic = 0, latSum = 0, latInsts = 0;
   for (const auto &au : c.arrays) {
     double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
-    dram += eb * au.storeInflation * au.storeKernelUnique;
+    // Stores pass L2 and are written back to DRAM sooner or later, resident or not.
+    double stored = eb * au.storeInflation * au.storeKernelUnique;
+    l2Traffic += stored;
+    dram += stored;
     double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
     if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
       miss = 1.0;
@@ -175,6 +189,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
     dram += toL2 * (1.0 - r2);
     l2Bytes += toL2 * r2;
+    l2Traffic += toL2;
   }
   std::vector<double> &latency = scratch.latency;
   latency.assign(ki.accesses.size(), hw.dramLatencyCycles);
@@ -244,15 +259,18 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     requested += bytes;
     dram += bytes * (1.0 - r2);
     l2Bytes += bytes * r2;
+    l2Traffic += bytes;
     double cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
     fillLatency += au.cachingInsts * cachingLatency;
     latSum += au.cachingInsts * cachingLatency;
     latInsts += au.cachingInsts;
   }
+  a.effects.l2TrafficBytes = l2Traffic;
   if (requested > 0) {
     a.effects.l1HitFraction = l1Bytes / requested;
     a.effects.l2HitFraction = l2Bytes / requested;
     a.effects.dramBytesPerThread = dram / threads;
+    a.effects.dramCounted = true;
     if (latInsts > 0)
       a.effects.effectiveLatencyCycles = latSum / latInsts;
     a.hw.dramLatencyCycles = std::max(1.0, a.effects.effectiveLatencyCycles);
@@ -372,7 +390,7 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::Workload &w = a.workload;
   double threads = w.blocks * w.threadsPerBlock;
   double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
-  double dram = (in.on & kCaches) && a.effects.dramBytesPerThread > 0
+  double dram = (in.on & kCaches) && a.effects.dramCounted
                     ? a.effects.dramBytesPerThread * threads
                     : in.c.requestedBytesPerThread * threads;
   double sms = activeSMs(w, a.hw);
@@ -461,16 +479,55 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
           {"L1 floor (ms)", e.lsuFloorMs, 6, "warps per SM x wavefronts / l1_wavefronts_per_cycle (lsu)"}};
 }
 
-// --- launch (section 7) -----------------------------------------------------------
-// time += launch_overhead_us (on the H100 an empty kernel timed alone with
-// events, the way validation times kernels).
-void adjustLaunch(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
-  a.effects.launchMs = in.hw.launchOverheadUs / 1000.0;
+// --- l2 (section 7): a floor ------------------------------------------------------
+// L2 serves the SMs at l2_bandwidth_gbps (on the H100 a triad repeated over
+// arrays that stay in L2, validation/kernels/launches.cu): every byte between
+// the SMs and L2, the loads and fills that leave L1 and the stores, passes it.
+// Needs `caches`, which counts those bytes.
+void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if ((in.on & kCaches) && in.hw.l2BandwidthGBps > 0)
+    a.effects.l2FloorMs = a.effects.l2TrafficBytes / (in.hw.l2BandwidthGBps * 1e6);
 }
 
-void settleLaunch(const TermEffects &e, HongKimResult &r) { r.timeMs += e.launchMs; }
+/// When the floor is above the time it is the time, and the bound is `memory`.
+void settleL2(const TermEffects &e, HongKimResult &r) {
+  if (e.l2FloorMs > r.timeMs) {
+    r.timeMs = e.l2FloorMs;
+    r.bound = "memory";
+  }
+}
+
+std::vector<ExplainRow> explainL2(const TermEffects &e) {
+  return {{"L2 traffic (bytes)", e.l2TrafficBytes, 6, "loads and fills that leave L1, and the stores (l2)"},
+          {"L2 floor (ms)", e.l2FloorMs, 6, "L2 traffic / l2_bandwidth_gbps (l2)"}};
+}
+
+// --- launch (section 7) -----------------------------------------------------------
+// A kernel launched alone: time += launch_overhead_us (on the H100 an empty
+// kernel timed alone with events, the way the hand-written validation programs
+// time kernels). Queued back to back behind itself (LaunchTiming::BackToBack,
+// as emit's programs time kernels), the next launch is ready when the kernel
+// ends: time = max(launch_back_to_back_us, time + launch_gap_us), the host's
+// rate or the kernel and the GPU's gap between two kernels (measured on the
+// H100 with spin kernels, validation/kernels/launches.cu).
+void adjustLaunch(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if (in.ki.timing == layout::LaunchTiming::BackToBack && in.hw.launchGapUs > 0) {
+    a.effects.queued = true;
+    a.effects.launchMs = in.hw.launchGapUs / 1000.0;
+    a.effects.queuedLaunchMs = in.hw.launchBackToBackUs / 1000.0;
+  } else {
+    a.effects.launchMs = in.hw.launchOverheadUs / 1000.0;
+  }
+}
+
+void settleLaunch(const TermEffects &e, HongKimResult &r) {
+  r.timeMs = e.queued ? std::max(e.queuedLaunchMs, r.timeMs + e.launchMs) : r.timeMs + e.launchMs;
+}
 
 std::vector<ExplainRow> explainLaunch(const TermEffects &e) {
+  if (e.queued)
+    return {{"launch (ms)", e.launchMs, 6, "launch_gap_us / 1000: queued back to back"},
+            {"queued launch floor (ms)", e.queuedLaunchMs, 6, "launch_back_to_back_us / 1000"}};
   return {{"launch (ms)", e.launchMs, 6, "launch_overhead_us / 1000"}};
 }
 
@@ -508,7 +565,10 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Occupancy, "occupancy",
        "(in bandwidth) the DRAM floor at the bandwidth the active warps draw", nullptr, nullptr,
        nullptr},
-      {TermId::Launch, "launch", "the launch overhead is added to the time", adjustLaunch, settleLaunch,
+      {TermId::L2, "l2", "floor: the bytes between the SMs and L2 over L2's bandwidth", adjustL2, settleL2,
+       explainL2},
+      {TermId::Launch, "launch", "the launch overhead is added to the time (queued: the gap between kernels)",
+       adjustLaunch, settleLaunch,
        explainLaunch},
   };
   return terms;

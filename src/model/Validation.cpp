@@ -134,7 +134,24 @@ std::string sourceKey(const std::string &from, const MeasuredCase &mc) {
   }
   for (const auto &[n, v] : mc.cTrips)
     k += '\x1f' + n + '=' + std::to_string(v);
+  k += '\x1f' + std::to_string(static_cast<int>(mc.timing));
   return k;
+}
+
+/// Field "timing" of a case or of the file; `fallback` when absent.
+layout::LaunchTiming readTiming(const nlohmann::json &j, const std::string &path, const std::string &at,
+                                layout::LaunchTiming fallback) {
+  if (!j.contains("timing"))
+    return fallback;
+  const auto &t = j["timing"];
+  if (t == "once")
+    return layout::LaunchTiming::Once;
+  if (t == "alone")
+    return layout::LaunchTiming::RepeatedAlone;
+  if (t == "back_to_back")
+    return layout::LaunchTiming::BackToBack;
+  throw InputError({path, 0, 0}, fmt::format("field '{}timing': expected \"alone\", \"back_to_back\" or \"once\", got {}",
+                                             at.empty() ? "" : at + ".", t.dump()));
 }
 
 } // namespace
@@ -155,6 +172,7 @@ Measurements loadMeasurements(const std::string &path) {
     m.gpuName = j["gpu"]["name"].get<std::string>();
   }
   std::string root = skeletonRoot(j, path);
+  const layout::LaunchTiming fileTiming = readTiming(j, path, "", layout::LaunchTiming::RepeatedAlone);
   size_t i = 0;
   for (const auto &c : j["cases"]) {
     std::string at = fmt::format("cases[{}]", i++);
@@ -197,6 +215,7 @@ Measurements loadMeasurements(const std::string &path) {
       }
     }
     readCOptions(c, mc, path, at);
+    mc.timing = readTiming(c, path, at, fileTiming);
     mc.timeMs = measuredMs(c, "time_ms", path, at);
     m.cases.push_back(mc);
   }
@@ -211,7 +230,7 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
       m.gpuName = r.gpuName;
     for (const auto &c : r.cases) {
       auto it = std::find_if(m.cases.begin(), m.cases.end(), [&](const MeasuredCase &x) {
-        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout;
+        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout && x.timing == c.timing;
       });
       if (it == m.cases.end())
         m.cases.push_back(c);
@@ -276,7 +295,9 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
         throw InputError({from, 0, 0}, fmt::format("measured case {} {}: this file holds no kernel",
                                                    mc.kernel, mc.size));
       }
-      it = kernels.emplace(key, layout::analyzeKernel(f, k)).first;
+      layout::KernelInfo analyzed = layout::analyzeKernel(f, k);
+      analyzed.timing = mc.timing; // repeated over the same arrays, alone or back to back
+      it = kernels.emplace(key, std::move(analyzed)).first;
       kernelIndex[key] = k;
       ModelOptions first = mo;
       first.keepTop = 1; // only the enumerator's favourite is compared (ranked by the estimate)

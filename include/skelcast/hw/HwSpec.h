@@ -74,6 +74,17 @@ struct HwSpec {
   double dramBwPerWarpGBps = 0;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
+  /// The GPU's idle time between two kernels queued back to back (0: not
+  /// given): a kernel of time T in a stream of launches costs
+  /// max(launch_back_to_back_us, T + this) (the `launch` term).
+  double launchGapUs = 0;
+  /// What L2 moves to and from the SMs when the data is in it (0: not given:
+  /// the `l2` term does nothing).
+  double l2BandwidthGBps = 0;
+  /// The most bytes a repeated kernel keeps in L2 from one launch to the next
+  /// (0: not given: l2_cache_bytes); residentBytes() gives the one in use.
+  int64_t l2ResidentBytes = 0;
+  int64_t residentBytes() const { return l2ResidentBytes > 0 ? l2ResidentBytes : l2CacheBytes; }
   std::optional<HostLink> hostLink;
 
   std::map<std::string, std::string> sources; ///< field -> where its number comes from

@@ -98,6 +98,14 @@ struct ArrayInfo {
   double programReuseBytes = -1;
 };
 
+/// How the kernel is launched, which the `residency` and `launch` terms read
+/// (docs/model.md, section 7): once, from a cold L2 (a projection's default);
+/// repeated over the same arrays, each launch timed alone (the hand-written
+/// validation programs), so its arrays may still be in L2 from the last one;
+/// or repeated back to back in one stream (`emit`'s programs), each launch
+/// also queued behind the last.
+enum class LaunchTiming { Once, RepeatedAlone, BackToBack };
+
 struct KernelInfo {
   std::string name;
   std::string file;
@@ -115,6 +123,7 @@ struct KernelInfo {
   /// The arrays the file declares (arrays holds only the kernel's): the
   /// registers term counts a base pointer for each of them.
   size_t declaredArrays = 0;
+  LaunchTiming timing = LaunchTiming::Once;
 
   int arrayIndex(const std::string &name) const;
   int loopIndex(const std::string &name) const;

@@ -42,7 +42,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, Launch, Count
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -57,6 +57,7 @@ struct TermEffects {
   double l1HitFraction = 0, l2HitFraction = 0; ///< of the requested bytes
   double effectiveLatencyCycles = 0;           ///< Mem_LD seen by the model
   double dramBytesPerThread = 0;
+  bool dramCounted = false; ///< `caches` counted dramBytesPerThread (0 when every byte is served by L1 or L2)
   double registersPerThread = 0;
   bool registersFromPtxas = false; ///< registersPerThread is ptxas's count, not the estimate
   double blocksByRegisters = 0;
@@ -72,6 +73,11 @@ struct TermEffects {
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
+  double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
+  double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
+  double l2FloorMs = 0;         ///< l2TrafficBytes / l2_bandwidth_gbps (l2)
+  bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
+  double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

@@ -30,6 +30,11 @@ struct MeasuredCase {
   std::map<std::string, std::vector<int64_t>> cExtents;
   std::map<std::string, int64_t> cTrips;
   std::string cFunction, cKernel;
+  /// How the launches were timed (field "timing", of the case or of the file):
+  /// "alone" (each launch between its own event pair, repeated over the same
+  /// arrays: the default, the hand-written programs) or "back_to_back" (a
+  /// batch of launches queued between one event pair: emit's programs).
+  layout::LaunchTiming timing = layout::LaunchTiming::RepeatedAlone;
   double timeMs = 0;
 };
 

@@ -73,7 +73,7 @@ TEST(WhatIf, SetChangesTheProjectionAndSaysSo) {
   EXPECT_EQ(pinned.rc, 0) << pinned.err;
   CliRun bad = run({"project", kMatmul, "--set", "mem_bandwith_gbps=8000"});
   EXPECT_EQ(bad.rc, 1);
-  EXPECT_EQ(bad.err, "--set: error: unknown field 'mem_bandwith_gbps' (close names: mem_bandwidth_gbps)\n");
+  EXPECT_EQ(bad.err, "--set: error: unknown field 'mem_bandwith_gbps' (close names: mem_bandwidth_gbps, l2_bandwidth_gbps)\n");
   EXPECT_EQ(bad.out, "");
 }
 

@@ -84,7 +84,7 @@ TEST(HwOverride, ValuesAreValidatedAsTheLoaderDoes) {
 
 TEST(HwOverride, UnknownFieldsListCloseNames) {
   EXPECT_EQ(errorOf({{"mem_bandwith_gbps", "8000"}}),
-            "--set: error: unknown field 'mem_bandwith_gbps' (close names: mem_bandwidth_gbps)");
+            "--set: error: unknown field 'mem_bandwith_gbps' (close names: mem_bandwidth_gbps, l2_bandwidth_gbps)");
   std::string e = errorOf({{"host_link.h2d_gbps", "8"}});
   EXPECT_NE(e.find("close names: "), std::string::npos) << e;
   EXPECT_NE(e.find("host_link.h2d_pinned_gbps"), std::string::npos) << e;

@@ -57,7 +57,8 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
   const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
-                                       "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "launch"};
+                                       "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
+                                       "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -76,7 +77,7 @@ TEST(Terms, OnlyTheFloorsTheLongestTaskAndTheLaunchActAfterTheCore) {
       settling.push_back(t.name);
   // longest scales the core's time before the floors compare with it.
   // tail counts the last wave whole, also before the floors.
-  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "launch"}));
+  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "l2", "launch"}));
 }
 
 TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
@@ -99,7 +100,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
-                      "lsu: L1 floor (ms)", "launch: launch (ms)"}));
+                      "lsu: L1 floor (ms)", "l2: L2 traffic (bytes)", "l2: L2 floor (ms)", "launch: launch (ms)"}));
   auto launch = model::skelcastTerms()[static_cast<size_t>(TermId::Launch)].explain(e);
   ASSERT_EQ(launch.size(), 1u);
   EXPECT_EQ(launch[0].value, 0.005);
@@ -246,6 +247,69 @@ TEST(Terms, OccupancyDrawsWhatTheActiveWarpsDraw) {
 TEST(Terms, LaunchAloneRecordsTheOverhead) {
   auto r = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Launch));
   EXPECT_DOUBLE_EQ(r.a.effects.launchMs, h100().launchOverheadUs / 1000.0);
+}
+
+TEST(Terms, L2FloorMovesEveryByteBetweenTheSmsAndL2AtItsBandwidth) {
+  // The triad of 2^21 floats measured by validation/kernels/launches.cu: each
+  // element's two loads leave L1 (no reuse) and its store passes L2, 12 bytes
+  // an element: 25,165,824 bytes / 4,570 GB/s = 0.0055067 ms.
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.l2BandwidthGBps, 4570);
+  const char *triad = "#define N 2097152\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto r = applyOnly(kernelOf(triad), "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2));
+  EXPECT_NEAR(r.a.effects.l2TrafficBytes, 12.0 * 2097152, 1e-6);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 12.0 * 2097152 / (4570 * 1e6), 1e-12);
+  // without `caches` nothing counts the traffic: no floor
+  auto off = applyOnly(kernelOf(triad), "block=i:256", termBit(TermId::L2));
+  EXPECT_EQ(off.a.effects.l2FloorMs, 0);
+}
+
+TEST(Terms, ResidencyReadsARepeatedKernelsArraysFromItsLastLaunch) {
+  // The same triad repeated over its arrays (the validation programs time it
+  // so): its footprint, 25,165,824 bytes, fits in l2_resident_bytes, so its
+  // loads come from L2 and only the stores reach DRAM (4 of the 12 bytes).
+  auto ki = kernelOf("#define N 2097152\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                     "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n");
+  const auto on = termBit(TermId::Caches) | termBit(TermId::Residency);
+  auto once = applyOnly(ki, "block=i:256", on);
+  EXPECT_DOUBLE_EQ(once.a.effects.dramBytesPerThread, 12);
+  ki.timing = layout::LaunchTiming::RepeatedAlone;
+  auto again = applyOnly(ki, "block=i:256", on);
+  EXPECT_DOUBLE_EQ(again.a.effects.footprintBytes, 12.0 * 2097152);
+  EXPECT_DOUBLE_EQ(again.a.effects.dramBytesPerThread, 4);
+  EXPECT_DOUBLE_EQ(again.a.effects.l2HitFraction, 8.0 / 12); // of the requested bytes, stores included
+  // 2^26 floats (768 MiB) do not fit: every byte from DRAM again
+  auto big = kernelOf(kTriad);
+  big.timing = layout::LaunchTiming::RepeatedAlone;
+  EXPECT_DOUBLE_EQ(applyOnly(big, "block=i:256", on).a.effects.dramBytesPerThread, 12);
+  // and without the term, a repeated kernel is read from DRAM
+  EXPECT_DOUBLE_EQ(applyOnly(ki, "block=i:256", termBit(TermId::Caches)).a.effects.dramBytesPerThread, 12);
+}
+
+TEST(Terms, AQueuedLaunchCostsTheGapBetweenKernelsOrTheHostsRate) {
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.launchGapUs, 1.76);
+  auto ki = kernelOf(kTriad);
+  ki.timing = layout::LaunchTiming::BackToBack;
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Launch));
+  EXPECT_TRUE(r.a.effects.queued);
+  EXPECT_DOUBLE_EQ(r.a.effects.launchMs, 0.00176);
+  EXPECT_DOUBLE_EQ(r.a.effects.queuedLaunchMs, hw.launchBackToBackUs / 1000.0);
+  // a 1 us kernel: 1 + 1.76 us is below the host's rate, 3.81 us a launch
+  // (the spin kernels of validation/kernels/launches.cu: 4.2-4.3 us at D = 0 to 2 us)
+  auto t = coreAt(0.001, "latency");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Launch), t);
+  EXPECT_DOUBLE_EQ(t.timeMs, 0.00381);
+  // a 30 us kernel: 30 + 1.76 us (there: D + 1.74 to 1.99 us)
+  t = coreAt(0.030, "latency");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Launch), t);
+  EXPECT_DOUBLE_EQ(t.timeMs, 0.030 + 0.00176);
+  // repeated alone, or once, the launch overhead is added as before
+  ki.timing = layout::LaunchTiming::RepeatedAlone;
+  auto alone = applyOnly(ki, "block=i:256", termBit(TermId::Launch));
+  EXPECT_FALSE(alone.a.effects.queued);
+  EXPECT_DOUBLE_EQ(alone.a.effects.launchMs, hw.launchOverheadUs / 1000.0);
 }
 
 // --- the settle steps, after the core ------------------------------------------
