@@ -366,6 +366,8 @@ private:
   bool guardsOff_ = false; ///< writing the fast path where every task is in range
   /// parallel dimensions, not folded, whose index the streaming loops' headers read
   std::vector<size_t> sharedDims_;
+  std::vector<const clang::DeclStmt *> sharedLocals_; ///< locals computed once per thread
+  std::set<const clang::VarDecl *> sharedLocalVars_;
   size_t streamAt_ = 0;                                   ///< the streaming loop in nest_.body
   std::vector<const clang::ForStmt *> chain_;             ///< it and the perfect chain inside it
   std::set<const clang::VarDecl *> readOnly_;             ///< arrays passed `const`
@@ -1176,6 +1178,51 @@ void Emitter::planTile() {
     };
     return !deref(p);
   };
+  // locals before the streaming loop that are the same for all of a thread's
+  // tasks (IspinEx's `int begin = J[j];`): initialised from unfolded indices,
+  // read-only scalars, arrays the nest never writes and earlier such locals,
+  // never written, and read only in the streaming loop and such initialisers;
+  // computed once per thread where the loop's header needs them
+  std::map<const clang::VarDecl *, std::pair<const clang::DeclStmt *, std::set<size_t>>> sameLocal;
+  if (!shared.empty()) {
+    VarUses writes;
+    for (const clang::Stmt *st : nest_.body)
+      writes.TraverseStmt(const_cast<clang::Stmt *>(st));
+    VarUses elsewhere; // the uses outside the streaming loop and the locals' initialisers
+    for (size_t k = 0; k < nest_.body.size(); ++k)
+      if (k > streamAt_ || (k < streamAt_ && !llvm::isa<clang::DeclStmt>(nest_.body[k])))
+        elsewhere.TraverseStmt(const_cast<clang::Stmt *>(nest_.body[k]));
+    std::set<const clang::VarDecl *> scalars(scalars_.begin(), scalars_.end());
+    for (size_t k = 0; k < streamAt_; ++k) {
+      auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]);
+      if (!ds)
+        continue;
+      for (const clang::Decl *d : ds->decls()) {
+        auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+        if (!v || !v->getInit() || !ds->isSingleDecl() || writes.written.count(v) ||
+            elsewhere.used.count(v) || !constMemory(v->getInit()))
+          continue;
+        VarUses iu;
+        iu.TraverseStmt(const_cast<clang::Expr *>(v->getInit()));
+        bool ok = iu.calls.empty();
+        std::set<size_t> dims;
+        for (const clang::VarDecl *u : iu.used) {
+          if (shared.count(u)) {
+            for (size_t e = 0; e < par_.size(); ++e)
+              if (par_[e].var == u)
+                dims.insert(e);
+          } else if (auto it = sameLocal.find(u); it != sameLocal.end()) {
+            dims.insert(it->second.second.begin(), it->second.second.end());
+          } else if (!(scalars.count(u) && !writes.written.count(u)) && !readOnly_.count(u)) {
+            ok = false;
+          }
+        }
+        if (ok)
+          sameLocal[v] = {ds, dims};
+      }
+    }
+  }
+  std::set<const clang::VarDecl *> sameUsed;
   auto sameForAll = [&](const clang::ForStmt *f, std::set<const clang::VarDecl *> &own) {
     if (!f->getInit())
       return false;
@@ -1192,14 +1239,21 @@ void Emitter::planTile() {
     std::set<const clang::VarDecl *> mine = hu.written;
     mine.insert(hu.declaredInside.begin(), hu.declaredInside.end());
     std::set<size_t> uses;
+    std::set<const clang::VarDecl *> locals;
     for (const clang::VarDecl *v : hu.used)
       if (taskVars.count(v) && !mine.count(v) && !own.count(v)) {
+        if (auto it = sameLocal.find(v); it != sameLocal.end()) {
+          locals.insert(v);
+          uses.insert(it->second.second.begin(), it->second.second.end());
+          continue;
+        }
         if (!shared.count(v))
           return false;
         for (size_t d = 0; d < par_.size(); ++d)
           if (par_[d].var == v)
             uses.insert(d);
       }
+    sameUsed.insert(locals.begin(), locals.end());
     own.insert(mine.begin(), mine.end());
     sharedUsed.insert(uses.begin(), uses.end());
     return true;
@@ -1241,6 +1295,40 @@ void Emitter::planTile() {
                                   v->getName().str()));
   }
   chainVars_ = own;
+  // the locals the headers read, with those their initialisers read, in order
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &[v, info] : sameLocal)
+      if (sameUsed.count(v)) {
+        VarUses iu;
+        iu.TraverseStmt(const_cast<clang::Expr *>(v->getInit()));
+        for (const clang::VarDecl *u : iu.used)
+          if (sameLocal.count(u) && sameUsed.insert(u).second)
+            grew = true;
+      }
+  }
+  for (size_t k = 0; k < streamAt_; ++k)
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]))
+      if (ds->isSingleDecl())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()); v && sameUsed.count(v)) {
+          sharedLocals_.push_back(ds);
+          sharedLocalVars_.insert(v);
+        }
+  // a declaration left to the tasks may not read one computed once per thread
+  for (size_t k = 0; k < streamAt_; ++k) {
+    auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]);
+    if (!ds || std::find(sharedLocals_.begin(), sharedLocals_.end(), ds) != sharedLocals_.end())
+      continue;
+    VarUses lu;
+    lu.TraverseStmt(const_cast<clang::DeclStmt *>(ds));
+    for (const clang::VarDecl *v : sharedLocalVars_)
+      if (lu.used.count(v)) {
+        sharedLocals_.clear();
+        sharedLocalVars_.clear();
+        return fallback("the bounds of the streaming loop differ from task to task (or read "
+                        "memory)");
+      }
+  }
   sharedDims_.assign(sharedUsed.begin(), sharedUsed.end());
   tasks_ = Tasks::Tile;
 }
@@ -1271,13 +1359,16 @@ std::string Emitter::sharedChain(const std::string &ind) {
   out += fmt::format("{}// the streaming loop's bounds read {}, the same for all of the thread's "
                      "tasks\n",
                      in, names);
-  if (cond.empty()) {
-    out += interleaved(in, 0, "");
-  } else {
+  std::string at = in;
+  if (!cond.empty()) {
     out += fmt::format("{}if ({}) {{\n", in, cond);
-    out += interleaved(in + "  ", 0, "");
-    out += in + "}\n";
+    at += "  ";
   }
+  for (const clang::DeclStmt *ds : sharedLocals_)
+    out += stmt(ds, static_cast<unsigned>(at.size() / 2));
+  out += interleaved(at, 0, "");
+  if (!cond.empty())
+    out += in + "}\n";
   out += ind + "}\n";
   return out;
 }
@@ -1458,7 +1549,8 @@ std::string Emitter::tasksPhase(const std::string &ind,
       bool chainOnly = true;
       for (const clang::Decl *d : ds->decls())
         chainOnly = chainOnly && llvm::isa<clang::VarDecl>(d) &&
-                    chainVars_.count(llvm::cast<clang::VarDecl>(d));
+                    (chainVars_.count(llvm::cast<clang::VarDecl>(d)) ||
+                     sharedLocalVars_.count(llvm::cast<clang::VarDecl>(d)));
       if (chainOnly)
         continue;
       if (!readsMemory(ds) || !barriers_) {
@@ -1491,7 +1583,7 @@ void Emitter::promote() {
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
       for (const clang::Decl *d : ds->decls())
         if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
-          if (chainVars_.count(v))
+          if (chainVars_.count(v) || sharedLocalVars_.count(v))
             continue;
           if (v->getType()->isArrayType())
             failLayout("stage", fmt::format("the local array '{}' beside the staged loop, with "

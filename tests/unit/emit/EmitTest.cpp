@@ -326,6 +326,20 @@ void spmm(void) {
   // j folded: its tasks' bounds differ, the tasks stay a loop
   cu = emitOne(csr, "block=j:2,i:8 fold=j:2,i:4 unroll=n:4");
   at(cu, "not a register tile: the bounds of the streaming loop differ from task to task");
+  // the bounds in locals (examples/ispinex_complex.c): computed once per thread
+  std::string locals = csr;
+  locals.replace(locals.find("      for (int n = J[j]; n < J[j + 1]; n++)"), 44,
+                 "      int begin = J[j];\n      int end = J[j + 1];\n"
+                 "      for (int n = begin; n < end; n++)");
+  cu = emitOne(locals, "block=j:4,i:8 fold=i:8 unroll=n:4");
+  size_t decl = at(cu, "    int begin = J[j];\n    int end = J[j + 1];\n");
+  at(cu, "for (int n = begin; n < end; n++) { // the thread's tasks run inside", decl);
+  EXPECT_EQ(cu.find("begin[sk_fl]"), std::string::npos) << cu;
+  // a local the statements after the loop read stays the task's: no tile
+  std::string after = locals;
+  after.replace(after.find("C[j][i] = sum;"), 14, "C[j][i] = sum / (end - begin + 1);");
+  cu = emitOne(after, "block=j:4,i:8 fold=i:8 unroll=n:4");
+  at(cu, "not a register tile: the bounds of the streaming loop differ from task to task");
 }
 
 TEST(Emit, CacheWithoutStageLoadsTheWholeBlockFootprintOnce) {
