@@ -144,6 +144,39 @@ bool readsMemory(const clang::Stmt *s) {
   return false;
 }
 
+/// The uses of one array in a statement: its full accesses (an element, not
+/// a row) and whether it is used otherwise (a row, its address, the array
+/// itself passed on).
+struct ArrayUses : clang::RecursiveASTVisitor<ArrayUses> {
+  explicit ArrayUses(const clang::VarDecl *v) : array(v) {}
+  const clang::VarDecl *array;
+  std::vector<const clang::ArraySubscriptExpr *> elements;
+  int refs = 0;          ///< references to the array, each inside an element or not
+  bool escapes = false;  ///< an element's address taken
+  static const clang::VarDecl *base(const clang::ArraySubscriptExpr *a) {
+    const clang::Expr *e = a;
+    while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts()))
+      e = x->getBase();
+    auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    return r ? llvm::dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+  }
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *a) {
+    if (!a->getType()->isArrayType() && base(a) == array)
+      elements.push_back(a);
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr *e) {
+    refs += e->getDecl() == array ? 1 : 0;
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (u->getOpcode() == clang::UO_AddrOf)
+      if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens()))
+        escapes = escapes || base(a) == array;
+    return true;
+  }
+};
+
 /// A cached array's shared-memory tile: per dimension of the array, the
 /// first element (a runtime expression) and the extent (a constant).
 struct Tile {
@@ -152,6 +185,7 @@ struct Tile {
   std::string elem;        ///< element type
   int staged = -1;         ///< the staged loop (ki.loops) whose stages reload it, or -1
   std::vector<std::string> base; ///< per dimension
+  std::vector<int64_t> baseMin, baseMax; ///< the base's range over the blocks and stages
   std::vector<int64_t> extent;
   int64_t elemBytes = 4;
   int64_t offset = 0;      ///< in the block's dynamic shared memory, bytes
@@ -161,6 +195,17 @@ struct Tile {
       n *= e;
     return n;
   }
+};
+
+/// An element of a global array that a task reads and writes in the
+/// streaming loop (`tmp[i][j] += ...` after `tmp[i][j] = 0`), kept in a
+/// register across the loop: loaded before it (unless the body's first use
+/// stores it), stored after it.
+struct RegElem {
+  const clang::VarDecl *array = nullptr;
+  const clang::Expr *access = nullptr; ///< one of its accesses, as written
+  std::string reg;                     ///< the register array, one slot per task
+  bool load = true;                    ///< its value before the body is read
 };
 
 class Emitter;
@@ -283,7 +328,10 @@ private:
   bool needsGuard(size_t d) const;
   std::string wholeCondition();
   std::string chainText(const std::string &ind, size_t from, const std::string &firstHeader);
-  std::string tasksPhase(const std::string &ind, const std::vector<const clang::Stmt *> &stmts);
+  std::string tasksPhase(const std::string &ind, const std::vector<const clang::Stmt *> &stmts,
+                         bool first, bool last);
+  void planRegisters();
+  std::string sharedChain(const std::string &ind);
   std::string interleaved(const std::string &ind, size_t from, const std::string &firstHeader);
   clang::QualType kernelParamType(const clang::VarDecl *v, bool restrict) const;
   std::string host(const std::string &layoutText);
@@ -316,12 +364,18 @@ private:
   enum class Tasks { Loop, Tile, Unrolled } tasks_ = Tasks::Loop;
   std::string tileWhy_;
   bool guardsOff_ = false; ///< writing the fast path where every task is in range
+  /// parallel dimensions, not folded, whose index the streaming loops' headers read
+  std::vector<size_t> sharedDims_;
+  std::vector<const clang::DeclStmt *> sharedLocals_; ///< locals computed once per thread
+  std::set<const clang::VarDecl *> sharedLocalVars_;
   size_t streamAt_ = 0;                                   ///< the streaming loop in nest_.body
   std::vector<const clang::ForStmt *> chain_;             ///< it and the perfect chain inside it
   std::set<const clang::VarDecl *> readOnly_;             ///< arrays passed `const`
   std::vector<Tile> tiles_;
   std::set<const clang::VarDecl *> promoted_;          ///< arrays over the folded tasks
   std::vector<const clang::VarDecl *> promotedOrder_;
+  std::vector<RegElem> regs_;                          ///< elements kept in registers
+  std::map<const clang::VarDecl *, size_t> regOf_;
   int64_t smemBytes_ = 0; ///< dynamic shared memory per block
   std::map<const clang::VarDecl *, size_t> tileOf_;
   std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor
@@ -596,6 +650,8 @@ void Emitter::planTiles() {
     }
     size_t rank = ai.extents.size();
     t.base.resize(rank);
+    t.baseMin.resize(rank);
+    t.baseMax.resize(rank);
     t.extent.resize(rank);
     size_t ndim = ki_.dimSize.size();
     for (size_t e = 0; e < rank; ++e) {
@@ -635,29 +691,39 @@ void Emitter::planTiles() {
       }
       std::string base = fmt::format("{}", lo);
       int64_t width = hi - lo;
+      int64_t baseMin = lo, baseMax = lo;
       for (const auto &[vi, c] : runtimeCoef) {
         if (c == 0)
           continue;
         const layout::Var &var = ki_.vars[vi];
-        int64_t count;
+        int64_t count, tiles;
         std::string first; // the variable's first value in the tile or stage
         if (var.dim >= 0) {
           count = l_.block[var.dim] * l_.fold[var.dim];
+          tiles = (ki_.dimSize[var.dim] + count - 1) / count;
           size_t axis = ndim - 1 - static_cast<size_t>(var.dim);
           first = fmt::format("({} + (long long)blockIdx.{} * {} * {})", var.lo, kAxis[axis],
                               count, var.step);
         } else {
           count = stageSize_;
+          tiles = (static_cast<int64_t>(var.trip) + count - 1) / count;
           first = "sk_" + var.name + "0";
         }
         int64_t span = (count - 1) * var.step; // the variable's range within the tile
+        int64_t shift = c * var.step > 0 ? 0 : span;
         if (c * var.step > 0)
           base += fmt::format(" + {} * {}", c, first);
         else
           base += fmt::format(" + {} * ({} + {})", c, first, span);
         width += std::abs(c * span);
+        // the first tile's and the last one's base
+        int64_t v0 = c * (var.lo + shift), v1 = c * (var.lo + (tiles - 1) * count * var.step + shift);
+        baseMin += std::min(v0, v1);
+        baseMax += std::max(v0, v1);
       }
       t.base[e] = base;
+      t.baseMin[e] = baseMin;
+      t.baseMax[e] = baseMax;
       t.extent[e] = width + 1;
     }
     t.offset = smemBytes_;
@@ -681,6 +747,10 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
   if (!ref)
     return false;
   auto *v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+  if (auto r = regOf_.find(v); r != regOf_.end()) {
+    os << regs_[r->second].reg << "[sk_fl]";
+    return true;
+  }
   auto it = tileOf_.find(v);
   if (it == tileOf_.end())
     return false;
@@ -854,6 +924,7 @@ std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
 /// block), by all threads of the block, elements outside the array skipped.
 std::string Emitter::loadTiles(int staged, const std::string &ind) {
   std::string out;
+  int64_t threads = l_.threadsPerBlock();
   for (const Tile &t : tiles_) {
     if (t.staged != staged)
       continue;
@@ -861,22 +932,70 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
     size_t rank = t.extent.size();
     for (size_t d = 0; d < rank; ++d)
       out += fmt::format("{}const long long sk_{}_b{} = {};\n", ind, t.name, d, t.base[d]);
-    out += fmt::format("{}for (int sk_q = sk_tid; sk_q < {}; sk_q += sk_threads) {{\n", ind,
-                       t.elements());
-    std::string inner = ind + "  ";
-    std::string rest = "sk_q";
-    std::string inside, flat;
-    for (size_t d = rank; d-- > 0;) {
-      std::string coord = d == 0 ? rest : fmt::format("{} % {}", rest, t.extent[d]);
-      out += fmt::format("{}const long long sk_g{} = sk_{}_b{} + {};\n", inner, d, t.name, d,
-                         coord);
-      rest = fmt::format("{} / {}", rest, t.extent[d]);
-      inside += fmt::format("{}sk_g{} >= 0 && sk_g{} < {}", inside.empty() ? "" : " && ", d, d,
-                            ai.extents[d]);
-      flat += fmt::format("{}sk_g{} * {}", flat.empty() ? "" : " + ", d, ai.strides[d]);
+    // element sk_q of the tile: its coordinates in the array, the test that
+    // they are inside it, and the copy
+    auto element = [&](const std::string &at, bool test) {
+      std::string text, rest = "sk_q", inside, flat;
+      for (size_t d = rank; d-- > 0;) {
+        std::string coord = d == 0 ? rest : fmt::format("{} % {}", rest, t.extent[d]);
+        text += fmt::format("{}const long long sk_g{} = sk_{}_b{} + {};\n", at, d, t.name, d,
+                            coord);
+        rest = fmt::format("{} / {}", rest, t.extent[d]);
+        inside += fmt::format("{}sk_g{} >= 0 && sk_g{} < {}", inside.empty() ? "" : " && ", d,
+                              d, ai.extents[d]);
+        flat += fmt::format("{}sk_g{} * {}", flat.empty() ? "" : " + ", d, ai.strides[d]);
+      }
+      std::string copy =
+          fmt::format("sk_{}_tile[sk_q] = ((const {} *){})[{}];\n", t.name, t.elem, t.name, flat);
+      if (test)
+        text += fmt::format("{}if ({})\n{}  {}", at, inside, at, copy);
+      else
+        text += at + copy;
+      return text;
+    };
+    // the whole tile inside the array: a constant number of rounds of the
+    // block's threads, no test per element, so the loads go out together
+    auto rounds = [&](const std::string &at) {
+      int64_t n = t.elements(), full = n / threads;
+      std::string text;
+      if (full > 0) {
+        text += full <= 16 ? "#pragma unroll\n" : "#pragma unroll 8\n";
+        text += fmt::format("{}for (int sk_r = 0; sk_r < {}; ++sk_r) {{ // {} elements, {} "
+                            "threads\n",
+                            at, full, n, threads);
+        text += fmt::format("{}  const int sk_q = sk_tid + sk_r * {};\n", at, threads);
+        text += element(at + "  ", false);
+        text += at + "}\n";
+      }
+      if (n % threads != 0) {
+        text += fmt::format("{}if (sk_tid < {}) {{ // the last {} elements\n", at, n % threads,
+                            n % threads);
+        text += fmt::format("{}  const int sk_q = sk_tid + {};\n", at, full * threads);
+        text += element(at + "  ", false);
+        text += at + "}\n";
+      }
+      return text;
+    };
+    bool always = true; // inside the array for every block and stage
+    std::string test;
+    for (size_t d = 0; d < rank; ++d) {
+      always = always && t.baseMin[d] >= 0 && t.baseMax[d] + t.extent[d] <= ai.extents[d];
+      test += fmt::format("{}sk_{}_b{} >= 0 && sk_{}_b{} + {} <= {}", test.empty() ? "" : " && ",
+                          t.name, d, t.name, d, t.extent[d], ai.extents[d]);
     }
-    out += fmt::format("{}if ({})\n{}  sk_{}_tile[sk_q] = ((const {} *){})[{}];\n", inner, inside,
-                       inner, t.name, t.elem, t.name, flat);
+    if (always) {
+      out += fmt::format("{}// the tile lies inside {} for every block{}\n", ind, t.name,
+                         staged >= 0 ? " and stage" : "");
+      out += rounds(ind);
+      continue;
+    }
+    out += fmt::format("{}if ({}) {{ // the whole tile inside {}\n", ind, test, t.name);
+    out += rounds(ind + "  ");
+    out += ind + "} else {\n";
+    out += fmt::format("{}  for (int sk_q = sk_tid; sk_q < {}; sk_q += sk_threads) {{\n", ind,
+                       t.elements());
+    out += element(ind + "    ", true);
+    out += ind + "  }\n";
     out += ind + "}\n";
   }
   return out;
@@ -894,9 +1013,12 @@ std::string Emitter::stagedBody(const std::string &ind) {
   int64_t lo = var.lo, step = var.step, trip = static_cast<int64_t>(var.trip);
   int64_t end = lo + trip * step;
   std::string name = h->var->getName().str();
-  out += fmt::format("{}for (long long sk_{}0 = {}; sk_{}0 < {}; sk_{}0 += {}) {{ // stages of "
-                     "{} iterations\n",
-                     ind, name, lo, name, end, name, stageSize_ * step, stageSize_);
+  // the stage's first index has the C index's type: `i < sk_i0 + S` is then a
+  // constant trip count to the compiler (with `long long sk_i0` and `int i` it
+  // is not, and every unrolled iteration tests the exit before its loads)
+  out += fmt::format("{}for ({} = {}; sk_{}0 < {}; sk_{}0 += {}) {{ // stages of {} iterations\n",
+                     ind, typed(h->var->getType().getUnqualifiedType(), "sk_" + name + "0"), lo,
+                     name, end, name, stageSize_ * step, stageSize_);
   std::string in = ind + "  ";
   out += loadTiles(stagedLoop_, in);
   out += in + "__syncthreads();\n";
@@ -904,21 +1026,37 @@ std::string Emitter::stagedBody(const std::string &ind) {
   bool declaredInInit = h->var->getDeclContext() && stagedFor_->getInit() &&
                         llvm::isa<clang::DeclStmt>(stagedFor_->getInit());
   std::string decl = declaredInInit ? typed(h->var->getType(), name) : name;
-  std::string header = fmt::format("for ({} = sk_{}0; {} < sk_{}0 + {} && {} < {}; {} += {})",
-                                   decl, name, name, name, stageSize_ * step, name, end, name,
-                                   step);
-  if (tasks_ == Tasks::Tile) {
-    out += interleaved(in, 0, header);
-  } else {
+  // a whole stage runs a constant trip count (the compiler unrolls it and
+  // issues its loads together); only a last, partial stage tests the end
+  std::string whole = fmt::format("for ({} = sk_{}0; {} < sk_{}0 + {}; {} += {})", decl, name,
+                                  name, name, stageSize_ * step, name, step);
+  std::string partial = fmt::format("for ({} = sk_{}0; {} < {}; {} += {})", decl, name, name,
+                                    end, name, step);
+  auto stageRun = [&](const std::string &at, const std::string &header) {
+    if (tasks_ == Tasks::Tile)
+      return interleaved(at, 0, header);
     std::string compute;
-    std::string cin = in + std::string(2 * taskDepth(), ' ');
+    std::string cin = at + std::string(2 * taskDepth(), ' ');
     compute += cin + "if (sk_active) {\n";
     if (factor > 1)
       compute += fmt::format("#pragma unroll {}\n", factor);
     compute += cin + "  " + header + "\n";
     compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
     compute += cin + "}\n";
-    out += phase(in, compute);
+    return phase(at, compute);
+  };
+  if (trip % stageSize_ == 0) {
+    out += fmt::format("{}// every stage whole: {} iterations = {} stages of {}\n", in, trip,
+                       trip / stageSize_, stageSize_);
+    out += stageRun(in, whole);
+  } else {
+    out += fmt::format("{}if (sk_{}0 + {} <= {}) {{ // a whole stage\n", in, name,
+                       stageSize_ * step, end);
+    out += stageRun(in + "  ", whole);
+    out += fmt::format("{}}} else {{ // the last stage: {} of {} iterations\n", in,
+                       trip % stageSize_, stageSize_);
+    out += stageRun(in + "  ", partial);
+    out += in + "}\n";
   }
   out += in + "__syncthreads();\n";
   out += ind + "}\n";
@@ -1010,7 +1148,81 @@ void Emitter::planTile() {
           taskVars.insert(v);
         }
   // a loop of the chain: its header reads no task's value nor memory; the
-  // variables it writes are the chain's own
+  // variables it writes are the chain's own. Without a stage, a header may
+  // read the parallel indices that are not folded (the same for all of a
+  // thread's tasks) and the arrays the nest never writes (CSR's
+  // `for (n = J[j]; n < J[j + 1]; n++)`): the chain then runs where those
+  // indices are in range (sharedDims_)
+  std::set<const clang::VarDecl *> shared;
+  if (!stagedFor_)
+    for (size_t d = 0; d < par_.size(); ++d)
+      if (l_.fold[d] == 1)
+        shared.insert(par_[d].var);
+  std::set<size_t> sharedUsed;
+  auto constMemory = [&](const clang::Stmt *p) {
+    VarUses pu;
+    pu.TraverseStmt(const_cast<clang::Stmt *>(p));
+    for (const clang::VarDecl *v : pu.used)
+      if ((v->getType()->isArrayType() || v->getType()->isPointerType()) && !readOnly_.count(v))
+        return false;
+    std::function<bool(const clang::Stmt *)> deref = [&](const clang::Stmt *x) {
+      if (!x)
+        return false;
+      if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(x))
+        if (u->getOpcode() == clang::UO_Deref)
+          return true;
+      for (const clang::Stmt *c : x->children())
+        if (deref(c))
+          return true;
+      return false;
+    };
+    return !deref(p);
+  };
+  // locals before the streaming loop that are the same for all of a thread's
+  // tasks (IspinEx's `int begin = J[j];`): initialised from unfolded indices,
+  // read-only scalars, arrays the nest never writes and earlier such locals,
+  // never written, and read only in the streaming loop and such initialisers;
+  // computed once per thread where the loop's header needs them
+  std::map<const clang::VarDecl *, std::pair<const clang::DeclStmt *, std::set<size_t>>> sameLocal;
+  if (!shared.empty()) {
+    VarUses writes;
+    for (const clang::Stmt *st : nest_.body)
+      writes.TraverseStmt(const_cast<clang::Stmt *>(st));
+    VarUses elsewhere; // the uses outside the streaming loop and the locals' initialisers
+    for (size_t k = 0; k < nest_.body.size(); ++k)
+      if (k > streamAt_ || (k < streamAt_ && !llvm::isa<clang::DeclStmt>(nest_.body[k])))
+        elsewhere.TraverseStmt(const_cast<clang::Stmt *>(nest_.body[k]));
+    std::set<const clang::VarDecl *> scalars(scalars_.begin(), scalars_.end());
+    for (size_t k = 0; k < streamAt_; ++k) {
+      auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]);
+      if (!ds)
+        continue;
+      for (const clang::Decl *d : ds->decls()) {
+        auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+        if (!v || !v->getInit() || !ds->isSingleDecl() || writes.written.count(v) ||
+            elsewhere.used.count(v) || !constMemory(v->getInit()))
+          continue;
+        VarUses iu;
+        iu.TraverseStmt(const_cast<clang::Expr *>(v->getInit()));
+        bool ok = iu.calls.empty();
+        std::set<size_t> dims;
+        for (const clang::VarDecl *u : iu.used) {
+          if (shared.count(u)) {
+            for (size_t e = 0; e < par_.size(); ++e)
+              if (par_[e].var == u)
+                dims.insert(e);
+          } else if (auto it = sameLocal.find(u); it != sameLocal.end()) {
+            dims.insert(it->second.second.begin(), it->second.second.end());
+          } else if (!(scalars.count(u) && !writes.written.count(u)) && !readOnly_.count(u)) {
+            ok = false;
+          }
+        }
+        if (ok)
+          sameLocal[v] = {ds, dims};
+      }
+    }
+  }
+  std::set<const clang::VarDecl *> sameUsed;
   auto sameForAll = [&](const clang::ForStmt *f, std::set<const clang::VarDecl *> &own) {
     if (!f->getInit())
       return false;
@@ -1018,7 +1230,7 @@ void Emitter::planTile() {
     for (const clang::Stmt *p : {f->getInit(), static_cast<const clang::Stmt *>(f->getCond()),
                                  static_cast<const clang::Stmt *>(f->getInc())})
       if (p) {
-        if (p != f->getInit() && readsMemory(p))
+        if (p != f->getInit() && readsMemory(p) && (shared.empty() || !constMemory(p)))
           return false;
         hu.TraverseStmt(const_cast<clang::Stmt *>(p));
       }
@@ -1026,10 +1238,24 @@ void Emitter::planTile() {
       return false;
     std::set<const clang::VarDecl *> mine = hu.written;
     mine.insert(hu.declaredInside.begin(), hu.declaredInside.end());
+    std::set<size_t> uses;
+    std::set<const clang::VarDecl *> locals;
     for (const clang::VarDecl *v : hu.used)
-      if (taskVars.count(v) && !mine.count(v) && !own.count(v))
-        return false;
+      if (taskVars.count(v) && !mine.count(v) && !own.count(v)) {
+        if (auto it = sameLocal.find(v); it != sameLocal.end()) {
+          locals.insert(v);
+          uses.insert(it->second.second.begin(), it->second.second.end());
+          continue;
+        }
+        if (!shared.count(v))
+          return false;
+        for (size_t d = 0; d < par_.size(); ++d)
+          if (par_[d].var == v)
+            uses.insert(d);
+      }
+    sameUsed.insert(locals.begin(), locals.end());
     own.insert(mine.begin(), mine.end());
+    sharedUsed.insert(uses.begin(), uses.end());
     return true;
   };
   std::set<const clang::VarDecl *> own;
@@ -1069,7 +1295,82 @@ void Emitter::planTile() {
                                   v->getName().str()));
   }
   chainVars_ = own;
+  // the locals the headers read, with those their initialisers read, in order
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &[v, info] : sameLocal)
+      if (sameUsed.count(v)) {
+        VarUses iu;
+        iu.TraverseStmt(const_cast<clang::Expr *>(v->getInit()));
+        for (const clang::VarDecl *u : iu.used)
+          if (sameLocal.count(u) && sameUsed.insert(u).second)
+            grew = true;
+      }
+  }
+  for (size_t k = 0; k < streamAt_; ++k)
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]))
+      if (ds->isSingleDecl())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl()); v && sameUsed.count(v)) {
+          sharedLocals_.push_back(ds);
+          sharedLocalVars_.insert(v);
+        }
+  // a declaration left to the tasks may not read one computed once per thread
+  for (size_t k = 0; k < streamAt_; ++k) {
+    auto *ds = llvm::dyn_cast<clang::DeclStmt>(nest_.body[k]);
+    if (!ds || std::find(sharedLocals_.begin(), sharedLocals_.end(), ds) != sharedLocals_.end())
+      continue;
+    VarUses lu;
+    lu.TraverseStmt(const_cast<clang::DeclStmt *>(ds));
+    for (const clang::VarDecl *v : sharedLocalVars_)
+      if (lu.used.count(v)) {
+        sharedLocals_.clear();
+        sharedLocalVars_.clear();
+        return fallback("the bounds of the streaming loop differ from task to task (or read "
+                        "memory)");
+      }
+  }
+  sharedDims_.assign(sharedUsed.begin(), sharedUsed.end());
   tasks_ = Tasks::Tile;
+}
+
+/// The register tile whose streaming loops' headers read parallel indices
+/// that are not folded (IspinEx's `for (n = J[j]; n < J[j + 1]; n++)`, `j`
+/// not folded): those indices are the same for all of the thread's tasks, so
+/// the chain runs once per thread, in a scope where they are computed and in
+/// range (the header may read memory at them).
+std::string Emitter::sharedChain(const std::string &ind) {
+  std::string out = ind + "{\n";
+  std::string in = ind + "  ";
+  size_t n = par_.size();
+  std::string cond, names;
+  for (size_t d : sharedDims_) {
+    const auto &h = par_[d];
+    size_t axis = n - 1 - d;
+    std::string name = h.var->getName().str();
+    names += (names.empty() ? "'" : ", '") + name + "'";
+    out += fmt::format("{}const long long sk_t{} = (long long)blockIdx.{} * {} + threadIdx.{};\n",
+                       in, d, kAxis[axis], l_.block[d], kAxis[axis]);
+    out += fmt::format("{}{} = ({}) {} sk_t{}{};\n", in, typed(h.var->getType(), name),
+                       printPlain(h.init), h.decreasing ? "-" : "+", d,
+                       h.step == 1 ? "" : fmt::format(" * {}", h.step));
+    if (needsGuard(d))
+      cond += fmt::format("{}sk_t{} < {}", cond.empty() ? "" : " && ", d, tripsText(d));
+  }
+  out += fmt::format("{}// the streaming loop's bounds read {}, the same for all of the thread's "
+                     "tasks\n",
+                     in, names);
+  std::string at = in;
+  if (!cond.empty()) {
+    out += fmt::format("{}if ({}) {{\n", in, cond);
+    at += "  ";
+  }
+  for (const clang::DeclStmt *ds : sharedLocals_)
+    out += stmt(ds, static_cast<unsigned>(at.size() / 2));
+  out += interleaved(at, 0, "");
+  if (!cond.empty())
+    out += in + "}\n";
+  out += ind + "}\n";
+  return out;
 }
 
 /// The trip count of parallel loop `d` as a C expression of its header.
@@ -1230,16 +1531,26 @@ std::string Emitter::chainText(const std::string &ind, size_t from,
 /// statement under the task's guard (a promoted local's declaration is its
 /// task's assignment; the declaration of a streaming index is the kernel's).
 std::string Emitter::tasksPhase(const std::string &ind,
-                                const std::vector<const clang::Stmt *> &stmts) {
+                                const std::vector<const clang::Stmt *> &stmts, bool first,
+                                bool last) {
   std::string in = ind + std::string(2 * taskDepth(), ' ');
   unsigned level = static_cast<unsigned>(in.size() / 2);
   std::string body;
+  // the elements kept in registers: loaded in the first phase, stored in the last
+  auto guarded = [&](const std::string &line) {
+    return barriers_ ? in + "if (sk_active)\n" + in + "  " + line + "\n" : in + line + "\n";
+  };
+  for (const RegElem &r : regs_)
+    if (first && r.load)
+      body += guarded(fmt::format("{}[sk_fl] = {}; // in a register across the streaming loop",
+                                  r.reg, printPlain(r.access)));
   for (const clang::Stmt *st : stmts) {
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
       bool chainOnly = true;
       for (const clang::Decl *d : ds->decls())
         chainOnly = chainOnly && llvm::isa<clang::VarDecl>(d) &&
-                    chainVars_.count(llvm::cast<clang::VarDecl>(d));
+                    (chainVars_.count(llvm::cast<clang::VarDecl>(d)) ||
+                     sharedLocalVars_.count(llvm::cast<clang::VarDecl>(d)));
       if (chainOnly)
         continue;
       if (!readsMemory(ds) || !barriers_) {
@@ -1252,6 +1563,9 @@ std::string Emitter::tasksPhase(const std::string &ind,
     else
       body += stmt(st, level);
   }
+  for (const RegElem &r : regs_)
+    if (last)
+      body += guarded(fmt::format("{} = {}[sk_fl];", printPlain(r.access), r.reg));
   if (body.empty())
     return "";
   return phase(ind, body);
@@ -1269,7 +1583,7 @@ void Emitter::promote() {
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
       for (const clang::Decl *d : ds->decls())
         if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
-          if (chainVars_.count(v))
+          if (chainVars_.count(v) || sharedLocalVars_.count(v))
             continue;
           if (v->getType()->isArrayType())
             failLayout("stage", fmt::format("the local array '{}' beside the staged loop, with "
@@ -1280,6 +1594,100 @@ void Emitter::promote() {
   for (const clang::VarDecl *v : privates_)
     if (!chainVars_.count(v))
       add(v);
+}
+
+/// The elements of global arrays a task accumulates into inside the streaming
+/// loop (mm_acc's `tmp[i][j] += A[i][k] * B[k][j]`) become registers, one per
+/// task, loaded before the loop and stored after it: the barriers of the
+/// stages and the tasks' guards keep the compiler from doing it, and the
+/// element would otherwise be loaded and stored in every iteration. Sound when
+/// the element is the task's own and nothing else can touch it: every access
+/// of the array in the body is that one element (the same subscripts, which
+/// read only the parallel indices and values the nest does not write, and name
+/// every folded index, so each of a thread's tasks has its own); the array is
+/// not cached, passed to a call, reduced, nor is an element's address taken.
+void Emitter::planRegisters() {
+  if (foldLoops_ && tasks_ == Tasks::Loop)
+    return; // a loop over the tasks indexes the slots at run time: local memory, not registers
+  std::set<const clang::VarDecl *> parVars;
+  for (const auto &h : par_)
+    parVars.insert(h.var);
+  std::set<const clang::VarDecl *> invariant(scalars_.begin(), scalars_.end());
+  const clang::Stmt *stream = nest_.body[streamAt_];
+  VarUses all;
+  for (const clang::Stmt *st : nest_.body)
+    all.TraverseStmt(const_cast<clang::Stmt *>(st));
+  std::set<const clang::VarDecl *> passed;
+  for (const clang::CallExpr *c : all.calls)
+    for (const clang::Expr *arg : c->arguments()) {
+      VarUses au;
+      au.TraverseStmt(const_cast<clang::Expr *>(arg));
+      passed.insert(au.used.begin(), au.used.end());
+    }
+  for (const clang::VarDecl *v : arrays_) {
+    if (readOnly_.count(v) || tileOf_.count(v) || passed.count(v) ||
+        nest_.ompReductions.count(v))
+      continue;
+    ArrayUses uses(v), inLoop(v);
+    for (const clang::Stmt *st : nest_.body)
+      uses.TraverseStmt(const_cast<clang::Stmt *>(st));
+    inLoop.TraverseStmt(const_cast<clang::Stmt *>(stream));
+    if (uses.elements.empty() || inLoop.elements.empty() || uses.escapes ||
+        uses.refs != static_cast<int>(uses.elements.size()))
+      continue;
+    // the subscripts: the same in every access, of the parallel indices and
+    // invariant values only
+    auto subscripts = [&](const clang::ArraySubscriptExpr *a) {
+      std::vector<std::string> subs;
+      const clang::Expr *e = a;
+      while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+        subs.push_back(printPlain(x->getIdx()));
+        e = x->getBase();
+      }
+      return subs;
+    };
+    std::vector<std::string> subs = subscripts(uses.elements.front());
+    bool same = true;
+    for (const clang::ArraySubscriptExpr *a : uses.elements)
+      same = same && subscripts(a) == subs;
+    if (!same)
+      continue;
+    VarUses su;
+    const clang::Expr *e = uses.elements.front();
+    bool memory = false;
+    while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+      su.TraverseStmt(const_cast<clang::Expr *>(x->getIdx()));
+      memory = memory || readsMemory(x->getIdx());
+      e = x->getBase();
+    }
+    bool own = !memory && su.calls.empty();
+    for (const clang::VarDecl *u : su.used)
+      own = own && (parVars.count(u) || (invariant.count(u) && !all.written.count(u)));
+    for (size_t d = 0; d < par_.size(); ++d)
+      if (l_.fold[d] > 1)
+        own = own && su.used.count(par_[d].var);
+    if (!own)
+      continue;
+    RegElem r;
+    r.array = v;
+    r.access = uses.elements.front();
+    r.reg = "sk_" + v->getName().str() + "_reg";
+    // no load when the body's first statement touching the array, before the
+    // streaming loop, stores the element from a value that does not read it
+    for (size_t s = 0; s < streamAt_; ++s) {
+      ArrayUses here(v);
+      here.TraverseStmt(const_cast<clang::Stmt *>(nest_.body[s]));
+      if (here.elements.empty())
+        continue;
+      auto *b = llvm::dyn_cast<clang::BinaryOperator>(nest_.body[s]);
+      if (b && b->getOpcode() == clang::BO_Assign && here.elements.size() == 1 &&
+          here.elements.front() == b->getLHS()->IgnoreParens())
+        r.load = false;
+      break;
+    }
+    regOf_[v] = regs_.size();
+    regs_.push_back(r);
+  }
 }
 
 /// The fold loops (when folded) around `body`, with the task's coordinates:
@@ -1298,7 +1706,7 @@ std::string Emitter::phase(const std::string &ind, const std::string &body) {
       inner += "  ";
     }
   out += taskCoords(inner, foldLoops_);
-  if (!promoted_.empty()) {
+  if (!promoted_.empty() || !regs_.empty()) {
     std::string flat = foldLoops_ ? "sk_f0" : "0";
     for (size_t d = 1; foldLoops_ && d < n; ++d)
       flat = fmt::format("({}) * {} + sk_f{}", flat, l_.fold[d], d);
@@ -1324,9 +1732,9 @@ std::string Emitter::stagedKernel(const std::string &ind) {
   std::string out;
   std::vector<const clang::Stmt *> before(nest_.body.begin(), nest_.body.begin() + streamAt_),
       after(nest_.body.begin() + streamAt_ + 1, nest_.body.end());
-  out += tasksPhase(ind, before);
+  out += tasksPhase(ind, before, true, false);
   out += stagedBody(ind);
-  out += tasksPhase(ind, after);
+  out += tasksPhase(ind, after, false, true);
   return out;
 }
 
@@ -1345,8 +1753,10 @@ std::string Emitter::kernel() {
     out += (i ? ", " : "") + params[i];
   out += ") {\n";
   std::string ind = "  ";
-  if (stagedFor_ || tasks_ == Tasks::Tile)
+  if (stagedFor_ || tasks_ == Tasks::Tile) {
     promote(); // the phases are scopes of their own
+    planRegisters();
+  }
   for (const clang::VarDecl *v : privates_)
     if (!promoted_.count(v))
       out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
@@ -1363,6 +1773,10 @@ std::string Emitter::kernel() {
                                                        llvm::APInt(32, l_.foldProduct()), nullptr,
                                                        clang::ArraySizeModifier::Normal, 0),
                              v->getName().str()));
+  for (const RegElem &r : regs_)
+    out += fmt::format("{}{}[{}]; // {} of each task, in a register across the streaming loop\n",
+                       ind, elemName(r.array) + " " + r.reg, l_.foldProduct(),
+                       printPlain(r.access));
   if (barriers_) {
     out += ind + "const int sk_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
                  "threadIdx.z);\n";
@@ -1394,9 +1808,9 @@ std::string Emitter::kernel() {
   if (tasks_ == Tasks::Tile) {
     std::vector<const clang::Stmt *> before(nest_.body.begin(), nest_.body.begin() + streamAt_),
         after(nest_.body.begin() + streamAt_ + 1, nest_.body.end());
-    out += tasksPhase(ind, before);
-    out += interleaved(ind, 0, "");
-    out += tasksPhase(ind, after);
+    out += tasksPhase(ind, before, true, false);
+    out += sharedDims_.empty() ? interleaved(ind, 0, "") : sharedChain(ind);
+    out += tasksPhase(ind, after, false, true);
     out += "}\n";
     return out;
   }

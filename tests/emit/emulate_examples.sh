@@ -19,8 +19,10 @@ while IFS='|' read -r file args layout; do
   case "$file" in ''|\#*) continue ;; esac
   n=$((n + 1))
   cu=$OUT/case$n.cu
+  src=examples/$file # a path with a folder: from the repository's root
+  case "$file" in */*) src=$file ;; esac
   # shellcheck disable=SC2086
-  if ! "$SKELCAST" emit "examples/$file" $args --layout "$layout" -o - > "$cu" 2> "$cu.err"; then
+  if ! "$SKELCAST" emit "$src" $args --layout "$layout" -o - > "$cu" 2> "$cu.err"; then
     echo "FAIL $file '$layout': emit failed:"; cat "$cu.err"; status=1; continue
   fi
   if ! "$CXX" -std=c++20 -O2 -pthread -w -x c++ -include "$ROOT/tests/emit/emulate.h" "$cu" \

@@ -132,9 +132,9 @@ TEST(Emit, PartialTilesKeepEachTasksGuardBesideAFastPath) {
 
 TEST(Emit, AFoldedStageRunsTheTasksInsideEachIterationOfTheStage) {
   std::string cu = emitOne(kMatmul, "block=i:4,j:16 fold=i:2,j:2 stage=k:16 cache=A,B unroll=k:16");
-  size_t stage = at(cu, "for (long long sk_k0 = 0; sk_k0 < 32; sk_k0 += 16)");
+  size_t stage = at(cu, "for (int sk_k0 = 0; sk_k0 < 32; sk_k0 += 16)");
   size_t sync = at(cu, "__syncthreads();", stage);
-  size_t k = at(cu, "#pragma unroll 16\n    for (k = sk_k0; k < sk_k0 + 16 && k < 32; k += 1) { // "
+  size_t k = at(cu, "#pragma unroll 16\n    for (k = sk_k0; k < sk_k0 + 16; k += 1) { // "
                     "the thread's tasks run inside",
                 sync);
   size_t f0 = at(cu, "for (int sk_f0 = 0; sk_f0 < 2; ++sk_f0)", k);
@@ -199,13 +199,147 @@ TEST(Emit, StageLoadsTilesOfTheCachedArraysBetweenBarriers) {
   std::string cu = emitOne(kMatmul, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16");
   EXPECT_NE(cu.find("cache=A: 16 x 16 elements per stage of 'k'"), std::string::npos) << cu;
   EXPECT_NE(cu.find("cache=B: 16 x 16 elements per stage of 'k'"), std::string::npos);
-  EXPECT_NE(cu.find("for (long long sk_k0 = 0; sk_k0 < 32; sk_k0 += 16)"), std::string::npos);
+  EXPECT_NE(cu.find("for (int sk_k0 = 0; sk_k0 < 32; sk_k0 += 16)"), std::string::npos);
   EXPECT_NE(cu.find("sk_A_tile[((i) - sk_A_b0) * 16 + ((k) - sk_A_b1)]"), std::string::npos);
   EXPECT_NE(cu.find("#pragma unroll 16"), std::string::npos);
   EXPECT_NE(cu.find("__syncthreads();"), std::string::npos);
   EXPECT_NE(cu.find("const size_t smem = 2048;"), std::string::npos); // 2 x 256 floats
   // threads outside the space still meet the barriers: no early return
   EXPECT_EQ(cu.find("return; // outside"), std::string::npos);
+}
+
+TEST(Emit, AWholeStageRunsAConstantTripCount) {
+  // the stage's first index has the C index's type and a whole stage no
+  // test of the loop's end: `k < sk_k0 + 16` is 16 iterations to the
+  // compiler, which unrolls them with their loads issued together
+  std::string cu = emitOne(kMatmul, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16");
+  size_t stage = at(cu, "for (int sk_k0 = 0; sk_k0 < 32; sk_k0 += 16) { // stages of 16 iterations");
+  size_t whole = at(cu, "// every stage whole: 32 iterations = 2 stages of 16", stage);
+  at(cu, "#pragma unroll 16\n        for (k = sk_k0; k < sk_k0 + 16; k += 1)\n", whole);
+  EXPECT_EQ(cu.find("&& k < 32"), std::string::npos) << cu;
+  // 40 = 2 whole stages of 16 and 8 more: the whole ones keep the constant
+  // trip count, one test per stage picks the last one's loop
+  std::string code = kMatmul;
+  code.replace(code.find("#define K 32"), 12, "#define K 40");
+  cu = emitOne(code, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16");
+  size_t test = at(cu, "if (sk_k0 + 16 <= 40) { // a whole stage");
+  size_t fast = at(cu, "for (k = sk_k0; k < sk_k0 + 16; k += 1)", test);
+  size_t last = at(cu, "} else { // the last stage: 8 of 16 iterations", fast);
+  at(cu, "for (k = sk_k0; k < 40; k += 1)", last);
+}
+
+TEST(Emit, ATileLoadIsRoundsOfTheBlockWithoutTestsWhenItLiesInsideTheArray) {
+  // A's 16 x 16 tile of a stage is inside A for every block and stage: one
+  // element per thread, no test; a tile at the array's edge is tested once,
+  // and only a tile that crosses it tests its elements
+  std::string cu = emitOne(kMatmul, "block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16");
+  size_t a = at(cu, "// the tile lies inside A for every block and stage\n");
+  at(cu, "for (int sk_r = 0; sk_r < 1; ++sk_r) { // 256 elements, 256 threads\n"
+         "      const int sk_q = sk_tid + sk_r * 256;\n",
+     a);
+  EXPECT_EQ(cu.find("if (sk_g1 >= 0"), std::string::npos) << cu;
+  const std::string stencil = R"(#define N 64
+float in[N][N], out[N][N];
+void jacobi(void) {
+  for (int i = 1; i < N - 1; ++i)
+    for (int j = 1; j < N - 1; ++j)
+      out[i][j] = 0.25f * (in[i - 1][j] + in[i + 1][j] + in[i][j - 1] + in[i][j + 1]);
+}
+)";
+  cu = emitOne(stencil, "block=i:8,j:32 cache=in");
+  size_t test = at(cu, "if (sk_in_b0 >= 0 && sk_in_b0 + 10 <= 64 && sk_in_b1 >= 0 && sk_in_b1 + "
+                       "34 <= 64) { // the whole tile inside in");
+  size_t rounds = at(cu, "for (int sk_r = 0; sk_r < 1; ++sk_r) { // 340 elements, 256 threads", test);
+  size_t rest = at(cu, "if (sk_tid < 84) { // the last 84 elements", rounds);
+  size_t slow = at(cu, "} else {", rest);
+  at(cu, "if (sk_g1 >= 0 && sk_g1 < 64 && sk_g0 >= 0 && sk_g0 < 64)", slow);
+}
+
+TEST(Emit, AnElementAccumulatedInTheStreamingLoopIsARegister) {
+  // PolyBench's tmp[i][j] = 0; tmp[i][j] += ...: in a staged register tile
+  // the element is one register per task, stored once after the loop
+  const std::string acc = R"(#define N 64
+float A[N][N], B[N][N], tmp[N][N];
+void mm_acc(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      tmp[i][j] = 0.0f;
+      for (int k = 0; k < N; k++)
+        tmp[i][j] += A[i][k] * B[k][j];
+    }
+}
+)";
+  std::string cu = emitOne(acc, "block=i:4,j:16 fold=i:2,j:2 stage=k:16 cache=A,B unroll=k:16");
+  size_t decl = at(cu, "float sk_tmp_reg[4]; // tmp[i][j] of each task, in a register across "
+                       "the streaming loop");
+  size_t init = at(cu, "sk_tmp_reg[sk_fl] = 0.F;", decl); // the first use stores it: no load
+  EXPECT_EQ(cu.find("= tmp[i][j]; // in a register"), std::string::npos) << cu;
+  size_t k = at(cu, "for (int k = sk_k0; k < sk_k0 + 16; k += 1)", init);
+  size_t body = at(cu, "sk_tmp_reg[sk_fl] += sk_A_tile[", k);
+  size_t store = at(cu, "tmp[i][j] = sk_tmp_reg[sk_fl];", body);
+  // in the kernel, tmp is touched by that store alone
+  size_t kernelEnd = cu.find("static void skelcast_reference");
+  EXPECT_EQ(cu.substr(0, kernelEnd).find("tmp[i][j] +="), std::string::npos);
+  EXPECT_EQ(cu.substr(store + 1, kernelEnd - store - 1).find("tmp[i][j]"), std::string::npos);
+  // read before it is written: loaded first
+  std::string more = acc;
+  more.replace(more.find("tmp[i][j] = 0.0f;"), 17, "tmp[i][j] *= 0.5f;");
+  cu = emitOne(more, "block=i:4,j:16 fold=i:2,j:2 stage=k:16 cache=A,B unroll=k:16");
+  size_t load = at(cu, "sk_tmp_reg[sk_fl] = tmp[i][j]; // in a register across the streaming loop");
+  at(cu, "sk_tmp_reg[sk_fl] *= 0.5F;", load);
+  // subscripts written otherwise (here the same element, which emit does not
+  // prove): tmp stays in memory
+  std::string other = acc;
+  other.replace(other.find("tmp[i][j] +="), 12, "tmp[i][j + 0] +=");
+  cu = emitOne(other, "block=i:4,j:16 fold=i:2,j:2 unroll=k:16");
+  EXPECT_EQ(cu.find("sk_tmp_reg"), std::string::npos) << cu;
+  at(cu, "tmp[i][j + 0] += A[i][k] * B[k][j];");
+}
+
+TEST(Emit, ATileOverADataBoundLoopSharesTheUnfoldedIndex) {
+  // CSR times dense (IspinEx): the n loop's bounds read J at j; with j not
+  // folded they are the same for the thread's tasks, which run inside it
+  const std::string csr = R"(#define ROWS 16
+#define COLS 256
+#define ELEMS 64
+int J[ROWS + 1], I[ELEMS];
+float T[ELEMS], B[ROWS][COLS], C[ROWS][COLS];
+void spmm(void) {
+  for (int j = 0; j < ROWS; j++)
+    for (int i = 0; i < COLS; i++) {
+      float sum = 0.0f;
+      for (int n = J[j]; n < J[j + 1]; n++)
+        sum += T[n] * B[I[n]][i];
+      C[j][i] = sum;
+    }
+}
+)";
+  std::string cu = emitOne(csr, "block=j:4,i:8 fold=i:8 unroll=n:4");
+  at(cu, "// Folding: a register tile, the thread's 8 tasks run inside the streaming loop 'n'");
+  size_t j = at(cu, "const long long sk_t0 = (long long)blockIdx.y * 4 + threadIdx.y;\n"
+                    "    int j = (0) + sk_t0;\n"
+                    "    // the streaming loop's bounds read 'j', the same for all of the "
+                    "thread's tasks\n");
+  size_t n = at(cu, "for (int n = J[j]; n < J[j + 1]; n++) { // the thread's tasks run inside", j);
+  size_t f = at(cu, "for (int sk_f1 = 0; sk_f1 < 8; ++sk_f1) { // fold=i:8", n);
+  at(cu, "sum[sk_fl] += T[n] * B[I[n]][i];", f);
+  // j folded: its tasks' bounds differ, the tasks stay a loop
+  cu = emitOne(csr, "block=j:2,i:8 fold=j:2,i:4 unroll=n:4");
+  at(cu, "not a register tile: the bounds of the streaming loop differ from task to task");
+  // the bounds in locals (examples/ispinex_complex.c): computed once per thread
+  std::string locals = csr;
+  locals.replace(locals.find("      for (int n = J[j]; n < J[j + 1]; n++)"), 44,
+                 "      int begin = J[j];\n      int end = J[j + 1];\n"
+                 "      for (int n = begin; n < end; n++)");
+  cu = emitOne(locals, "block=j:4,i:8 fold=i:8 unroll=n:4");
+  size_t decl = at(cu, "    int begin = J[j];\n    int end = J[j + 1];\n");
+  at(cu, "for (int n = begin; n < end; n++) { // the thread's tasks run inside", decl);
+  EXPECT_EQ(cu.find("begin[sk_fl]"), std::string::npos) << cu;
+  // a local the statements after the loop read stays the task's: no tile
+  std::string after = locals;
+  after.replace(after.find("C[j][i] = sum;"), 14, "C[j][i] = sum / (end - begin + 1);");
+  cu = emitOne(after, "block=j:4,i:8 fold=i:8 unroll=n:4");
+  at(cu, "not a register tile: the bounds of the streaming loop differ from task to task");
 }
 
 TEST(Emit, CacheWithoutStageLoadsTheWholeBlockFootprintOnce) {
