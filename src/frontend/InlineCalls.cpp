@@ -41,6 +41,17 @@ clang::QualType elementOf(const clang::VarDecl *v) {
   return {};
 }
 
+bool hasLoop(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) || llvm::isa<clang::DoStmt>(s))
+    return true;
+  for (const clang::Stmt *c : s->children())
+    if (hasLoop(c))
+      return true;
+  return false;
+}
+
 /// One call being inlined: what its parameters and locals become.
 struct Frame {
   std::map<const clang::ParmVarDecl *, clang::VarDecl *> pointers; ///< the caller's variable
@@ -88,6 +99,17 @@ public:
     }
     if (llvm::isa<clang::Expr>(s))
       return s; // expressions are handled by expand, statement by statement
+    if (llvm::isa<clang::OMPLoopDirective>(s)) {
+      // the programmer's word that the loop's iterations are independent: a
+      // callee's loops inside it are each iteration's work, not kernels
+      ++ompLoops_;
+      for (clang::Stmt *&ch : s->children())
+        if (ch)
+          if (clang::Stmt *n = walk(ch, inLoop); n != ch)
+            ch = n;
+      --ompLoops_;
+      return s;
+    }
     if (auto *cap = llvm::dyn_cast<clang::CapturedStmt>(s)) {
       // an OpenMP region: its children are the captures, its statement apart
       // (walked as outside a loop: it cannot be replaced, the loops in it can)
@@ -435,9 +457,26 @@ private:
                                    nullptr, nullptr, c, is->getLParenLoc(), is->getRParenLoc(),
                                    t, is->getElseLoc(), e);
     }
+    if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+      // a `for` loop of the callee (a row sum, a dot product): a loop of the
+      // nest, inside an OpenMP loop only; elsewhere the callee may be a kernel
+      // of its own called from a time-step loop, which stays a call
+      if (f->getConditionVariable() || ompLoops_ == 0)
+        return nullptr;
+      clang::Stmt *init = f->getInit() ? cloneStmt(f->getInit()) : nullptr;
+      clang::Expr *cond = f->getCond() ? cloneExpr(f->getCond()) : nullptr;
+      clang::Expr *inc = f->getInc() ? cloneExpr(f->getInc()) : nullptr;
+      clang::Stmt *body = f->getBody() ? cloneStmt(f->getBody()) : nullptr;
+      if ((f->getInit() && !init) || (f->getCond() && !cond) || (f->getInc() && !inc) || !body)
+        return nullptr;
+      return new (ctx_) clang::ForStmt(ctx_, init, cond, nullptr, inc, body, f->getForLoc(),
+                                       f->getLParenLoc(), f->getRParenLoc());
+    }
+    if (auto *k = llvm::dyn_cast<clang::ContinueStmt>(s))
+      return new (ctx_) clang::ContinueStmt(k->getContinueLoc());
     if (auto *ns = llvm::dyn_cast<clang::NullStmt>(s))
       return new (ctx_) clang::NullStmt(ns->getSemiLoc());
-    return nullptr; // loops, returns before the end, goto, switch, ...
+    return nullptr; // other loops, `break`, returns before the end, goto, switch, ...
   }
 
   clang::Expr *cloneExpr(const clang::Expr *e) {
@@ -551,6 +590,14 @@ private:
       if (!c->getDirectCallee() || llvm::isa<clang::CXXMemberCallExpr>(c) ||
           llvm::isa<clang::CXXOperatorCallExpr>(c))
         return nullptr;
+      // a function of the file with loops, called by the callee: it takes the
+      // sizes of its nests from its calls (CallValues.h), which the copy must
+      // not change; outside an OpenMP loop the call is left whole
+      const clang::FunctionDecl *def = nullptr;
+      if (ompLoops_ == 0 && c->getDirectCallee()->hasBody(def) && def &&
+          tu_.sm.isInMainFile(tu_.sm.getExpansionLoc(def->getLocation())) &&
+          hasLoop(def->getBody()))
+        return nullptr;
       clang::Expr *fn = cloneExpr(c->getCallee());
       if (!fn)
         return nullptr;
@@ -581,6 +628,7 @@ private:
   std::vector<Frame *> frames_;
   std::set<const clang::FunctionDecl *> busy_;
   std::set<std::string> names_; ///< the fresh locals' names in this caller
+  int ompLoops_ = 0;            ///< OpenMP loop directives around the statement walked
 };
 
 } // namespace

@@ -198,7 +198,8 @@ void f(float *a, const float *b, int c) {
   EXPECT_TRUE(has(all, "call to 'get', which takes a pointer")) << all;
 }
 
-TEST(InlineCalls, AHelperWithALoopIsNotInlined) {
+TEST(InlineCalls, AHelperWithALoopBecomesALoopOfTheNest) {
+  // a row sum: the helper's `j` loop is a stream inside each thread
   Out o = run(R"(#define N 100
 #define M 8
 float rowsum(const float *v, int k) {
@@ -208,12 +209,72 @@ float rowsum(const float *v, int k) {
   return s;
 }
 void f(float *out, const float *in) {
+#pragma omp parallel for
   for (int i = 0; i < N; i++)
     out[i] = rowsum(in, i);
 }
 )");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for f(N) : i")) << o.text;
+  EXPECT_TRUE(has(o.text, "rowsum_j = 0:M")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld in[i][rowsum_j]")) << o.text;
+  EXPECT_TRUE(has(o.text, "st out[i]")) << o.text;
+}
+
+TEST(InlineCalls, TrapAHelperLoopThatReadsTheNextRow) {
+  // row k + 1 is read, row k written: iteration i reads what i + 1 writes
+  Out o = run(R"(#define N 100
+#define M 8
+void smooth(float *a, int k) {
+  for (int j = 0; j < M; j++)
+    a[k * M + j] = 0.5f * a[(k + 1) * M + j];
+}
+void f(float *a) {
+#pragma omp parallel for
+  for (int i = 0; i < N - 1; i++)
+    smooth(a, i);
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_TRUE(has(o.error, "data race")) << o.error;
+}
+
+TEST(InlineCalls, AKernelFunctionCalledFromATimeLoopStaysACall) {
+  // `step` has loops of its own: outside an OpenMP loop it is not inlined,
+  // its nest is its own kernel, launched from the time loop
+  Out o = run(R"(#define N 1000
+#define T 50
+void step(float *dst, const float *src) {
+  for (int i = 1; i < N - 1; i++)
+    dst[i] = 0.5f * (src[i - 1] + src[i + 1]);
+}
+void run(float *a, float *b) {
+  for (int t = 0; t < T; t++)
+    step(b, a);
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for step(")) << o.text;
+  EXPECT_FALSE(has(o.text, "is inlined")) << o.text;
+}
+
+TEST(InlineCalls, AHelperLoopWithABreakIsNotInlined) {
+  // a search that stops at its first hit: the call stays, and its reason
+  Out o = run(R"(#define N 100
+#define M 64
+int first_above(const float *v, float x) {
+  int at = M - 1;
+  for (int j = 0; j < M; j++)
+    if (v[j] >= x) { at = j; break; }
+  return at;
+}
+void f(int *idx, const float *cdf, const float *u) {
+  for (int i = 0; i < N; i++)
+    idx[i] = first_above(cdf, u[i]);
+}
+)");
   std::string all = o.ok ? o.warnings : o.error;
-  EXPECT_TRUE(has(all, "call to 'rowsum', which takes a pointer")) << all;
+  EXPECT_TRUE(has(all, "call to 'first_above', which takes a pointer")) << all;
 }
 
 TEST(InlineCalls, AGlobalPointerIsNotSubstituted) {
@@ -229,4 +290,25 @@ void f(float *out) {
 )");
   EXPECT_FALSE(o.ok) << o.text;
   EXPECT_TRUE(has(o.error, "swapget")) << o.error;
+}
+
+TEST(InlineCalls, AWrapperOfAKernelFunctionStaysACall) {
+  // `wrap` has no loop, but calls `scale`, whose nest takes its size from
+  // the calls: inlining `wrap` into the time loop would hide main's size
+  Out o = run(R"(#define N 1000
+void scale(float *a, int n) {
+  for (int i = 0; i < n; i++)
+    a[i] = a[i] * 2.0f;
+}
+void wrap(float *a, int n) { scale(a, n); }
+int main(void) {
+  static float a[N];
+  for (int t = 0; t < 10; t++)
+    wrap(a, N);
+  return 0;
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for scale(N) : i")) << o.text;
+  EXPECT_FALSE(has(o.text, "is inlined")) << o.text;
 }
