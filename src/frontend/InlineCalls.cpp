@@ -140,6 +140,11 @@ private:
   /// Appends `s` to `out` after the bodies of the calls it makes that can be
   /// inlined; true when any was.
   bool expand(clang::Stmt *s, std::vector<clang::Stmt *> &out) {
+    struct Restore {
+      const clang::Stmt *&slot, *saved;
+      ~Restore() { slot = saved; }
+    } restore{stmt_, stmt_};
+    stmt_ = s;
     std::vector<clang::Stmt *> pre;
     bool changed = false;
     if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
@@ -158,8 +163,10 @@ private:
         s = x;
       }
     } else if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      // declarators run in order: only the first one's calls can move before
+      // the statement (`float a = t[0], b = f(t, i);` keeps f's call)
       for (clang::Decl *d : ds->decls())
-        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d))
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d); v && d == *ds->decl_begin())
           if (clang::Expr *init = v->getInit()) {
             clang::Expr *x = init;
             if (hoist(x, pre)) {
@@ -188,13 +195,16 @@ private:
   bool hoist(clang::Expr *&e, std::vector<clang::Stmt *> &pre, bool *whole = nullptr) {
     bool changed = false;
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e);
-        b && (b->getOpcode() == clang::BO_LAnd || b->getOpcode() == clang::BO_LOr)) {
+        b && (b->getOpcode() == clang::BO_LAnd || b->getOpcode() == clang::BO_LOr ||
+              b->getOpcode() == clang::BO_Comma)) {
       clang::Expr *l = b->getLHS();
       if (hoist(l, pre)) {
         b->setLHS(l);
         changed = true;
       }
-      return changed; // the right operand may not run
+      // the right operand may not run (`&&`, `||`), or runs after the left
+      // one (`,`): a call there cannot move before the statement
+      return changed;
     }
     if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
       clang::Expr *c = co->getCond();
@@ -314,6 +324,20 @@ private:
       fr.locals[p] = v;
       out.push_back(declStmt(v, a->getBeginLoc(), a->getEndLoc()));
     }
+    // C does not order the call against the rest of its statement (only its
+    // arguments come first): when that rest touches memory the callee may
+    // write (an array passed for a pointer, a global), the order decides
+    // values, and the call stays rather than being put first
+    {
+      std::set<const clang::VarDecl *> rest, touched;
+      varsOutside(stmt_, c, rest);
+      for (auto &[p, v] : fr.pointers)
+        touched.insert(v);
+      globalsOf(def, touched);
+      for (const clang::VarDecl *v : touched)
+        if (rest.count(v))
+          return false;
+    }
     frames_.push_back(&fr);
     busy_.insert(def);
     value = nullptr;
@@ -355,6 +379,45 @@ private:
     pre.insert(pre.end(), out.begin(), out.end());
     tu_.inlinedCalls.emplace_back(c->getBeginLoc(), def->getNameAsString());
     return true;
+  }
+
+  /// The variables `s` mentions outside the subtree `skip`.
+  static void varsOutside(const clang::Stmt *s, const clang::Stmt *skip,
+                          std::set<const clang::VarDecl *> &out) {
+    if (!s || s == skip)
+      return;
+    if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()))
+        out.insert(v);
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl *d : ds->decls())
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(d))
+          varsOutside(v->getInit(), skip, out);
+    for (const clang::Stmt *c : s->children())
+      varsOutside(c, skip, out);
+  }
+
+  /// The global variables `fd` and the functions of the file it calls mention.
+  void globalsOf(const clang::FunctionDecl *fd, std::set<const clang::VarDecl *> &out) {
+    std::set<const clang::FunctionDecl *> seen;
+    std::vector<const clang::Stmt *> work{fd->getBody()};
+    seen.insert(fd);
+    while (!work.empty()) {
+      const clang::Stmt *s = work.back();
+      work.pop_back();
+      if (!s)
+        continue;
+      if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+        if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()); v && v->hasGlobalStorage())
+          out.insert(v);
+        const clang::FunctionDecl *def = nullptr;
+        if (auto *f = llvm::dyn_cast<clang::FunctionDecl>(dr->getDecl());
+            f && f->hasBody(def) && def && seen.insert(def).second)
+          work.push_back(def->getBody());
+      }
+      for (const clang::Stmt *c : s->children())
+        work.push_back(c);
+    }
   }
 
   // -------------------------------------------------------------------------
@@ -629,6 +692,7 @@ private:
   std::set<const clang::FunctionDecl *> busy_;
   std::set<std::string> names_; ///< the fresh locals' names in this caller
   int ompLoops_ = 0;            ///< OpenMP loop directives around the statement walked
+  const clang::Stmt *stmt_ = nullptr; ///< the statement whose calls are being inlined
 };
 
 } // namespace

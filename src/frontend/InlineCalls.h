@@ -21,7 +21,10 @@
 /// argument is a variable (an array, or a pointer of the same element type);
 /// the call stands in a statement of a `for` body (not in a loop header, a
 /// `while` condition, the right operand of `&&`/`||` or an arm of `?:`, which
-/// may not evaluate it). Other calls are left as they are, and the nest
+/// may not evaluate it, nor in the right operand of `,` or a declarator after
+/// the first, which C evaluates after what stands before them), and the rest
+/// of its statement does not touch an array passed for a pointer or a global
+/// the callee uses (C leaves that order open). Other calls are left as they are, and the nest
 /// analysis says why it cannot port them.
 #pragma once
 

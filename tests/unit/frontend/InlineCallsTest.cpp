@@ -312,3 +312,65 @@ int main(void) {
   EXPECT_TRUE(has(o.text, "parallel_for scale(N) : i")) << o.text;
   EXPECT_FALSE(has(o.text, "is inlined")) << o.text;
 }
+
+// --- traps: the order C gives the call must stay ------------------------------
+
+TEST(InlineCalls, TrapACallAfterAComma) {
+  // `keep = t[0]` runs before `take` stores t[0]: y[i] gets the previous
+  // iteration's value, a dependence; hoisting the call would make t[0]
+  // written before it is read, and private
+  Out o = run(R"(#define N 1000
+float t[1];
+float take(float *s, float v) { s[0] = v; return v; }
+void f(float *y, const float *x) {
+  float keep;
+  for (int i = 0; i < N; i++)
+    y[i] = (keep = t[0], take(t, x[i]), keep);
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+}
+
+TEST(InlineCalls, TrapACallInASecondDeclarator) {
+  // the same order through declarators: `prev` is read before `take` runs
+  Out o = run(R"(#define N 1000
+float t[1];
+float take(float *s, float v) { s[0] = v; return v; }
+void f(float *y, const float *x) {
+  for (int i = 0; i < N; i++) {
+    float prev = t[0], cur = take(t, x[i]);
+    y[i] = prev + cur;
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+}
+
+TEST(InlineCalls, ACallInAFirstDeclaratorIsInlined) {
+  Out o = run(R"(#define N 1000
+float take(float *s, int k, float v) { s[k] = v; return v; }
+void f(float *y, float *t, const float *x) {
+  for (int i = 0; i < N; i++) {
+    float cur = take(t, i, x[i]), twice = 2.0f * cur;
+    y[i] = twice;
+  }
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "st t[i]")) << o.text;
+}
+
+TEST(InlineCalls, TrapTheStatementReadsWhatTheCallWrites) {
+  // C does not say whether `t[0]` is read before or after `take` stores it:
+  // the call is not put first (which would make t[0] private)
+  Out o = run(R"(#define N 1000
+float t[1];
+float take(float *s, float v) { s[0] = v; return v; }
+void f(float *y, const float *x) {
+  for (int i = 0; i < N; i++)
+    y[i] = t[0] + take(t, x[i]);
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_TRUE(has(o.error, "call to 'take'")) << o.error;
+}
