@@ -99,6 +99,12 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
         "// line {}: the clamped index '{}' is written as the arm most iterations take: "
         "the borders are approximated",
         line, text.size() > 60 ? text.substr(0, 57) + "..." : text));
+  for (const auto &[loc, callee] : tu_.inlinedCalls)
+    if (tu_.sm.isPointWithin(tu_.sm.getExpansionLoc(loc), tu_.sm.getExpansionLoc(root->getBeginLoc()),
+                             tu_.sm.getExpansionLoc(root->getEndLoc())))
+      k.comments.leading.push_back(fmt::format(
+          "// line {}: the call to '{}' is inlined, its pointer parameters the arrays passed",
+          tu_.line(loc), callee));
   return k;
 }
 

@@ -6,6 +6,7 @@
 
 #include "ClangNodes.h"
 #include "FileAssembler.h"
+#include "InlineCalls.h"
 #include "NestAst.h"
 #include "NestFinder.h"
 #include "TUContext.h"
@@ -565,6 +566,12 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
   TUContext tu(ctx, pp, st.opts, st.userPath);
   tu.pragmas = st.pragmas;
   std::vector<Warning> warnings;
+  {
+    // step 0: calls of small functions that take pointers, inlined into the
+    // loops that make them, before anything reads the loops
+    std::vector<Warning> again; // functionsOf's warnings come with the walk below
+    inlinePointerCalls(tu, functionsOf(tu, ctx.getTranslationUnitDecl(), again));
+  }
   for (const auto &[loc, msg] : st.pragmaProblems)
     warnings.push_back(tu.warning(loc, msg));
   {

@@ -78,6 +78,9 @@ public:
   std::set<std::string> usedSamples;    ///< --sample entries that were used
   CallValues callValues{*this};         ///< parameters' values from the file's calls
   PointerOrigins origins{*this};        ///< whose memory each pointer holds (aliasing)
+  /// calls inlined into loops (InlineCalls.h): where, and the callee's name;
+  /// a kernel's comment names those inside its nest
+  std::vector<std::pair<clang::SourceLocation, std::string>> inlinedCalls;
   /// pointer parameters a ported loop assumed not to overlap, per function (one
   /// warning each, written with the others at the end)
   std::map<const clang::FunctionDecl *, std::set<const clang::ParmVarDecl *>> assumedDistinct;
