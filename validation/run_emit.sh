@@ -125,7 +125,7 @@ for f, skel in zip(rest[0::2], rest[1::2]):
     if not c.get("verified"):
         bad.append(os.path.basename(f))
     if merged is None:
-        merged = {k: j[k] for k in ("schema_version", "gpu", "method")}
+        merged = {k: j[k] for k in ("schema_version", "gpu", "method", "timing") if k in j}
         merged["skeleton_root"] = skel_root or os.path.relpath(root, os.path.dirname(os.path.abspath(out)))
         merged["cases"] = []
     elif j["gpu"]["name"] != merged["gpu"]["name"]:
