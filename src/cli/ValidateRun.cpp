@@ -137,7 +137,12 @@ std::string mergeRecords(const std::vector<nlohmann::json> &records, const std::
   for (const auto &r : records) {
     if (r["gpu"]["name"] != m["gpu"]["name"])
       throw InputError({"validate --run", 0, 0}, "the records come from different GPUs");
-    m["cases"].push_back(r["cases"][0]);
+    nlohmann::json c = r["cases"][0];
+    // how the program timed its launches (a record's "timing": back_to_back,
+    // or once with --repeats 0), kept per case: the launch term reads it
+    if (r.contains("timing") && !c.contains("timing"))
+      c["timing"] = r["timing"];
+    m["cases"].push_back(std::move(c));
   }
   return m.dump(1) + "\n";
 }

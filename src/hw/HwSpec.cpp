@@ -282,7 +282,7 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
                                         {nullptr, "launch_overhead_us"})
                              : h.launchOverheadUs;
   if (root.contains("launch_gap_us"))
-    h.launchGapUs = r.number("launch_gap_us", 0, h.launchOverheadUs, {nullptr, "launch_overhead_us"});
+    h.launchGapUs = r.number("launch_gap_us", 0.001, h.launchOverheadUs, {nullptr, "launch_overhead_us"});
   if (root.contains("l2_bandwidth_gbps"))
     h.l2BandwidthGBps = r.number("l2_bandwidth_gbps", 0.1, 1e7);
   if (root.contains("l2_resident_bytes"))

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <tuple>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -364,21 +365,22 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   r.geomeanError = geomean(errs);
   r.rooflineGeomeanError = geomean(rerrs);
 
-  // Per kernel and size: does the projection's favourite among the measured
-  // layouts run within 10% of the fastest measured one?
-  std::vector<std::pair<std::string, std::string>> groups;
+  // Per kernel and size (and timing: times taken alone and back to back are
+  // not compared with each other): does the projection's favourite among the
+  // measured layouts run within 10% of the fastest measured one?
+  std::vector<std::tuple<std::string, std::string, layout::LaunchTiming>> groups;
   for (const auto &c : r.cases) {
-    auto key = std::make_pair(c.measured.kernel, c.measured.size);
+    auto key = std::make_tuple(c.measured.kernel, c.measured.size, c.measured.timing);
     if (std::find(groups.begin(), groups.end(), key) == groups.end())
       groups.push_back(key);
   }
-  for (const auto &[kernel, size] : groups) {
+  for (const auto &[kernel, size, timing] : groups) {
     KernelCheck kc;
     kc.kernel = kernel;
     kc.size = size;
     const CaseResult *fast = nullptr, *pick = nullptr;
     for (const auto &c : r.cases) {
-      if (c.measured.kernel != kernel || c.measured.size != size)
+      if (c.measured.kernel != kernel || c.measured.size != size || c.measured.timing != timing)
         continue;
       if (!fast || c.measured.timeMs < fast->measured.timeMs)
         fast = &c;

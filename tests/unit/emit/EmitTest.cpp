@@ -403,6 +403,12 @@ TEST(ValidateRun, RecordsMergeIntoOneMeasurementFile) {
   EXPECT_EQ(m["gpu"]["name"], "G");
   ASSERT_EQ(m["cases"].size(), 2u);
   EXPECT_EQ(m["cases"][1]["layout"], "b");
+  // each case keeps how its program timed the launches
+  nlohmann::json queued = rec("q");
+  queued["timing"] = "back_to_back";
+  nlohmann::json withTiming = nlohmann::json::parse(skelcast::cli::mergeRecords({queued, rec("a")}, "."));
+  EXPECT_EQ(withTiming["cases"][0]["timing"], "back_to_back");
+  EXPECT_FALSE(withTiming["cases"][1].contains("timing"));
   nlohmann::json other = rec("c");
   other["gpu"]["name"] = "H";
   EXPECT_THROW(skelcast::cli::mergeRecords({rec("a"), other}, "."), InputError);

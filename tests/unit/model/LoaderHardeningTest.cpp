@@ -122,6 +122,29 @@ TEST(MeasurementsHardening, WrongTypesAreErrors) {
   }
 }
 
+// How the launches were timed: the file's "timing", a case's own overriding
+// it; "alone" when absent; anything else an error naming the field.
+TEST(MeasurementsHardening, TimingOfTheFileAndOfACase) {
+  testsupport::TempDir tmp("skelcast-loader-test");
+  tmp.write("k.skel", "#define N 1024\nfloat a[N]\nparallel_for(N) : i {\n  st a[i]\n}\n");
+  auto load = [&](const std::string &top, const std::string &caseField) {
+    return model::loadMeasurements(tmp.write("kernels.json", R"({"schema_version": 1, )" + top + R"("cases": [
+      {"kernel": "k", "size": "1", "skeleton": "k.skel", "layout": "block=i:32", "time_ms": 1.5)" +
+                                               caseField + R"(},
+      {"kernel": "k", "size": "1", "skeleton": "k.skel", "layout": "block=i:64", "time_ms": 1.5}]})"));
+  };
+  auto m = load("", "");
+  EXPECT_EQ(m.cases[0].timing, layout::LaunchTiming::RepeatedAlone);
+  m = load(R"("timing": "back_to_back", )", R"(, "timing": "once")");
+  EXPECT_EQ(m.cases[0].timing, layout::LaunchTiming::Once);
+  EXPECT_EQ(m.cases[1].timing, layout::LaunchTiming::BackToBack);
+  std::string path = tmp.file("kernels.json");
+  EXPECT_EQ(errorOf([&] { load("", R"(, "timing": "queued")"); }),
+            path + ": error: field 'cases[0].timing': expected \"alone\", \"back_to_back\" or \"once\", got \"queued\"");
+  EXPECT_EQ(errorOf([&] { load(R"("timing": 3, )", ""); }),
+            path + ": error: field 'timing': expected \"alone\", \"back_to_back\" or \"once\", got 3");
+}
+
 // A missing skeleton was reported only by its resolved path, without the
 // measurement file or the case; now the field is named when the file is read.
 TEST(MeasurementsHardening, MissingSkeletonNamesTheField) {
