@@ -18,7 +18,6 @@ constexpr TermMask kLongest = termBit(TermId::Longest);
 constexpr TermMask kRmw = termBit(TermId::Rmw);
 constexpr TermMask kLines = termBit(TermId::Lines);
 constexpr TermMask kOccupancy = termBit(TermId::Occupancy);
-constexpr TermMask kL2 = termBit(TermId::L2);
 /// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
 /// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
 /// transactions on compute capability 5.x and later; the `sector` coalescing rule).
