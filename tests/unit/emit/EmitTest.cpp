@@ -440,3 +440,29 @@ TEST(ValidateRun, ARecordNamesItsCFileAndOptions) {
 }
 
 } // namespace
+
+TEST(Emit, ALoopTheLayoutDoesNotUnrollRunsRolled) {
+  // "no unroll=" means a rolled loop, as the model projects it: without the
+  // pragma nvcc unrolls a constant-trip loop by up to 32 and issues its loads
+  // together (colmean's naive layout ran 10x faster than projected)
+  std::string cu = emitOne(kMatmul, "naive");
+  EXPECT_NE(cu.find("#pragma unroll 1\nfor (k = 0; k < 32; ++k)"), std::string::npos) << cu;
+  // a loop that indexes an array of the thread is left to the compiler:
+  // rolled, the array would go to local memory
+  const std::string privateArray = R"(#define N 256
+float a[N][8], out[N];
+void f(void) {
+  for (int i = 0; i < N; i++) {
+    float t[8];
+    for (int k = 0; k < 8; k++)
+      t[k] = a[i][k] * 2.0f;
+    float s = 0.0f;
+    for (int k = 0; k < 8; k++)
+      s += t[k];
+    out[i] = s;
+  }
+}
+)";
+  std::string cu2 = emitOne(privateArray, "naive");
+  EXPECT_EQ(cu2.find("#pragma unroll 1"), std::string::npos) << cu2;
+}
