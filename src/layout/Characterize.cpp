@@ -120,6 +120,14 @@ struct VecHash {
 
 } // namespace
 
+double serialTasks(const KernelInfo &ki, const Layout &l) {
+  for (const LoopInfo &li : ki.loops)
+    for (int d : li.boundDims)
+      if (d >= 0 && static_cast<size_t>(d) < l.fold.size() && l.fold[static_cast<size_t>(d)] > 1)
+        return static_cast<double>(l.foldProduct());
+  return 1.0;
+}
+
 std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l) {
   IterSet th = fullLoops(ki), bl = fullLoops(ki);
   threadSet(ki, l.block, l.fold, th);
@@ -646,17 +654,19 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   }
   // Memory-level parallelism: the loads of one statement list that do not wait
   // for each other are in flight together; unrolling by U overlaps U iterations;
-  // folded tasks are jammed, so their loads share the groups (not x F).
+  // folded tasks are jammed, so their loads share the groups (not x F),
+  // unless each task has its own trip count (serialTasks).
   std::fill(maxLevel.begin(), maxLevel.end(), 0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (!a.isStore && !u.viaShared)
       maxLevel[static_cast<size_t>(a.block)] = std::max(maxLevel[static_cast<size_t>(a.block)], a.level);
   }
+  c.serialTasks = serialTasks(ki, l);
   for (size_t b = 0; b < ki.blocks.size(); ++b) {
     const auto &blk = ki.blocks[b];
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
-    c.loadGroups += maxLevel[b] * blk.execs / u;
+    c.loadGroups += maxLevel[b] * blk.execs / u * c.serialTasks;
   }
   // Each instruction that fills shared memory is a guarded load and store,
   // which waits for its load (the validation kernels' SASS): a group of its own.

@@ -278,6 +278,10 @@ private:
         break;
       case Stmt::Kind::Loop: {
         int me = nextLoop_++;
+        std::set<int> dims;
+        boundDims(s.loop.lo, dims, 0);
+        boundDims(s.loop.hi, dims, 0);
+        ki_.loops[static_cast<size_t>(me)].boundDims.assign(dims.begin(), dims.end());
         auto inner = loops;
         inner.push_back(me);
         walk(s.loop.body, inner, execs * ki_.loops[static_cast<size_t>(me)].trip);
@@ -289,6 +293,28 @@ private:
         break;
       }
     }
+  }
+
+  /// LoopInfo::boundDims: the parallel dimensions an expression reads.
+  void boundDims(const Expr &e, std::set<int> &dims, int depth) const {
+    if (e.kind == Expr::Kind::Name) {
+      if (ki_.macros.count(e.name))
+        return;
+      int v = ki_.varIndex(e.name);
+      auto b = ki_.bindings.find(e.name);
+      if (v >= 0) {
+        if (ki_.vars[static_cast<size_t>(v)].dim >= 0)
+          dims.insert(ki_.vars[static_cast<size_t>(v)].dim);
+      } else if (b != ki_.bindings.end() && depth < 16) {
+        boundDims(b->second, dims, depth + 1);
+      } else {
+        for (size_t d = 0; d < ki_.dimSize.size(); ++d)
+          dims.insert(static_cast<int>(d));
+      }
+      return;
+    }
+    for (const auto &a : e.args)
+      boundDims(a, dims, depth);
   }
 
   /// The level of the loads of this block that an expression's value waits for.

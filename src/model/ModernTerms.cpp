@@ -299,7 +299,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       double unroll = blk.innermostLoop >= 0 ? static_cast<double>(in.l.unrollFactor(blk.innermostLoop)) : 1.0;
       for (size_t lv = 0; lv < levels; ++lv)
         if (scratch.present[b * levels + lv])
-          exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll;
+          exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll * c.serialTasks;
     }
     w.exposedLatencyCycles = exposed + fillLatency;
   }

@@ -73,8 +73,19 @@ struct Characterization {
   double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
   double fp64Insts = 0;         ///< of funcInsts, the FP64 arithmetic ones: F x sum_i Fp64_i x LP_i
   double loadGroups = 0;        ///< per thread: groups of global loads in flight together
+  /// Folded tasks that run one after another (serialTasks()): 1 when they are
+  /// jammed into one register tile, the fold's product otherwise.
+  double serialTasks = 1;
   double windowFootprintBytes = 0; ///< a block's footprint over a few iterations of its loops
 };
+
+/// How many of a thread's folded tasks run one after another: the fold's
+/// product when a loop's bounds read a folded parallel index (each task has
+/// its own trip count, so the tasks cannot share the loop: IspinEx's CSR row
+/// with `j` folded, a triangle folded along its bound), else 1 (the tasks are
+/// jammed inside the loops and their loads go out together; docs/model.md,
+/// term `mlp`).
+double serialTasks(const KernelInfo &ki, const Layout &l);
 
 /// ShrDegree (equation 1) of every array for a block shape and fold.
 std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l);

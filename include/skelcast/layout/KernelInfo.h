@@ -39,6 +39,10 @@ struct LoopInfo {
   /// value; `trip` otherwise (docs/model.md, term `longest`).
   double longestTrip = 1;
   double execs = 1;       ///< executions of the loop per task (outer trips x branch probs)
+  /// The parallel dimensions its bounds read (directly, through a subscript or
+  /// a scalar binding; every dimension for a name it cannot follow): the
+  /// folded tasks of a dimension listed here run the loop one after another.
+  std::vector<int> boundDims;
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)

@@ -86,6 +86,25 @@ TEST(ModernTerms, MemoryLevelParallelismCountsLoadGroups) {
   EXPECT_DOUBLE_EQ(r.a.workload.exposedMemInsts, 29);
 }
 
+TEST(ModernTerms, FoldedTasksWithTheirOwnTripCountRunOneAfterAnother) {
+  auto ki = layout::analyzeKernel(
+      skeleton::parseSkeletonFile(kSrc + "/validation/skeletons/ispinex_real_4096.skel"), 0);
+  // The stream loop's bounds read J[j] and J[j + 1]: j is in them, i is not.
+  const auto &n = ki.loops.front();
+  ASSERT_EQ(n.boundDims, std::vector<int>{0});
+  // fold=i:8: the 8 tasks share one row's loop (a register tile): the groups
+  // of one task, 1 + 2 x 14
+  EXPECT_DOUBLE_EQ(layout::serialTasks(ki, layout::parseLayout(ki, "block=j:4,i:8 fold=i:8", h100())), 1);
+  EXPECT_DOUBLE_EQ(apply(ki, "block=j:4,i:8 fold=i:8").c.loadGroups, 1 + 2 * 14);
+  // fold=j:2,i:8: two rows, two trip counts: the 16 tasks run one after
+  // another, 16 x (1 + 2 x 14 / 4) groups with unroll=n:4
+  EXPECT_DOUBLE_EQ(apply(ki, "block=j:4,i:8 fold=j:2,i:8 unroll=n:4").c.serialTasks, 16);
+  EXPECT_DOUBLE_EQ(apply(ki, "block=j:4,i:8 fold=j:2,i:8 unroll=n:4").c.loadGroups,
+                   16 * (1 + 2 * 14 / 4.0));
+  auto r = apply(ki, "block=j:4,i:8 fold=j:2,i:8 unroll=n:4", {"mlp"});
+  EXPECT_DOUBLE_EQ(r.a.workload.exposedMemInsts, 16 * (1 + 2 * 14 / 4.0));
+}
+
 TEST(ModernTerms, CachesOnAStencilByHand) {
   // Interior 1024 x 1024 of t, 16 x 16 blocks: 4096 blocks; a block reads 16x16 + 4x16
   // = 320 elements; its 8 warps ask 5 loads x 32 elements = 1280 times: r1 = 0.75.
