@@ -81,6 +81,35 @@ double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
   return trips > 0 ? a.execs / trips : 0.0;
 }
 
+/// Re-reads no register holds (docs/model.md, section 2, after equation 13): a
+/// thread reads the same elements again in every iteration of an enclosing
+/// loop the access does not move with, when a loop inside that one moves it
+/// (mm_ikj's C[i][j] in `for k { for j ... }`: the thread's row of 1,024
+/// elements, read again for every k). Equation 13 counts each element once, as
+/// if a register kept it from one iteration of k to the next; a register keeps
+/// a value the access does not move with inside the loop (`x[i]` in `for k`),
+/// not a row a rolled loop walks. The product of those loops' trips; 1 where
+/// a subscript is not affine.
+double rereadFactor(const KernelInfo &ki, const AccessInfo &a) {
+  for (const auto &f : a.index)
+    if (f.kind != IndexForm::Kind::Affine)
+      return 1.0;
+  std::vector<int> vars = a.vars();
+  auto moves = [&](int loop) {
+    int v = ki.loops[static_cast<size_t>(loop)].var;
+    return std::find(vars.begin(), vars.end(), v) != vars.end();
+  };
+  double factor = 1;
+  bool movedInside = false;
+  for (auto it = a.loops.rbegin(); it != a.loops.rend(); ++it) {
+    if (moves(*it))
+      movedInside = true;
+    else if (movedInside)
+      factor *= ki.loops[static_cast<size_t>(*it)].trip;
+  }
+  return factor;
+}
+
 // Equation 1: ShrDegree(D) = size(H(D, F)) x size(B) / size(H(D, B))
 double shrDegree(double hThread, double sizeB, double hBlock) {
   return hBlock > 0 ? hThread * sizeB / hBlock : 0.0;
@@ -382,7 +411,7 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
     const AccessInfo &a = ki.accesses[i];
     const AccessInfo *pa = &a;
     insts[i] = a.hasData() ? a.execs * foldProduct
-                           : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a);
+                           : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a) * rereadFactor(ki, a);
     int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
   }

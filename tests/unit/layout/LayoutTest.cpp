@@ -222,3 +222,36 @@ TEST(Coalescing, LinesOfAWarp) {
   EXPECT_DOUBLE_EQ(classifyWarp(dense, 4, hw::CoalescingRule::Sector).lines, 1);
   EXPECT_DOUBLE_EQ(classifyWarp(doubles, 8, hw::CoalescingRule::Sector).lines, 2);
 }
+
+TEST(Characterize, ARowReadAgainInEachIterationOfAnOuterLoopCountsEveryRead) {
+  // mm_ikj: each thread walks its row of C once per k. Equation 13 alone
+  // counts the row's 64 elements once (a register would have to keep the row
+  // from one k to the next); the thread reads it 64 times, so 64 x 64 loads
+  // and stores of C. A[i][k] moves with k: 64. w[i] moves with nothing inside
+  // k: one load, which the compiler keeps in a register.
+  KernelInfo ki = kernelOf(R"(#define N 64
+float A[N][N]
+float B[N][N]
+float C[N][N]
+float w[N]
+parallel_for(N) : i {
+  stream k = 0:N {
+    ld A[i][k]
+    ld w[i]
+    stream j = 0:N {
+      ld C[i][j]
+      ld B[k][j]
+      comp 3
+      st C[i][j]
+    }
+  }
+}
+)");
+  Characterization c = characterize(ki, parseLayout(ki, "block=i:32", spec("h100")), spec("h100"));
+  ASSERT_EQ(c.accesses.size(), 5u);
+  EXPECT_DOUBLE_EQ(c.accesses[0].insts, 64);      // A[i][k]
+  EXPECT_DOUBLE_EQ(c.accesses[1].insts, 1);       // w[i]
+  EXPECT_DOUBLE_EQ(c.accesses[2].insts, 64 * 64); // C[i][j], read again for every k
+  EXPECT_DOUBLE_EQ(c.accesses[3].insts, 64 * 64); // B[k][j]
+  EXPECT_DOUBLE_EQ(c.accesses[4].insts, 64 * 64); // st C[i][j]
+}
