@@ -42,11 +42,19 @@ rodinia_flags() {
   esac
 }
 # The sizes a user runs with: each benchmark's own `run` script (DIR/openmp/BENCH/run), its
-# arguments mapped to the names the source reads them into. Only scalars read at run time;
-# sizes kept in struct members (lavaMD's dim.number_boxes, heartwall's public.allPoints) or
-# read from the input data (b+tree's queries, mummergpu) have no --extent name and stay out.
+# arguments mapped to the names the source reads them into. Scalars read at run time, and
+# struct fields by the name the code reads them with (`--extent dim.number_boxes=N`);
+# sizes read from input data that is not in the checkout (mummergpu) stay out.
 rodinia_extents() {
   case $1 in
+    # run: ./b+tree.out core 2 file ../../data/b+tree/mil.txt command ../../data/b+tree/command.txt.
+    # The data is not in the checkout: Rodinia 3.1's command.txt is "j 6000 3000" and "k 10000"
+    # (22 bytes, the size its git-lfs pointer gives), so kernel_cpu (command k) runs 10000
+    # queries and kernel_cpu_2 (command j) 6000; order is main.c's DEFAULT_ORDER (508,
+    # common.h). mil.txt holds 1,000,000 records (its name); the tree it builds with order 508
+    # is estimated, not read: leaves about half full after splits (about 4,000 nodes), 3 levels.
+    b+tree/kernel/kernel_cpu.c) echo "--extent count=10000 --extent order=508 --extent maxheight=3 --extent knodes_elem=4000 --extent knodes=4000 --extent records=1000000" ;;
+    b+tree/kernel/kernel_cpu_2.c) echo "--extent count=6000 --extent order=508 --extent maxheight=3 --extent knodes_elem=4000 --extent knodes=4000" ;;
     # run: ./backprop 65536; facetrain.c: bpnn_create(layer_size, 16, 1) (input, hidden, output
     # units). The names are bpnn_layerforward's (n1 in, n2 hidden), bpnn_adjust_weights's
     # (ndelta hidden, nly in), bpnn_hidden_error's (nh, no), bpnn_output_error's (nj) and the
@@ -64,6 +72,9 @@ rodinia_extents() {
     # run: kmeans -n 4 -i kdd_cup: KDD Cup 1999 (README: 494,020 points, 34 features); -m/-n
     # default to 5 clusters
     kmeans/*) echo "--extent npoints=494020 --extent nfeatures=34 --extent nclusters=5" ;;
+    # run: ./lavaMD -cores 4 -boxes1d 10: main.c sets dim_cpu.number_boxes to boxes1d_arg cubed,
+    # 1000, and passes dim_cpu to kernel_cpu as its parameter 'dim'
+    lavaMD/*) echo "--extent dim.number_boxes=1000" ;;
     # run: ./omp/lud_omp -s 8000
     lud/*) echo "--extent size=8000 --extent matrix_dim=8000" ;;
     # run: ./myocyte.out 100 1 0 4: xmax (time span) 100, workload 1, mode 0
@@ -73,7 +84,9 @@ rodinia_extents() {
     # run: ./needle 2048 10 2: max_rows = max_cols = 2048 + 1, penalty 10
     nw/*) echo "--extent max_rows=2049 --extent max_cols=2049 --extent penalty=10" ;;
     # run: ./particle_filter -x 128 -y 128 -z 10 -np 10000
-    particlefilter/*) echo "--extent IszX=128 --extent IszY=128 --extent Nfr=10 --extent Nparticles=10000" ;;
+    # countOnes: the points of particleFilter's disk, counted at run time from strelDisk(disk, 5)
+    # (distance < 5 on the 9x9 grid): 69, the same on every run (it reads no input)
+    particlefilter/*) echo "--extent IszX=128 --extent IszY=128 --extent Nfr=10 --extent Nparticles=10000 --extent countOnes=69" ;;
     # run: ./pathfinder 100000 100: cols rows
     pathfinder/*) echo "--extent cols=100000 --extent rows=100" ;;
     # run: ./srad 100 0.5 502 458 4: niter lambda Nr Nc threads; Ne = Nr*Nc

@@ -109,17 +109,51 @@ const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx
 }
 
 const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
-                                               unsigned *field) {
+                                               unsigned *field, const clang::Type **word,
+                                               bool arrayField) {
   auto *me = llvm::dyn_cast_or_null<clang::MemberExpr>(e ? e->IgnoreParens() : nullptr);
   if (!me || me->isArrow())
     return nullptr;
   auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(me->getBase()->IgnoreParens());
   auto *fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
-  if (!as || !fd || !uniformStruct(as->getType(), ctx))
+  if (!as || !fd)
+    return nullptr;
+  clang::QualType ft = fd->getType().getCanonicalType();
+  if (!ft->isArrayType() && uniformStruct(as->getType(), ctx)) {
+    if (field)
+      *field = fd->getFieldIndex();
+    if (word)
+      *word = nullptr;
+    return as;
+  }
+  // words of the field's number type
+  const auto *rt = as->getType().getCanonicalType()->getAs<clang::RecordType>();
+  if (!rt || !rt->getDecl()->isStruct() || fd->isBitField())
+    return nullptr;
+  if (auto *at = llvm::dyn_cast<clang::ConstantArrayType>(ft.getTypePtr())) {
+    if (!arrayField)
+      return nullptr;
+    ft = at->getElementType().getCanonicalType();
+  }
+  if (!ft->isArithmeticType() || ft->isAnyComplexType())
+    return nullptr;
+  const clang::Type *w = ft.getUnqualifiedType().getTypePtr();
+  uint64_t bits = ctx.getTypeSize(w);
+  uint64_t offset = ctx.getFieldOffset(fd);
+  if (!bits || offset % bits || !structWords(as->getType(), w, ctx))
     return nullptr;
   if (field)
-    *field = fd->getFieldIndex();
+    *field = static_cast<unsigned>(offset / bits);
+  if (word)
+    *word = w;
   return as;
+}
+
+unsigned structWords(clang::QualType t, const clang::Type *word, const clang::ASTContext &ctx) {
+  uint64_t bits = ctx.getTypeSize(word), size = ctx.getTypeSize(t);
+  if (!bits || size % bits)
+    return 0;
+  return static_cast<unsigned>(size / bits);
 }
 
 bool isStructVariable(const clang::VarDecl *v, const clang::ASTContext &ctx) {

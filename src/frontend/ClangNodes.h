@@ -50,10 +50,24 @@ const clang::ContinueStmt *continueIf(const clang::Stmt *s,
 const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx,
                                  unsigned *fields = nullptr);
 
-/// `a[i].x` (a field of an element of an array of uniform structs): the
-/// subscript `a[i]`, and the field's index into `*field`; null otherwise.
+/// `a[i].x` (a field of an element of an array of structs): the subscript
+/// `a[i]`, and the field's place into `*field`; null otherwise. For a uniform
+/// struct the place is the field's index. For another struct (mixed fields,
+/// array fields: `struct knode { int location; int keys[257]; bool leaf; }`)
+/// the element is taken as words of the field's number type, and the place
+/// is the field's offset in such words: the struct's size and the field's
+/// offset must be multiples of the word, and `*word` gets the word's type
+/// (null for a uniform struct). With `arrayField`, a field that is a
+/// one-dimensional array of numbers (`a[i].keys`, subscripted by the caller)
+/// is taken too, its place that of its first element.
 const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
-                                               unsigned *field = nullptr);
+                                               unsigned *field = nullptr,
+                                               const clang::Type **word = nullptr,
+                                               bool arrayField = false);
+
+/// The struct `t` taken as words of `word`: the number of words, or 0 when its
+/// size is not a multiple of the word's.
+unsigned structWords(clang::QualType t, const clang::Type *word, const clang::ASTContext &ctx);
 
 /// A variable (or a reference to one) of a uniform struct type, held in
 /// registers as its fields: cfd's `float3 momentum;` local, a `float3&`

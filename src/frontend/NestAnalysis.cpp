@@ -1,6 +1,7 @@
 // NestAnalysis: values, affine forms, ranges, delinearisation (NestAnalysis.h).
 #include "NestAnalysis.h"
 #include "ClangNodes.h"
+#include "StructFields.h"
 
 #include "skelcast/skeleton/Parser.h"
 
@@ -29,6 +30,12 @@ std::optional<std::pair<int64_t, Expr>> NestAnalysis::knownScalar(const clang::V
     return std::nullopt;
   }
   const clang::Expr *init = v->getInit();
+  if (!init && fa != facts.assignments.end() && fa->second == 1 && !facts.addressTaken.count(v)) {
+    // `int t; t = order < 1024 ? order : 1024;`: one assignment at the top of
+    // the body, before every use (StructFields.h)
+    init = assignedOnceAtTop(facts.fn, v, tu.sm);
+    neverAssigned = init != nullptr;
+  }
   if (!init)
     return std::nullopt;
   bool isConst = v->getType().isConstQualified();

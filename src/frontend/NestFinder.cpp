@@ -205,6 +205,16 @@ private:
         }
         if (na.plan.loops.count(v) || na.knownScalar(v))
           continue;
+        if (!v->getType()->isIntegralOrEnumerationType()) {
+          // `s.n`, `p->n` left as a member access (StructFields.h): no value
+          // to ask for under the struct's name
+          why = fmt::format("the loop bound '{}' is not a known constant: it reads a field of "
+                            "'{}' that may change while the function runs (the function writes "
+                            "the field or the struct, takes its address, or the struct is a "
+                            "global)",
+                            tu_.sourceText(e->getSourceRange()), v->getName().str());
+          return false;
+        }
         why = fmt::format("the loop bound '{}' is not a known constant: {}",
                           tu_.sourceText(e->getSourceRange()), na.noValueReason(v));
         return false;

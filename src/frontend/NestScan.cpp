@@ -393,22 +393,24 @@ private:
   /// subscript); false for member accesses of other kinds.
   bool memberAccess(const clang::Expr *e, const clang::ForStmt *loop, Use use) {
     unsigned field = 0;
-    auto *as = structElement(e, tu_.ast, &field);
+    const clang::Type *word = nullptr;
+    auto *as = structElement(e, tu_.ast, &field, &word);
     if (!as)
       return false;
     auto *lit = clang::IntegerLiteral::Create(tu_.ast, llvm::APInt(32, field), tu_.ast.IntTy,
                                               e->getExprLoc());
-    access(as, loop, use, lit);
+    access(as, loop, use, lit, word);
     return true;
   }
 
   void access(const clang::ArraySubscriptExpr *a, const clang::ForStmt *loop, Use use,
-              const clang::Expr *field = nullptr) {
+              const clang::Expr *field = nullptr, const clang::Type *word = nullptr) {
     AccessRec r;
     r.expr = a;
     r.loop = loop;
     r.read = use != Use::Write;
     r.write = use != Use::Read;
+    r.word = word;
     if (a->getType()->isArrayType())
       throw Unsupported{a->getBeginLoc(), fmt::format("the row '{}' is used as a pointer",
                                                       tu_.sourceText(a->getSourceRange()))};
@@ -426,6 +428,33 @@ private:
       auto *ic = llvm::dyn_cast<clang::ImplicitCastExpr>(base);
       if (ic && ic->getCastKind() == clang::CK_ArrayToPointerDecay) {
         cur = ic->getSubExpr()->IgnoreParens();
+        unsigned at = 0;
+        const clang::Type *w = nullptr;
+        if (auto *elem = structElement(cur, tu_.ast, &at, &w, true);
+            elem && !field && subs.size() == 1 && llvm::isa<clang::MemberExpr>(cur) &&
+            llvm::cast<clang::MemberExpr>(cur)->getType()->isArrayType()) {
+          // `n[k].keys[j]`: an array field of an element of an array of
+          // structs, the element taken as words (`n[k][at + j]`)
+          if (!w)
+            w = tu_.ast.getBaseElementType(llvm::cast<clang::MemberExpr>(cur)->getType())
+                    .getCanonicalType()
+                    .getUnqualifiedType()
+                    .getTypePtr();
+          if (!structWords(elem->getType(), w, tu_.ast))
+            break;
+          const clang::Expr *j = subs.back();
+          auto *lit = clang::IntegerLiteral::Create(tu_.ast, llvm::APInt(32, at), tu_.ast.IntTy,
+                                                    j->getExprLoc());
+          field = at ? clang::BinaryOperator::Create(
+                           tu_.ast, lit, const_cast<clang::Expr *>(j), clang::BO_Add,
+                           tu_.ast.IntTy, clang::VK_PRValue, clang::OK_Ordinary, j->getExprLoc(),
+                           clang::FPOptionsOverride())
+                     : j;
+          subs.pop_back();
+          r.word = w;
+          cur = elem;
+          continue;
+        }
         continue;
       }
       if (ic && ic->getCastKind() == clang::CK_LValueToRValue) {

@@ -31,6 +31,10 @@ struct AccessRec {
   std::vector<const clang::Expr *> subs; ///< C subscripts, leftmost first
   bool read = false, write = false;
   const clang::ForStmt *loop = nullptr;  ///< innermost loop of the nest around it
+  /// a field of an element of an array of structs that are not uniform
+  /// (ClangNodes.h, structElement): the number type the element is taken as
+  /// words of; null otherwise
+  const clang::Type *word = nullptr;
 };
 
 /// One assignment to a scalar variable inside a nest.

@@ -282,7 +282,20 @@ private:
     }
     s.isPointer = isPtr;
     unsigned nfields = 0;
-    if (auto *ft = uniformStruct(cur, tu_.ast, &nfields)) {
+    // the number type the accesses take the elements as words of, when the
+    // struct is not uniform (ClangNodes.h, structElement): one for all of them
+    const clang::Type *word = nullptr;
+    for (const AccessRec &a : scan.accesses)
+      if (a.base == v && a.word) {
+        if (word && (tu_.ast.getTypeSize(word) != tu_.ast.getTypeSize(a.word) ||
+                     word->isRealFloatingType() != a.word->isRealFloatingType()))
+          return fmt::format("the fields of '{}' used in the loop are numbers of different types "
+                             "('{}' and '{}')",
+                             name, clang::QualType(word, 0).getAsString(),
+                             clang::QualType(a.word, 0).getAsString());
+        word = a.word;
+      }
+    if (auto *ft = word ? nullptr : uniformStruct(cur, tu_.ast, &nfields)) {
       // an array of structs of like fields: one more dimension, the field
       // (`pos[i].y` is `pos[i][1]`: the struct's stride, the field's offset)
       s.structFields = static_cast<int>(nfields);
@@ -290,6 +303,16 @@ private:
       dims.push_back(nfields);
       dimExprs.push_back(std::nullopt);
       cur = clang::QualType(ft, 0);
+    } else if (unsigned words = word && cur->isRecordType() ? structWords(cur, word, tu_.ast) : 0) {
+      // a struct of mixed fields (or array fields) taken as words of the
+      // fields' type: `n[k].keys[j]` is `n[k][258 + j]`, the struct's size
+      // the stride, the field's offset the place
+      s.structFields = static_cast<int>(words);
+      s.structName = cur.getUnqualifiedType().getAsString();
+      s.structWord = clang::QualType(word, 0).getAsString();
+      dims.push_back(words);
+      dimExprs.push_back(std::nullopt);
+      cur = clang::QualType(word, 0);
     }
     auto et = elemTypeOf(cur, tu_.ast);
     if (!et || cur->isPointerType())
@@ -482,7 +505,11 @@ private:
       values[1] = *maxHi + 1;
       exprs[1] = namedValue(na, scan, values[1]);
     }
-    if (s.structFields)
+    if (s.structFields && !s.structWord.empty())
+      s.origin = fmt::format("// '{}' is an array of '{}' taken as {} words of '{}' each: a "
+                             "field's offset in words is the last index",
+                             name, s.structName, s.structFields, s.structWord);
+    else if (s.structFields)
       s.origin = fmt::format("// '{}' is an array of '{}': a field is the last index, the {} "
                              "fields side by side",
                              name, s.structName, s.structFields);

@@ -41,6 +41,9 @@ struct ArrayShape {
   /// are the last dimension (ClangNodes.h, uniformStruct); 0 otherwise.
   int structFields = 0;
   std::string structName;
+  /// a struct that is not uniform, taken as words of this number type (the
+  /// last dimension is then the words of an element, not its fields)
+  std::string structWord;
   std::string name;        ///< in the skeleton
   std::string origin;      ///< a comment saying where the shape came from
 };

@@ -9,6 +9,7 @@
 #include "InlineCalls.h"
 #include "NestAst.h"
 #include "NestFinder.h"
+#include "StructFields.h"
 #include "TUContext.h"
 
 #include "skelcast/skeleton/Parser.h"
@@ -570,7 +571,11 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
     // step 0: calls of small functions that take pointers, inlined into the
     // loops that make them, before anything reads the loops
     std::vector<Warning> again; // functionsOf's warnings come with the walk below
-    inlinePointerCalls(tu, functionsOf(tu, ctx.getTranslationUnitDecl(), again));
+    auto fns = functionsOf(tu, ctx.getTranslationUnitDecl(), again);
+    inlinePointerCalls(tu, fns);
+    // step 0b: scalar fields of structs read as values (`dim.number_boxes`)
+    // become variables named after them, their values from the function or --extent
+    nameStructFields(tu, fns);
   }
   for (const auto &[loc, msg] : st.pragmaProblems)
     warnings.push_back(tu.warning(loc, msg));

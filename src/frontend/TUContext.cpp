@@ -264,8 +264,20 @@ std::optional<int64_t> TUContext::scalarOption(const std::string &name) const {
 Expr TUContext::useScalarOption(const std::string &name) {
   int64_t v = *scalarOption(name);
   usedExtents.insert(name);
-  if (useMacro(name, v, {}, fmt::format("// --extent {}={}", name, v)))
-    return Expr::ref(name);
+  // a struct's field (`dim.number_boxes`, `points->num`, StructFields.h) is
+  // written as an identifier: `dim_number_boxes`, `points_num`
+  std::string macro;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '-' && i + 1 < name.size() && name[i + 1] == '>') {
+      macro += '_';
+      ++i;
+    } else {
+      macro += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    }
+  }
+  if (useMacro(macro, v, {}, fmt::format("// --extent {}={}", name, v)))
+    return Expr::ref(macro);
   return Expr::lit(v);
 }
 
