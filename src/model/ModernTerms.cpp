@@ -344,6 +344,14 @@ void adjustLongest(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.effects.longestFactor = std::max(1.0, f / std::max(1.0, waves));
 }
 
+/// A floor's settle step: a floor above the time becomes the time, with its bound.
+void applyFloor(double floorMs, const char *bound, HongKimResult &r) {
+  if (floorMs > r.timeMs) {
+    r.timeMs = floorMs;
+    r.bound = bound;
+  }
+}
+
 void settleLongest(const TermEffects &e, HongKimResult &r) {
   if (e.longestFactor > 1)
     r.timeMs *= e.longestFactor;
@@ -413,11 +421,7 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 
 /// When a floor is above the core's time it is the time, and the bound is `memory`.
 void settleBandwidth(const TermEffects &e, HongKimResult &r) {
-  double floor = std::max(e.dramFloorMs, e.departureFloorMs);
-  if (floor > r.timeMs) {
-    r.timeMs = floor;
-    r.bound = "memory";
-  }
+  applyFloor(std::max(e.dramFloorMs, e.departureFloorMs), "memory", r);
 }
 
 std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
@@ -466,12 +470,7 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 /// When the floor is above the time it is the time, and the bound is `l1`.
-void settleLsu(const TermEffects &e, HongKimResult &r) {
-  if (e.lsuFloorMs > r.timeMs) {
-    r.timeMs = e.lsuFloorMs;
-    r.bound = "l1";
-  }
-}
+void settleLsu(const TermEffects &e, HongKimResult &r) { applyFloor(e.lsuFloorMs, "l1", r); }
 
 std::vector<ExplainRow> explainLsu(const TermEffects &e) {
   return {{"L1 wavefronts per warp", e.l1WavefrontsPerWarp, 6, "shared, fill and global accesses (lsu)"},
@@ -489,12 +488,7 @@ void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
-void settleL2(const TermEffects &e, HongKimResult &r) {
-  if (e.l2FloorMs > r.timeMs) {
-    r.timeMs = e.l2FloorMs;
-    r.bound = "memory";
-  }
-}
+void settleL2(const TermEffects &e, HongKimResult &r) { applyFloor(e.l2FloorMs, "memory", r); }
 
 std::vector<ExplainRow> explainL2(const TermEffects &e) {
   return {{"L2 traffic (bytes)", e.l2TrafficBytes, 6, "loads and fills that leave L1, and the stores (l2)"},
