@@ -215,10 +215,14 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     // warps run together and wait for the same fill: their latency is L2's or
     // DRAM's (the H100 counters of naive MatMul: one L2 round trip per
     // iteration at L1 hit rates of 81-96%, docs/validation.md).
+    // Unrolled U times, U iterations go out together and wait for the same
+    // fill: a group holds a new sector unless U x step stays inside the last
+    // one, so the share that finds the sector filled is 1 - U x step / 32.
     if (on & kWalk) {
       double r2 = arrayR2[static_cast<size_t>(acc.array)];
+      double unrolled = acc.loops.empty() ? 1.0 : static_cast<double>(in.l.unrollFactor(acc.loops.back()));
       double walk = acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes
-                        ? l1Share * (1.0 - acc.innerStepBytes / kSectorBytes)
+                        ? l1Share * std::max(0.0, 1.0 - unrolled * acc.innerStepBytes / kSectorBytes)
                         : 0.0;
       lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       walkInsts += u.insts * walk;

@@ -316,6 +316,14 @@ TEST(ModernTerms, WalkHitsTheSectorTheThreadJustFetched) {
   // The exposed latency: one group per iteration, N iterations.
   EXPECT_NEAR(on.a.workload.exposedLatencyCycles,
               8192 * (0.875 * hw.l1LatencyCycles + 0.125 * hw.dramLatencyCycles), 1e-6);
+  // Unrolled by 4, each group of 4 iterations goes out together: 1 - 4 x 4 / 32
+  // = 1/2 of the loads find their sector filled; by 8 a group is a whole new
+  // sector and none does (trmv's double row walk unrolled by 4, docs/model.md).
+  auto u4 = apply(ki, "block=i:128 unroll=j:4", {"mlp", "caches", "walk"});
+  EXPECT_DOUBLE_EQ(u4.a.effects.walkHitFraction, 0.5);
+  auto u8 = apply(ki, "block=i:128 unroll=j:8", {"mlp", "caches", "walk"});
+  EXPECT_DOUBLE_EQ(u8.a.effects.walkHitFraction, 0);
+  EXPECT_NEAR(u8.a.workload.exposedLatencyCycles, 8192 / 8 * hw.dramLatencyCycles, 1e-6);
   // Walking a column (a row of 32 KB per iteration) finds nothing in its sector.
   auto col = kernelOf("#define N 8192\nfloat A[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
                       "  for j = 0:N {\n    ld A[j][i]\n    comp 1\n  }\n  st y[i]\n}\n");
