@@ -1,5 +1,6 @@
 /* Reductions. A dot product, declared parallel with an OpenMP reduction
- * clause (the combination of the partial sums is not in the skeleton), and
+ * clause (the kernel's `reduce(+: s)`: each thread's partial, a tree in
+ * shared memory per block, one atomic per block), and
  * the sums of the rows of a matrix, where each task's sum is a streaming
  * reduction that the dependence test finds by itself. */
 #define N (1 << 20)

@@ -32,20 +32,24 @@ std::string DiagnosticPrinter::error(const InputError &e) {
 }
 
 std::string DiagnosticPrinter::warning(const Warning &w) {
-  return renderDiagnostic(Severity::Warning, w.loc, w.message, source(w.loc.file), color);
+  return renderDiagnostic(w.note ? Severity::Note : Severity::Warning, w.loc, w.message,
+                          source(w.loc.file), color);
 }
 
 void DiagnosticPrinter::emit(const std::vector<Warning> &warnings, std::ostream &err) {
-  for (const Warning &w : warnings)
-    err << (warningsAsErrors ? renderDiagnostic(Severity::Error, w.loc,
-                                                w.message + " [--warnings-as-errors]",
-                                                source(w.loc.file), color)
-                             : warning(w));
-  if (warningsAsErrors && !warnings.empty())
+  size_t counted = 0;
+  for (const Warning &w : warnings) {
+    bool asError = warningsAsErrors && !w.note;
+    counted += w.note ? 0 : 1;
+    err << (asError ? renderDiagnostic(Severity::Error, w.loc,
+                                       w.message + " [--warnings-as-errors]",
+                                       source(w.loc.file), color)
+                    : warning(w));
+  }
+  if (warningsAsErrors && counted > 0)
     throw InputError({"skelcast", 0, 0},
                      fmt::format("{} warning{} treated as error{} (--warnings-as-errors)",
-                                 warnings.size(), warnings.size() == 1 ? "" : "s",
-                                 warnings.size() == 1 ? "" : "s"));
+                                 counted, counted == 1 ? "" : "s", counted == 1 ? "" : "s"));
 }
 
 bool DiagnosticPrinter::failOnWarnings(const std::vector<std::string> &warnings,

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -354,6 +355,16 @@ private:
   std::vector<int> arrayIndex_;                              ///< ki.arrays index of each
   std::vector<const clang::VarDecl *> scalars_;              ///< read-only values: params
   std::vector<const clang::VarDecl *> privates_;             ///< written, declared outside
+  /// The kernel's scalar reductions (docs/emit.md, "Reductions"): each
+  /// thread's partial, a tree in shared memory at `offset`, one atomic per block.
+  struct Red {
+    const clang::VarDecl *var = nullptr;
+    skeleton::ReduceOp op = skeleton::ReduceOp::Add;
+    int64_t offset = 0; ///< into the block's dynamic shared memory
+  };
+  std::vector<Red> reds_;
+  std::string identity(const Red &r) const;
+  std::string blockReduction(const std::string &ind);
   std::vector<const clang::VarDecl *> parVarsOutside_;       ///< parallel indices declared outside
   std::vector<const clang::CallExpr *> calls_;
   std::vector<const clang::FunctionDecl *> helpers_; ///< the file's functions it calls
@@ -461,9 +472,15 @@ void Emitter::analyse() {
                                          "kernel's arrays",
                                          v->getName().str()));
     if (uses.written.count(v)) {
+      auto red = std::find_if(nest_.reductions.begin(), nest_.reductions.end(),
+                              [&](const auto &r) { return r.first == v; });
+      if (red != nest_.reductions.end()) {
+        reds_.push_back({v, red->second, 0});
+        continue;
+      }
       if (nest_.ompReductions.count(v))
-        fail(v->getLocation(), fmt::format("the reduction into '{}' (a reduction needs atomics "
-                                           "or a second kernel, which emit does not write)",
+        fail(v->getLocation(), fmt::format("the reduction into '{}' (its operator has no GPU "
+                                           "reduction that emit writes)",
                                            v->getName().str()));
       if (v->hasGlobalStorage())
         fail(v->getLocation(),
@@ -570,8 +587,13 @@ void Emitter::analyse() {
                                       "constant trip count",
                                       ki_.loops[stagedLoop_].index));
   }
-  barriers_ = !l_.cached.empty();
+  barriers_ = !l_.cached.empty() || !reds_.empty();
   planTiles();
+  for (Red &r : reds_) { // after the tiles, each T x threads, 16-byte aligned
+    r.offset = smemBytes_;
+    smemBytes_ += (static_cast<int64_t>(ctx_.getTypeSize(r.var->getType()) / 8) *
+                       l_.threadsPerBlock() + 15) / 16 * 16;
+  }
   // arrays the nest only reads are passed `const T *__restrict__`: every
   // array is its own allocation, so the compiler may keep one load of an
   // element for all the tasks that read it (the register tile's reuse)
@@ -596,6 +618,92 @@ void Emitter::analyse() {
     chainVars_ = {frontend::parseLoopHeader(stagedFor_, ctx_, why)->var};
   }
   planTile();
+  if (!reds_.empty() && stagedFor_)
+    failLayout("stage", fmt::format("a staged loop with the reduction into '{}' (emit writes "
+                                    "reductions for layouts without staging)",
+                                    reds_.front().var->getName().str()));
+  if (!reds_.empty() && tasks_ == Tasks::Tile)
+    failLayout("fold", fmt::format("a register tile with the reduction into '{}' (emit writes "
+                                   "reductions for a loop over the folded tasks)",
+                                   reds_.front().var->getName().str()));
+}
+
+/// The value a reduction starts from: the operator's identity, in the
+/// scalar's type (docs/emit.md, "Reductions").
+std::string Emitter::identity(const Red &r) const {
+  clang::QualType t = r.var->getType().getCanonicalType();
+  bool floating = t->isRealFloatingType();
+  uint64_t bits = ctx_.getTypeSize(t);
+  bool isSigned = t->isSignedIntegerOrEnumerationType();
+  switch (r.op) {
+  case skeleton::ReduceOp::Add: return "0";
+  case skeleton::ReduceOp::Mul: return "1";
+  case skeleton::ReduceOp::Max:
+    if (floating)
+      return "-INFINITY";
+    if (!isSigned)
+      return "0";
+    return bits > 32 ? "(-9223372036854775807LL - 1)" : bits > 16 ? "(-2147483647 - 1)"
+           : bits > 8 ? "(-32768)" : "(-128)";
+  case skeleton::ReduceOp::Min:
+    if (floating)
+      return "INFINITY";
+    if (!isSigned)
+      return bits > 32 ? "18446744073709551615ULL" : bits > 16 ? "4294967295U"
+             : bits > 8 ? "65535" : "255";
+    return bits > 32 ? "9223372036854775807LL" : bits > 16 ? "2147483647" : bits > 8 ? "32767" : "127";
+  }
+  return "0";
+}
+
+/// The block's combination of its threads' partials and its one atomic.
+std::string Emitter::blockReduction(const std::string &ind) {
+  std::string out;
+  for (const Red &r : reds_) {
+    std::string n = r.var->getName().str();
+    std::string t = r.var->getType().getUnqualifiedType().getAsString(policy_);
+    clang::QualType ct = r.var->getType().getCanonicalType();
+    bool floating = ct->isRealFloatingType();
+    uint64_t bits = ctx_.getTypeSize(ct);
+    const char *op = skeleton::reduceOpName(r.op);
+    std::string combine =
+        r.op == skeleton::ReduceOp::Add   ? "a + b"
+        : r.op == skeleton::ReduceOp::Mul ? "a * b"
+        : r.op == skeleton::ReduceOp::Max ? "a > b ? a : b"
+                                          : "a < b ? a : b";
+    out += fmt::format("{}{{ // reduce({}: {}): the block's partials in shared memory, a tree, "
+                       "one atomic per block\n",
+                       ind, op, n);
+    std::string in = ind + "  ";
+    out += fmt::format("{}{} *const sk_red = ({} *)(sk_smem + {});\n", in, t, t, r.offset);
+    out += fmt::format("{}sk_red[sk_tid] = {};\n{}__syncthreads();\n", in, n, in);
+    out += fmt::format("{}for (int sk_w = 1; sk_w < sk_threads; sk_w *= 2) {{\n", in);
+    out += fmt::format("{}  if (sk_tid % (2 * sk_w) == 0 && sk_tid + sk_w < sk_threads) {{\n", in);
+    out += fmt::format("{}    const {} a = sk_red[sk_tid], b = sk_red[sk_tid + sk_w];\n", in, t);
+    out += fmt::format("{}    sk_red[sk_tid] = {};\n{}  }}\n{}  __syncthreads();\n{}}}\n", in,
+                       combine, in, in, in);
+    std::string atomic;
+    bool isSigned = ct->isSignedIntegerOrEnumerationType();
+    if (r.op == skeleton::ReduceOp::Add && (floating || bits == 32))
+      atomic = fmt::format("atomicAdd(sk_red_{}, sk_red[0])", n);
+    else if (r.op == skeleton::ReduceOp::Add && bits == 64)
+      atomic = fmt::format("atomicAdd((unsigned long long *)sk_red_{}, (unsigned long long)sk_red[0])", n);
+    else if ((r.op == skeleton::ReduceOp::Max || r.op == skeleton::ReduceOp::Min) && !floating &&
+             bits == 32 && isSigned)
+      atomic = fmt::format("{}(sk_red_{}, sk_red[0])",
+                           r.op == skeleton::ReduceOp::Max ? "atomicMax" : "atomicMin", n);
+    else if (bits == 32 || bits == 64)
+      atomic = fmt::format("sk_atomic_cas(sk_red_{}, sk_red[0], [](const {} a, const {} b) {{ "
+                           "return {}; }})",
+                           n, t, t, combine);
+    else
+      fail(r.var->getLocation(), fmt::format("the reduction into '{}' of {} bits (atomics take "
+                                             "32 or 64)",
+                                             n, bits));
+    out += fmt::format("{}if (sk_tid == 0)\n{}  {};\n", in, in, atomic);
+    out += ind + "}\n";
+  }
+  return out;
 }
 
 /// The kernel's parameter type of an array: the C variable's, decayed, its
@@ -901,6 +1009,49 @@ std::string Emitter::header(const std::string &layoutText) {
   out += "#define restrict __restrict__\n";
   out += fmt::format("#define SKELCAST_BARRIERS {} // the kernel calls __syncthreads\n\n",
                      barriers_ ? 1 : 0);
+  if (!reds_.empty())
+    out += R"(#if defined(__CUDA__) && !defined(__CUDACC__) // the atomics, without the CUDA headers
+__device__ inline int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+__device__ inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+  return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
+}
+__device__ inline float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+__device__ inline double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+__device__ inline int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
+__device__ inline int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+__device__ inline unsigned atomicCAS(unsigned *p, unsigned c, unsigned v) {
+  return (unsigned)__nvvm_atom_cas_gen_i((int *)p, (int)c, (int)v);
+}
+__device__ inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long c,
+                                               unsigned long long v) {
+  return (unsigned long long)__nvvm_atom_cas_gen_ll((long long *)p, (long long)c, (long long)v);
+}
+#endif
+#ifndef INFINITY
+#define INFINITY __builtin_inff()
+#endif
+// A reduction's atomic for an operator or type without its own: compare and swap
+// until no other block changed the value in between (docs/emit.md, "Reductions").
+template <class U, class T, class F> __device__ inline void sk_atomic_cas_as(T *p, T v, F f) {
+  union Bits { T t; U u; };
+  Bits seen, next;
+  seen.t = *p;
+  for (;;) {
+    next.t = f(seen.t, v);
+    U old = atomicCAS((U *)p, seen.u, next.u);
+    if (old == seen.u)
+      return;
+    seen.u = old;
+  }
+}
+template <class T, class F> __device__ inline void sk_atomic_cas(T *p, T v, F f) {
+  if constexpr (sizeof(T) == 4)
+    sk_atomic_cas_as<unsigned>(p, v, f);
+  else
+    sk_atomic_cas_as<unsigned long long>(p, v, f);
+}
+
+)";
   for (const clang::FunctionDecl *fd : helpers_) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -1784,6 +1935,9 @@ std::string Emitter::kernel() {
     params.push_back(typed(kernelParamType(v, true), v->getName().str()));
   for (const clang::VarDecl *v : scalars_)
     params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const Red &r : reds_) // where each block adds its part of a reduction
+    params.push_back(typed(ctx_.getPointerType(r.var->getType().getUnqualifiedType()),
+                           "sk_red_" + r.var->getName().str()));
   int64_t threads = l_.threadsPerBlock();
   out += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(", threads,
                      kernelName());
@@ -1799,6 +1953,10 @@ std::string Emitter::kernel() {
     if (!promoted_.count(v))
       out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,
                          typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const Red &r : reds_)
+    out += fmt::format("{}{} = {}; // the thread's partial of reduce({}: {})\n", ind,
+                       typed(r.var->getType().getUnqualifiedType(), r.var->getName().str()),
+                       identity(r), skeleton::reduceOpName(r.op), r.var->getName().str());
   for (const clang::Stmt *st : nest_.body) // a streaming index declared in the body
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st))
       for (const clang::Decl *d : ds->decls())
@@ -1821,7 +1979,7 @@ std::string Emitter::kernel() {
     out += fmt::format("{}const int sk_threads = {};\n", ind, threads);
     // the tiles share one dynamic allocation (beyond 48 KiB a static one
     // cannot go), each at a 16-byte aligned offset
-    if (!tiles_.empty())
+    if (!tiles_.empty() || !reds_.empty())
       out += ind + "extern __shared__ __align__(16) unsigned char sk_smem[];\n";
     for (const Tile &t : tiles_) {
       std::string dims;
@@ -1879,6 +2037,7 @@ std::string Emitter::kernel() {
       inner.resize(inner.size() - 2);
       out += inner + "}\n";
     }
+  out += blockReduction(ind);
   out += "}\n";
   return out;
 }
@@ -1931,9 +2090,24 @@ std::string Emitter::referenceFunction() {
     params.push_back(typed(paramType(v), v->getName().str()));
   for (const clang::VarDecl *v : scalars_)
     params.push_back(typed(v->getType().getUnqualifiedType(), v->getName().str()));
+  for (const Red &r : reds_)
+    params.push_back(typed(ctx_.getPointerType(r.var->getType().getUnqualifiedType()),
+                           "sk_result_" + r.var->getName().str()));
   for (size_t i = 0; i < params.size(); ++i)
     out += (i ? ", " : "") + params[i];
   out += ") {\n";
+  std::string reductionClauses;
+  for (const Red &r : reds_) {
+    // a float reduction accumulates in double here: the reference's own
+    // rounding then stays far below the kernel's, which the check measures
+    bool wider = r.var->getType()->isSpecificBuiltinType(clang::BuiltinType::Float);
+    out += fmt::format("  {} = {};{}\n",
+                       typed(wider ? ctx_.DoubleTy : r.var->getType().getUnqualifiedType(),
+                             r.var->getName().str()),
+                       identity(r), wider ? " // accumulated in double: the reference" : "");
+    reductionClauses += fmt::format(" reduction({}:{})", skeleton::reduceOpName(r.op),
+                                    r.var->getName().str());
+  }
   for (const clang::VarDecl *v : privates_)
     out += "  " + typed(v->getType().getUnqualifiedType(), v->getName().str()) + ";\n";
   for (const clang::VarDecl *v : parVarsOutside_)
@@ -1947,8 +2121,10 @@ std::string Emitter::referenceFunction() {
     for (const clang::VarDecl *v : *set)
       priv += (priv.empty() ? "" : ", ") + v->getName().str();
   out += "#ifdef _OPENMP\n#pragma omp parallel for" + (priv.empty() ? "" : " private(" + priv + ")") +
-         "\n#endif\n";
+         reductionClauses + "\n#endif\n";
   out += printPlain(nest_.parallel.front(), 1);
+  for (const Red &r : reds_)
+    out += fmt::format("  *sk_result_{} = {};\n", r.var->getName().str(), r.var->getName().str());
   out += "}\n";
   return out;
 }
@@ -2088,9 +2264,23 @@ static double sk_median(std::vector<double> v) {
     args += (args.empty() ? "" : ", ") + val;
     hostArgs += (hostArgs.empty() ? "" : ", ") + val;
   }
+  for (const Red &r : reds_) {
+    // the result on the device starts from the operator's identity, as the
+    // reference's does (the C code's own initial value is host code)
+    std::string n = r.var->getName().str();
+    std::string t = r.var->getType().getUnqualifiedType().getAsString(policy_);
+    out += fmt::format("  {} h_sk_{} = {}; // reduce({}: {}): the C nest's result\n", t, n,
+                       identity(r), skeleton::reduceOpName(r.op), n);
+    out += fmt::format("  {} *d_sk_{};\n  SK_CHECK(cudaMalloc(&d_sk_{}, sizeof({})));\n", t, n, n, t);
+    args += fmt::format("{}d_sk_{}", args.empty() ? "" : ", ", n);
+    hostArgs += fmt::format("{}&h_sk_{}", hostArgs.empty() ? "" : ", ", n);
+  }
   bool anyDouble = false;
   for (const clang::VarDecl *v : arrays_)
     if (elemType(v)->isSpecificBuiltinType(clang::BuiltinType::Double))
+      anyDouble = true;
+  for (const Red &r : reds_)
+    if (r.var->getType()->isSpecificBuiltinType(clang::BuiltinType::Double))
       anyDouble = true;
   // The tolerance grows with the terms summed into an element (docs/emit.md,
   // "The host driver"): 4 u L, u the unit roundoff, L the iterations of a task's
@@ -2098,6 +2288,15 @@ static double sk_median(std::vector<double> v) {
   double terms = 1;
   for (const layout::LoopInfo &lp : ki_.loops)
     terms = std::max(terms, lp.trip * lp.execs);
+  if (!reds_.empty()) {
+    // a reduction's longest chain of roundings on the GPU: a thread's tasks
+    // and their terms, the block tree, the blocks' atomics one after another
+    // (the reference accumulates in double, its error far below)
+    double threads = static_cast<double>(l_.threadsPerBlock());
+    double perBlock = threads * static_cast<double>(l_.foldProduct());
+    double blocks = std::ceil(ki_.loopSpace / perBlock);
+    terms = terms * static_cast<double>(l_.foldProduct()) + std::ceil(std::log2(threads)) + blocks;
+  }
   double unitRoundoff = anyDouble ? 0x1p-53 : 0x1p-24;
   double tolerance = std::max(anyDouble ? 1e-9 : 1e-4, 4 * unitRoundoff * terms);
   out += fmt::format("  const double sk_terms = {}; // summed into an element at most\n",
@@ -2117,6 +2316,13 @@ static double sk_median(std::vector<double> v) {
     out += fmt::format("  SK_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                        "(int)smem));\n",
                        kernelName());
+  for (const Red &r : reds_) {
+    std::string n = r.var->getName().str();
+    std::string t = r.var->getType().getUnqualifiedType().getAsString(policy_);
+    out += fmt::format("  {{\n    const {} sk_start = {};\n    SK_CHECK(cudaMemcpy(d_sk_{}, &sk_start, "
+                       "sizeof({}), cudaMemcpyHostToDevice)); // before the checked launch\n  }}\n",
+                       t, identity(r), n, t);
+  }
   out += fmt::format("  auto launch = [&] {{ SK_LAUNCH({}, grid, block, smem, {}); }};\n",
                      kernelName(), args);
   out += R"(  cudaEvent_t a, b;
@@ -2139,6 +2345,14 @@ static double sk_median(std::vector<double> v) {
                        "d_{}, g.size() * sizeof({}), cudaMemcpyDeviceToHost));\n    rel_error = "
                        "std::max(rel_error, sk_rel_error(g, h_{}));\n  }}\n",
                        elem, n, n, elem, n);
+  }
+  for (const Red &r : reds_) {
+    std::string n = r.var->getName().str();
+    std::string t = r.var->getType().getUnqualifiedType().getAsString(policy_);
+    out += fmt::format("  {{\n    std::vector<{}> g(1), h(1, h_sk_{});\n    SK_CHECK(cudaMemcpy(g.data(), "
+                       "d_sk_{}, sizeof({}), cudaMemcpyDeviceToHost));\n    rel_error = "
+                       "std::max(rel_error, sk_rel_error(g, h)); // reduce({}: {})\n  }}\n",
+                       t, n, n, t, skeleton::reduceOpName(r.op), n);
   }
   out += R"(  const bool verified = rel_error <= tolerance;
   std::fprintf(stderr, "norm-wise relative error max|d - h| / max|h| = %g (tolerance %g, %.0f terms "

@@ -199,14 +199,21 @@ public:
     if (trusted)
       return raceUnderDirective(na, scan, plan, L, scan.headers.at(L).var);
     const clang::VarDecl *v = scan.headers.at(L).var;
+    reductions_.erase(L);
     std::string r = scalarDependence(na, scan, L, v);
-    if (!r.empty())
+    if (!r.empty()) {
+      reductions_.erase(L);
       return r;
+    }
     assumed_.clear();
     r = aliasing(na, scan, L);
-    if (!r.empty())
+    if (!r.empty()) {
+      reductions_.erase(L);
       return r;
+    }
     r = arrayVerdict(na, scan, plan, L, v);
+    if (!r.empty())
+      reductions_.erase(L);
     if (r.empty() && !assumed_.empty() && na.facts.fn)
       tu_.assumedDistinct[na.facts.fn].insert(assumed_.begin(), assumed_.end());
     return r;
@@ -222,11 +229,18 @@ public:
     return it == trustedAgainst_.end() ? std::string() : it->second;
   }
 
+  std::vector<ScalarReduction> reductions(const clang::ForStmt *L) const {
+    auto it = reductions_.find(L);
+    return it == reductions_.end() ? std::vector<ScalarReduction>{} : it->second;
+  }
+
 private:
   std::optional<std::pair<PolyView, PolyResult>> poly_; ///< isl's answer for this nest
   std::map<const clang::ForStmt *, std::string> islNotes_; ///< how isl found a loop parallel
   /// trusted loops with a dependence between some of their iterations: which
   std::map<const clang::ForStmt *, std::string> trustedAgainst_;
+  /// the scalar reductions that a loop found parallel ports (docs/skeletonizer.md, "Reductions")
+  std::map<const clang::ForStmt *, std::vector<ScalarReduction>> reductions_;
 
   /// A loop an OpenMP directive declares parallel is trusted where skelcast
   /// cannot decide (subscripts that are not affine, indirect stores, pointers
@@ -431,27 +445,95 @@ private:
       if (reduction) {
         // no other read of the variable inside L
         int sites = 0, reads = 0;
-        countUses(L->getBody(), w.var, sites, reads);
-        if (reads <= sites)
-          return fmt::format("'{}' is a reduction across the iterations (add '#pragma omp "
-                             "parallel for reduction(+:{})' if it may run in parallel)",
-                             name, name);
+        std::set<const clang::Stmt *> conditional; // `v = v < e ? e : v` sites
+        for (const ScalarWrite &o : scan.scalarWrites)
+          if (o.var == w.var && o.viaConditional)
+            conditional.insert(o.site);
+        countUses(L->getBody(), w.var, conditional, sites, reads);
+        if (reads <= sites) {
+          std::string why;
+          if (auto op = portableReduction(scan, L, w.var, why)) {
+            reductions_[L].push_back({w.var, *op, L});
+            continue;
+          }
+          return fmt::format("'{}' is a reduction across the iterations, but {}", name, why);
+        }
       }
       return fmt::format("'{}' carries a value from one iteration to the next", name);
     }
     return {};
   }
 
+  /// A reduction of `v` across L's iterations that a port combines as a GPU
+  /// reduction (docs/skeletonizer.md, "Reductions"): every write of v in the
+  /// nest is an update inside L with one operator, each a statement of its
+  /// own (its value unused), and L's bounds do not read v. Else why not.
+  std::optional<skeleton::ReduceOp> portableReduction(const NestScan &scan, const clang::ForStmt *L,
+                                                      const clang::VarDecl *v, std::string &why) {
+    std::optional<skeleton::ReduceOp> op;
+    for (const ScalarWrite &o : scan.scalarWrites) {
+      if (o.var != v)
+        continue;
+      if (!scan.inside(o.loop, L)) {
+        why = "it is also assigned outside this loop, in the nest around it";
+        return std::nullopt;
+      }
+      if (!o.reductionOp || !o.site) {
+        why = "not every update of it is a reduction";
+        return std::nullopt;
+      }
+      if (op && *op != *o.reductionOp) {
+        why = fmt::format("its updates mix '{}' and '{}'", skeleton::reduceOpName(*op),
+                          skeleton::reduceOpName(*o.reductionOp));
+        return std::nullopt;
+      }
+      op = o.reductionOp;
+      if (!standsAlone(o.site)) {
+        why = "the value of one of its updates is used in an expression";
+        return std::nullopt;
+      }
+    }
+    if ((L->getInit() && mentions(L->getInit(), v)) || (L->getCond() && mentions(L->getCond(), v)) ||
+        (L->getInc() && mentions(L->getInc(), v))) {
+      why = "its value feeds the loop's bounds";
+      return std::nullopt;
+    }
+    if (!op)
+      why = "no update of it was found";
+    return op;
+  }
+
+  /// An update whose value nothing uses: a statement of a block, a loop's
+  /// body, a branch's arm.
+  bool standsAlone(const clang::Expr *site) const {
+    auto parents = tu_.ast.getParents(*site);
+    if (parents.size() != 1)
+      return false;
+    const clang::DynTypedNode &p = parents[0];
+    if (p.get<clang::CompoundStmt>())
+      return true;
+    if (auto *f = p.get<clang::ForStmt>())
+      return f->getBody() == site;
+    if (auto *w = p.get<clang::WhileStmt>())
+      return w->getBody() == site;
+    if (auto *d = p.get<clang::DoStmt>())
+      return d->getBody() == site;
+    if (auto *i = p.get<clang::IfStmt>())
+      return i->getThen() == site || i->getElse() == site;
+    return false;
+  }
+
   /// References to v: `sites` counts the reduction updates, `reads` all reads
   /// (an update reads once).
-  static void countUses(const clang::Stmt *s, const clang::VarDecl *v, int &sites, int &reads) {
+  static void countUses(const clang::Stmt *s, const clang::VarDecl *v,
+                        const std::set<const clang::Stmt *> &conditional, int &sites, int &reads) {
     if (!s)
       return;
     if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(s))
       if (refVar(ca->getLHS()) == v) {
         ++sites;
         ++reads;
-        countUses(ca->getRHS(), v, sites, reads);
+        countUses(ca->getRHS(), v, conditional, sites, reads);
         return;
       }
     if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
@@ -463,14 +545,18 @@ private:
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
       if (b->getOpcode() == clang::BO_Assign && refVar(b->getLHS()) == v) {
         ++sites;
-        countUses(b->getRHS(), v, sites, reads);
+        if (conditional.count(b)) {
+          ++reads; // `v = v < e ? e : v`: one read of the running value
+          return;
+        }
+        countUses(b->getRHS(), v, conditional, sites, reads);
         return;
       }
     if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
       if (dr->getDecl() == v)
         ++reads;
     for (const clang::Stmt *c : s->children())
-      countUses(c, v, sites, reads);
+      countUses(c, v, conditional, sites, reads);
   }
 
   static bool mayAlias(const clang::VarDecl *p, const clang::VarDecl *q,
@@ -719,6 +805,10 @@ std::string NestDependences::how(const clang::ForStmt *L) const { return state_-
 
 std::string NestDependences::trustedAgainst(const clang::ForStmt *L) const {
   return state_->test.trustedAgainst(L);
+}
+
+std::vector<ScalarReduction> NestDependences::reductions(const clang::ForStmt *L) const {
+  return state_->test.reductions(L);
 }
 
 } // namespace skelcast::frontend

@@ -13,12 +13,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace skelcast::frontend {
 
 class NestAnalysis;
 struct NestScan;
 struct NestPlan;
+struct ScalarReduction;
 
 /// The parallelism test of the loops of one nest. Arrays go to isl first
 /// (PolyNestBuilder.h, docs/dependence.md: exact over the symbolic sizes, once
@@ -39,6 +41,9 @@ public:
   /// between some of its iterations that the directive was trusted against
   /// (empty when none).
   std::string trustedAgainst(const clang::ForStmt *L) const;
+  /// The scalar reductions across L's iterations that the test let through
+  /// (docs/skeletonizer.md, "Reductions"): the kernel combines them.
+  std::vector<ScalarReduction> reductions(const clang::ForStmt *L) const;
 
 private:
   struct State;

@@ -110,6 +110,11 @@ void FileAssembler::rollback(Mark mark) {
 // HostProgram
 
 void HostProgram::noteHost(const clang::Stmt *s) {
+  auto sc = hostScalarTouches(s);
+  if (!sc.empty() && pendingScalars_.empty())
+    pendingScalarLoc_ = s->getBeginLoc();
+  for (const auto &[v, w] : sc)
+    pendingScalars_[v] = pendingScalars_[v] || w;
   auto t = hostTouches(s);
   if (t.empty())
     return;
@@ -120,10 +125,12 @@ void HostProgram::noteHost(const clang::Stmt *s) {
 }
 
 void HostProgram::flushHost() {
-  if (pending_.empty())
+  if (pending_.empty() && pendingScalars_.empty())
     return;
-  steps_.push_back({pending_, out_.kernels.size(), -1, pendingLoc_});
+  steps_.push_back({pending_, pendingScalars_, out_.kernels.size(), -1,
+                    pending_.empty() ? pendingScalarLoc_ : pendingLoc_});
   pending_.clear();
+  pendingScalars_.clear();
 }
 
 bool HostProgram::ownHostCodeSince(size_t firstStep) {
@@ -133,11 +140,15 @@ bool HostProgram::ownHostCodeSince(size_t firstStep) {
   return false;
 }
 
-HostProgram::Saved HostProgram::save() const { return {pending_, pendingLoc_, steps_}; }
+HostProgram::Saved HostProgram::save() const {
+  return {pending_, pendingLoc_, pendingScalars_, pendingScalarLoc_, steps_};
+}
 
 void HostProgram::restore(const Saved &s) {
   pending_ = s.pending;
   pendingLoc_ = s.pendingLoc;
+  pendingScalars_ = s.pendingScalars;
+  pendingScalarLoc_ = s.pendingScalarLoc;
   steps_ = s.steps;
 }
 
@@ -160,6 +171,9 @@ void HostProgram::addHostSteps(size_t first) {
   for (size_t k = first; k < out_.kernels.size(); ++k)
     for (const auto &t : skeleton::memTouches(out_.kernels[k].body))
       names.insert(t.array);
+  for (size_t k = first; k < out_.kernels.size(); ++k)
+    for (const skeleton::Reduction &r : out_.kernels[k].reductions)
+      names.insert(r.target);
   for (const RawHostStep &raw : steps_) {
     bool edge = raw.repeat < 0 && (raw.beforeKernel == first || raw.beforeKernel == out_.kernels.size());
     std::map<std::string, bool> arrays; // skeleton name -> written
@@ -169,6 +183,10 @@ void HostProgram::addHostSteps(size_t first) {
           if (names.count(n) && !(edge && !out_.roles[n].deviceOwned))
             arrays[n] = arrays[n] || w;
     }
+    for (const auto &[v, w] : raw.scalars) // a reduction's result: a one-element array
+      for (const std::string &n : out_.namesOf(v))
+        if (names.count(n))
+          arrays[n] = arrays[n] || w;
     std::vector<std::string> reads, writes;
     for (const auto &[n, w] : arrays)
       (w ? writes : reads).push_back(n);
@@ -261,6 +279,9 @@ void HostProgram::decideRoles(size_t first) {
   for (size_t k = first; k < out_.kernels.size(); ++k)
     for (const auto &t : skeleton::memTouches(out_.kernels[k].body))
       names.insert(t.array);
+  for (size_t k = first; k < out_.kernels.size(); ++k)
+    for (const skeleton::Reduction &r : out_.kernels[k].reductions)
+      names.insert(r.target);
   auto roles = bufferRoles(fn_);
   std::optional<std::set<std::string>> outs; // C names the pragma keeps
   clang::SourceRange body = fn_->getBody()->getSourceRange();
@@ -293,7 +314,11 @@ void HostProgram::decideRoles(size_t first) {
   for (const std::string &a : names) {
     const clang::VarDecl *d = out_.declOf(a);
     FileAssembler::HostRole hr;
-    if (auto it = d ? roles.find(d) : roles.end(); it != roles.end()) {
+    if (d && !d->getType()->isPointerType() && !d->getType()->isArrayType()) {
+      // a local scalar a kernel reduces into: its one element lives on the device
+      hr.deviceOwned = true;
+      hr.why = "the reduction's result: one element on the device";
+    } else if (auto it = d ? roles.find(d) : roles.end(); it != roles.end()) {
       hr.deviceOwned = it->second.deviceOwned;
       hr.constInput = it->second.constInput;
       hr.why = it->second.why;

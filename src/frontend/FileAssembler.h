@@ -110,6 +110,7 @@ public:
 private:
   struct RawHostStep {
     std::map<const clang::VarDecl *, bool> touches; ///< written?
+    std::map<const clang::VarDecl *, bool> scalars; ///< local scalars, written? (reduction results)
     size_t beforeKernel = 0;
     int repeat = -1;
     clang::SourceLocation loc;
@@ -138,12 +139,16 @@ private:
   const clang::FunctionDecl *fn_;
   std::map<const clang::VarDecl *, bool> pending_; ///< host code since the last kernel
   clang::SourceLocation pendingLoc_;
+  std::map<const clang::VarDecl *, bool> pendingScalars_; ///< its local scalars
+  clang::SourceLocation pendingScalarLoc_;
   std::vector<RawHostStep> steps_;
 
 public:
   struct Saved {
     std::map<const clang::VarDecl *, bool> pending;
     clang::SourceLocation pendingLoc;
+    std::map<const clang::VarDecl *, bool> pendingScalars;
+    clang::SourceLocation pendingScalarLoc;
     std::vector<RawHostStep> steps;
   };
 

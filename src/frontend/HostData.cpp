@@ -283,6 +283,43 @@ void touchesIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out
 
 } // namespace
 
+namespace {
+
+bool isLocalScalar(const clang::VarDecl *v) {
+  return v && !v->hasGlobalStorage() && !isBuffer(v) &&
+         (v->getType()->isIntegralOrEnumerationType() || v->getType()->isRealFloatingType());
+}
+
+void scalarsIn(const clang::Stmt *s, std::map<const clang::VarDecl *, bool> &out) {
+  if (!s || llvm::isa<clang::UnaryExprOrTypeTraitExpr>(s))
+    return;
+  const clang::Expr *written = nullptr;
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+    written = b->getLHS();
+  else if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp())
+    written = u->getSubExpr();
+  if (written)
+    if (const clang::VarDecl *v = varOf(written); isLocalScalar(v))
+      out[v] = true;
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) // `float s = 0;`: its initial value
+    for (const clang::Decl *d : ds->decls())
+      if (auto *v = llvm::dyn_cast<clang::VarDecl>(d); isLocalScalar(v) && v->getInit())
+        out[v] = true;
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl()); isLocalScalar(v))
+      out.emplace(v, false);
+  for (const clang::Stmt *c : s->children())
+    scalarsIn(c, out);
+}
+
+} // namespace
+
+std::map<const clang::VarDecl *, bool> hostScalarTouches(const clang::Stmt *s) {
+  std::map<const clang::VarDecl *, bool> out;
+  scalarsIn(s, out);
+  return out;
+}
+
 std::map<const clang::VarDecl *, bool> hostTouches(const clang::Stmt *s) {
   std::map<const clang::VarDecl *, bool> out;
   touchesIn(s, out);

@@ -39,4 +39,11 @@ hostAliases(const clang::FunctionDecl *fn);
 /// either (they count as written). `free(p)` touches nothing.
 std::map<const clang::VarDecl *, bool> hostTouches(const clang::Stmt *s);
 
+/// The local scalars that host code `s` reads or assigns, each with whether
+/// it assigns it (`v = e`, `v op= e`, `v++`): a kernel's reduction into a
+/// scalar (docs/skeletonizer.md, "Reductions") puts its result in a
+/// one-element array that host code around the kernel writes (its initial
+/// value) and reads (the result).
+std::map<const clang::VarDecl *, bool> hostScalarTouches(const clang::Stmt *s);
+
 } // namespace skelcast::frontend

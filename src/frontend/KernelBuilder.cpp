@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace skelcast::frontend {
@@ -85,11 +86,21 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
       fmt::format("// iterations independent: {}", plan_.why));
   if (!plan_.reordered.empty())
     k.comments.leading.push_back("// " + plan_.reordered);
-  for (const clang::VarDecl *r : plan_.ompReductions)
+  for (const ScalarReduction &r : plan_.reductions) {
+    k.reductions.push_back({r.op, r.name, {}});
     k.comments.leading.push_back(fmt::format(
-        "// reduction of '{}' over the loop space: combining the partial results is not "
-        "modelled",
-        r->getName().str()));
+        "// reduction of '{}' ({}) over the loop space{}: each thread's partial, a block tree "
+        "in shared memory, one atomic per block",
+        r.var->getName().str(), skeleton::reduceOpName(r.op),
+        plan_.ompReductions.count(r.var) ? " (OpenMP 'reduction' clause)" : ""));
+  }
+  for (const clang::VarDecl *r : plan_.ompReductions)
+    if (std::none_of(plan_.reductions.begin(), plan_.reductions.end(),
+                     [&](const ScalarReduction &x) { return x.var == r; }))
+      k.comments.leading.push_back(fmt::format(
+          "// reduction of '{}' over the loop space: its operator has no GPU reduction in the "
+          "skeleton language, combining the partial results is not modelled",
+          r->getName().str()));
 
   countOps_ = true;
   stmts(plan_.body);

@@ -47,6 +47,10 @@ struct NestPlan {
   std::vector<const clang::ForStmt *> parallel;      ///< the loop space, outermost first
   const clang::OMPLoopDirective *omp = nullptr;
   std::set<const clang::VarDecl *> ompReductions;
+  /// The scalar reductions the kernel ports (an OpenMP clause's with an
+  /// operator the skeleton language has, and those the dependence test found),
+  /// in the order found.
+  std::vector<ScalarReduction> reductions;
   /// Variables each OpenMP thread owns: the directive's (and enclosing
   /// directives') private, firstprivate, lastprivate, linear and reduction
   /// clauses (so ompReductions too), and variables declared inside an

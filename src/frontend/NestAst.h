@@ -26,6 +26,9 @@ struct NestAst {
   std::vector<const clang::ForStmt *> parallel;
   std::vector<const clang::Stmt *> body;
   std::set<const clang::VarDecl *> ompReductions;
+  /// The kernel's scalar reductions (`reduce(op: s)`, an OpenMP clause's or
+  /// found by the dependence test), each with its operator, in the kernel's order.
+  std::vector<std::pair<const clang::VarDecl *, skeleton::ReduceOp>> reductions;
   /// skeleton array name -> the C variable behind it (after the file's renaming)
   std::map<std::string, const clang::VarDecl *> arrays;
 };

@@ -42,6 +42,36 @@ public:
       : tu_(tu), facts_(facts), callees_(callees), enclosing_(enclosing),
         sequential_(sequential) {}
 
+  /// The operator of an OpenMP `reduction(op: ...)` clause, when the
+  /// skeleton language has it (+ - * max min); none for & | ^ && || and
+  /// declared reductions, which stay unmodelled.
+  static std::optional<skeleton::ReduceOp> clauseOperator(const clang::OMPReductionClause *c) {
+    clang::DeclarationName n = c->getNameInfo().getName();
+    switch (n.getCXXOverloadedOperator()) {
+    case clang::OO_Plus:
+    case clang::OO_Minus: return skeleton::ReduceOp::Add;
+    case clang::OO_Star: return skeleton::ReduceOp::Mul;
+    default: break;
+    }
+    if (n.isIdentifier() && n.getAsIdentifierInfo()) {
+      llvm::StringRef id = n.getAsIdentifierInfo()->getName();
+      if (id == "max")
+        return skeleton::ReduceOp::Max;
+      if (id == "min")
+        return skeleton::ReduceOp::Min;
+    }
+    return std::nullopt;
+  }
+
+  /// Joins the reductions the test let through for one loop of the space
+  /// (the outer loop's and an inner one's are the same variables).
+  static void addReductions(NestPlan &plan, const std::vector<ScalarReduction> &found) {
+    for (const ScalarReduction &r : found)
+      if (std::none_of(plan.reductions.begin(), plan.reductions.end(),
+                       [&](const ScalarReduction &x) { return x.var == r.var; }))
+        plan.reductions.push_back(r);
+  }
+
   /// Throws Unsupported when the nest cannot be ported.
   void make(const clang::Stmt *root, NestScan &scan, NestPlan &plan) {
     plan.root = root;
@@ -49,10 +79,17 @@ public:
     if (auto *d = llvm::dyn_cast<clang::OMPLoopDirective>(root))
       if (isTrustedDirective(d->getDirectiveKind())) {
         plan.omp = d;
-        for (const auto *c : d->getClausesOfKind<clang::OMPReductionClause>())
+        for (const auto *c : d->getClausesOfKind<clang::OMPReductionClause>()) {
+          std::optional<skeleton::ReduceOp> op = clauseOperator(c);
           for (const clang::Expr *e : c->varlists())
-            if (auto *v = refVar(e))
+            if (auto *v = refVar(e)) {
               plan.ompReductions.insert(v);
+              clang::QualType t = v->getType();
+              if (op && !v->hasGlobalStorage() &&
+                  (t->isIntegralOrEnumerationType() || t->isRealFloatingType()))
+                plan.reductions.push_back({v, *op, asFor(root), {}});
+            }
+        }
         ompPrivateVars(d, plan);
       }
     scanNest(tu_, callees_, outer, scan);
@@ -79,6 +116,7 @@ public:
     if (!constantBounds(na, scan.headers.at(outer), why))
       throw Unsupported{outer->getBeginLoc(), why};
     plan.parallel.push_back(outer);
+    addReductions(plan, deps.reductions(outer));
     if (std::string d = deps.trustedAgainst(outer); !d.empty())
       plan.trustedAgainst = d, plan.trustedLoop = outer;
     plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
@@ -106,6 +144,7 @@ public:
       for (const clang::Stmt *s : prefix)
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
+      addReductions(plan, deps.reductions(inner));
       cur = inner;
     }
     if (plan.parallel.size() < 3) {
@@ -648,6 +687,16 @@ private:
     return false;
   }
 
+  /// The skeleton type of a reduction's scalar (the same sizes as an array's elements).
+  skeleton::ElemType scalarElemType(clang::QualType t) const {
+    t = t.getCanonicalType();
+    uint64_t bits = tu_.ast.getTypeSize(t);
+    if (t->isRealFloatingType())
+      return bits > 32 ? skeleton::ElemType::Double : skeleton::ElemType::Float;
+    return bits <= 8 ? skeleton::ElemType::Char : bits <= 16 ? skeleton::ElemType::Short
+           : bits <= 32 ? skeleton::ElemType::Int : skeleton::ElemType::Long;
+  }
+
   void tryNest(const clang::Stmt *root) {
     const clang::ForStmt *f = asFor(root);
     NestScan scan;
@@ -663,6 +712,23 @@ private:
         ArrayShape &s = plan.shapes.at(a.base);
         if (!s.isRegister && s.name.empty())
           s.name = out_.declareArray(s);
+      }
+      for (ScalarReduction &r : plan.reductions) {
+        // the result: one element on the device (docs/skeletonizer.md, "Reductions")
+        ArrayShape s;
+        s.decl = r.var;
+        s.type = scalarElemType(r.var->getType());
+        s.extents = {skeleton::Expr::lit(1)};
+        s.values = {1};
+        r.name = out_.declareArray(s);
+        nestWarnings.push_back(tu_.warning(
+            r.loop ? r.loop->getBeginLoc() : root->getBeginLoc(),
+            fmt::format("'{}' is a reduction ({}) across the iterations: ported as a GPU "
+                        "reduction, each thread's partial combined in shared memory and one "
+                        "atomic per block ('reduce({}: {})')",
+                        r.var->getName().str(), skeleton::reduceOpName(r.op),
+                        skeleton::reduceOpName(r.op), r.name)));
+        nestWarnings.back().note = true;
       }
       NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
       na.sequential = &seq_;
@@ -685,7 +751,9 @@ private:
       }
       ++count_;
       host_.flushHost();
-      NestAst origin{fn_, root, plan.parallel, plan.body, plan.ompReductions, {}};
+      NestAst origin{fn_, root, plan.parallel, plan.body, plan.ompReductions, {}, {}};
+      for (const ScalarReduction &r : plan.reductions)
+        origin.reductions.push_back({r.var, r.op});
       for (const auto &[decl, shape] : plan.shapes)
         if (!shape.isRegister && !shape.name.empty())
           origin.arrays[shape.name] = decl;

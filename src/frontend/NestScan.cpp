@@ -283,29 +283,94 @@ private:
         out_.indexScalars.insert(v);
   }
 
-  /// `v op= e` or `v = v op e` (op + - *) with e free of v.
-  static bool isReductionForm(const clang::Expr *site, const clang::VarDecl *v) {
+  /// `v op= e` or `v = v op e` (op + - *) with e free of v: the operator.
+  static std::optional<skeleton::ReduceOp> arithmeticForm(const clang::Expr *site,
+                                                          const clang::VarDecl *v) {
+    using skeleton::ReduceOp;
     if (auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(site)) {
       auto op = ca->getOpcode();
-      return (op == clang::BO_AddAssign || op == clang::BO_SubAssign ||
-              op == clang::BO_MulAssign) &&
-             !mentions(ca->getRHS(), v);
+      if (mentions(ca->getRHS(), v))
+        return std::nullopt;
+      if (op == clang::BO_AddAssign || op == clang::BO_SubAssign)
+        return ReduceOp::Add;
+      if (op == clang::BO_MulAssign)
+        return ReduceOp::Mul;
+      return std::nullopt;
     }
     if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(site))
-      return u->isIncrementDecrementOp();
+      return u->isIncrementDecrementOp() ? std::optional<ReduceOp>(ReduceOp::Add) : std::nullopt;
     if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(site)) {
       auto *rhs = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
       if (!rhs)
-        return false;
+        return std::nullopt;
       auto op = rhs->getOpcode();
       if (op != clang::BO_Add && op != clang::BO_Sub && op != clang::BO_Mul)
-        return false;
-      if (refVar(rhs->getLHS()) == v)
-        return !mentions(rhs->getRHS(), v);
-      if (op != clang::BO_Sub && refVar(rhs->getRHS()) == v)
-        return !mentions(rhs->getLHS(), v);
+        return std::nullopt;
+      ReduceOp r = op == clang::BO_Mul ? ReduceOp::Mul : ReduceOp::Add;
+      if (refVar(rhs->getLHS()) == v && !mentions(rhs->getRHS(), v))
+        return r;
+      if (op != clang::BO_Sub && refVar(rhs->getRHS()) == v && !mentions(rhs->getLHS(), v))
+        return r;
     }
-    return false;
+    return std::nullopt;
+  }
+
+  /// `v = fmax(v, e)` or `v = X < Y ? T : F` with {X, Y} = {T, F} = {v, e}, e
+  /// free of v: max or min.
+  static std::optional<skeleton::ReduceOp> extremumForm(const clang::Expr *site,
+                                                        const clang::VarDecl *v, bool &conditional,
+                                                        const clang::ASTContext &ctx) {
+    using skeleton::ReduceOp;
+    auto *b = llvm::dyn_cast<clang::BinaryOperator>(site);
+    if (!b || b->getOpcode() != clang::BO_Assign)
+      return std::nullopt;
+    const clang::Expr *rhs = b->getRHS()->IgnoreParenImpCasts();
+    auto isV = [&](const clang::Expr *e) { return refVar(e) == v; };
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(rhs)) {
+      const clang::FunctionDecl *fd = c->getDirectCallee();
+      if (!fd || c->getNumArgs() != 2 || !fd->getIdentifier())
+        return std::nullopt;
+      std::string n = fd->getName().str();
+      std::optional<ReduceOp> op;
+      if (n == "fmax" || n == "fmaxf" || n == "fmaxl" || n == "max")
+        op = ReduceOp::Max;
+      else if (n == "fmin" || n == "fminf" || n == "fminl" || n == "min")
+        op = ReduceOp::Min;
+      if (!op)
+        return std::nullopt;
+      const clang::Expr *a0 = c->getArg(0), *a1 = c->getArg(1);
+      if ((isV(a0) && !mentions(a1, v)) || (isV(a1) && !mentions(a0, v)))
+        return op;
+      return std::nullopt;
+    }
+    auto *t = llvm::dyn_cast<clang::ConditionalOperator>(rhs);
+    if (!t)
+      return std::nullopt;
+    auto *cmp = llvm::dyn_cast<clang::BinaryOperator>(t->getCond()->IgnoreParenImpCasts());
+    if (!cmp || !cmp->isRelationalOp())
+      return std::nullopt;
+    const clang::Expr *x = cmp->getLHS()->IgnoreParenImpCasts(), *y = cmp->getRHS()->IgnoreParenImpCasts();
+    const clang::Expr *tt = t->getTrueExpr()->IgnoreParenImpCasts(), *ff = t->getFalseExpr()->IgnoreParenImpCasts();
+    const clang::Expr *e = isV(x) ? y : isV(y) ? x : nullptr;
+    if (!e || mentions(e, v))
+      return std::nullopt;
+    auto same = [&](const clang::Expr *p, const clang::Expr *q) {
+      llvm::FoldingSetNodeID a, b;
+      p->Profile(a, ctx, true);
+      q->Profile(b, ctx, true);
+      return a == b;
+    };
+    bool tIsX = same(tt, x) && same(ff, y), tIsY = same(tt, y) && same(ff, x);
+    if (!tIsX && !tIsY)
+      return std::nullopt;
+    bool greater = cmp->getOpcode() == clang::BO_GT || cmp->getOpcode() == clang::BO_GE;
+    conditional = true;
+    // X > Y ? X : Y is the larger; X > Y ? Y : X the smaller; X < Y the other way
+    return (greater == tIsX) ? ReduceOp::Max : ReduceOp::Min;
+  }
+
+  static bool isReductionForm(const clang::Expr *site, const clang::VarDecl *v) {
+    return arithmeticForm(site, v).has_value();
   }
 
   void scalarWrite(const clang::VarDecl *v, const clang::Expr *site, const clang::Expr *value,
@@ -319,6 +384,10 @@ private:
     w.site = site;
     w.value = value;
     w.reductionForm = isReductionForm(site, v);
+    w.reductionOp = arithmeticForm(site, v);
+    if (!w.reductionOp)
+      w.reductionOp = extremumForm(site, v, w.viaConditional, tu_.ast);
+    w.reductionForm = w.reductionForm || w.reductionOp.has_value();
     w.loop = loop;
     out_.scalarWrites.push_back(w);
   }

@@ -10,6 +10,10 @@
 /// taken) are scanned here too.
 #pragma once
 
+#include "skelcast/skeleton/Skeleton.h"
+
+#include <optional>
+
 #include "FunctionFacts.h"
 #include "LoopHeader.h"
 #include "TUContext.h"
@@ -37,12 +41,28 @@ struct AccessRec {
   const clang::Type *word = nullptr;
 };
 
+/// A scalar a kernel reduces into (docs/skeletonizer.md, "Reductions"): the
+/// variable, its operator, the loop whose iterations combine into it (or the
+/// OpenMP directive's loop), and its name in the skeleton once declared.
+struct ScalarReduction {
+  const clang::VarDecl *var = nullptr;
+  skeleton::ReduceOp op = skeleton::ReduceOp::Add;
+  const clang::ForStmt *loop = nullptr;
+  std::string name;
+};
+
 /// One assignment to a scalar variable inside a nest.
 struct ScalarWrite {
   const clang::VarDecl *var = nullptr;
   const clang::Expr *site = nullptr;  ///< the assignment (or nullptr for a declaration)
   const clang::Expr *value = nullptr; ///< the assigned value for `v = e` and `T v = e`
   bool reductionForm = false;         ///< `v op= e` or `v = v op e` with e free of v
+  /// The operator of a reduction form: `+` for `v += e`, `v -= e`, `v++`,
+  /// `v = v + e`, `v = v - e`; `*` for `v *= e`, `v = v * e`; max and min for
+  /// `v = fmax(v, e)` (fmaxf, fmaxl, max; fmin...) and `v = v < e ? e : v` in
+  /// any of its four arrangements (a max or min macro). Empty otherwise.
+  std::optional<skeleton::ReduceOp> reductionOp;
+  bool viaConditional = false;        ///< the min/max form is `c ? x : y` (reads v twice)
   const clang::ForStmt *loop = nullptr;
 };
 

@@ -328,8 +328,12 @@ SkeletonizeResult assemble(TUContext &tu, FileAssembler &fa, std::vector<Warning
   for (auto &a : f.arrays) {
     if (globals.count(a.name)) {
       std::string to = freshName(a.name, globals);
-      for (auto &k : f.kernels)
+      for (auto &k : f.kernels) {
         renameStmts(k.body, a.name, to, true);
+        for (auto &r : k.reductions)
+          if (r.target == a.name)
+            r.target = to;
+      }
       for (auto &fn : res.functions)
         for (auto &p : fn.params)
           std::replace(p.arrays.begin(), p.arrays.end(), a.name, to);

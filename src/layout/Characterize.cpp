@@ -655,6 +655,9 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes);
 
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
+  // A scalar reduction reads its result's element (the host's initial value) and writes it.
+  for (int eb : ki.reductionBytes)
+    compulsoryBytes += 2.0 * eb;
   c.compulsoryBytes = compulsoryBytes;
   c.blockFootprintBytes = tile->blockFootprintBytes;
   for (size_t d = 0; d < nArrays; ++d)

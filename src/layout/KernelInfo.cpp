@@ -520,6 +520,8 @@ KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, const skeleton::Ker
       ai.sample = skeleton::loadSample(skeleton::resolveRelative(file.path, *a.sampleFile), a.loc);
     ki.arrays.push_back(std::move(ai));
   }
+  for (const skeleton::Reduction &r : kernel.reductions)
+    ki.reductionBytes.push_back(skeleton::elemBytes(skeleton::reductionType(file, r)));
   Analyzer(file, ki).run(kernel);
   return ki;
 }

@@ -108,6 +108,16 @@ void projectFusion(const Shape &s, const Dataflow &df, const std::vector<KernelP
                                           file.kernelName(j), file.kernelName(j + 1)));
         break;
       }
+      // A reduction's result is whole only when all the blocks of its kernel
+      // have added theirs: a kernel with one is not fused.
+      if (!file.kernels[j].reductions.empty() || !file.kernels[j + 1].reductions.empty()) {
+        size_t r = file.kernels[j].reductions.empty() ? j + 1 : j;
+        pp.notFused.push_back(fmt::format("{} and {}: '{}' reduces into '{}', complete only when "
+                                          "its kernel ends",
+                                          file.kernelName(j), file.kernelName(j + 1),
+                                          file.kernelName(r), file.kernels[r].reductions.front().target));
+        break;
+      }
       // Host code between the two needs the first one's results on the host.
       auto found = stepBefore.find({j + 1, scope[i]});
       if (found != stepBefore.end()) {
@@ -121,7 +131,7 @@ void projectFusion(const Shape &s, const Dataflow &df, const std::vector<KernelP
       // An intermediate is dead when no other kernel reads it (in a repeat, the
       // kernels before the group run again after it) and the host does not.
       // (groupStores: what kernels i..j+1 store, grown kernel by kernel.)
-      for (const auto &[a, st] : skeleton::memTouches(file.kernels[j + 1].body))
+      for (const auto &[a, st] : skeleton::kernelTouches(file, file.kernels[j + 1]))
         if (st && !hostNeeds.count(a))
           groupStores.insert(a);
       std::set<std::string> dead;

@@ -528,6 +528,66 @@ std::vector<ExplainRow> explainLaunch(const TermEffects &e) {
   return {{"launch (ms)", e.launchMs, 6, "launch_overhead_us / 1000"}};
 }
 
+// --- reduction (section 7, eq. 7.1) ------------------------------------------------
+// A kernel's scalar reductions (`reduce(op: s)`) as a port combines them: each
+// thread's partial in a register, then per block a tree in shared memory of
+// S = ceil(log2(threads per block)) steps, each a shared store, __syncthreads,
+// a shared load and the operator (the R reductions of the kernel move together:
+// R operators per step), then one atomic per block and reduction to the
+// result's one global address. The blocks of a wave run their trees together,
+// so the trees cost ceil(Rep) x S x (2 x L1_lat + R x Issue_cycles) cycles
+// (shared memory is the L1's SRAM: its latency, l1_latency_cycles, an upper
+// bound). Atomics to one address serialize at its L2 slice, one per
+// kSameAddressAtomicCycles; they overlap the blocks still running, so the
+// kernel lasts at least Blocks x kSameAddressAtomicCycles, and the last
+// block's atomic adds an L2 round trip:
+//   T <- max(T, Blocks x t_atom / f) + (ceil(Rep) x S x (2 L1_lat + R Issue) + L2_lat) / f
+/// Cycles between two atomics to one global address: one per clock (NVIDIA,
+/// "Kepler GK110 architecture whitepaper" (2012), "Shuffle instruction and
+/// atomic operations": atomic throughput to a common global address is one
+/// operation per clock). An estimate for later GPUs, not measured here: a
+/// microbenchmark of Blocks same-address atomicAdds would give the H100's.
+constexpr double kSameAddressAtomicCycles = 1.0;
+
+void adjustReduction(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  const double reductions = static_cast<double>(in.ki.reductionBytes.size());
+  if (reductions == 0)
+    return;
+  const hw::HwSpec &hw = in.hw;
+  const hw::Workload &w = a.workload;
+  double sms = activeSMs(w, a.hw);
+  double waves = std::ceil(rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms) - 1e-9);
+  double steps = std::ceil(std::log2(std::max(1.0, w.threadsPerBlock)) - 1e-9);
+  double treeCycles = std::max(1.0, waves) * steps * (2.0 * hw.l1LatencyCycles + reductions * hw.issueCycles);
+  a.effects.reductions = reductions;
+  a.effects.reductionSteps = steps;
+  a.effects.reductionTreeMs = (treeCycles + hw.l2LatencyCycles) / (hw.clockGHz * 1e6);
+  a.effects.reductionAtomicsMs = w.blocks * kSameAddressAtomicCycles / (hw.clockGHz * 1e6);
+}
+
+/// The atomics are a floor (bound `memory` when they set the time), the tree and
+/// the last atomic's round trip come after the blocks' work.
+void settleReduction(const TermEffects &e, HongKimResult &r) {
+  if (e.reductions == 0)
+    return;
+  if (e.reductionAtomicsMs > r.timeMs) {
+    r.timeMs = e.reductionAtomicsMs;
+    r.bound = "memory";
+  }
+  r.timeMs += e.reductionTreeMs;
+}
+
+std::vector<ExplainRow> explainReduction(const TermEffects &e) {
+  if (e.reductions == 0)
+    return {};
+  return {{"reductions", e.reductions, 6, "reduce(op: s) of the kernel (reduction)"},
+          {"block tree steps", e.reductionSteps, 6, "ceil(log2(threads per block)) (reduction)"},
+          {"reduction tree + last atomic (ms)", e.reductionTreeMs, 6,
+           "(ceil(Rep) x steps x (2 x l1_latency + R x issue) + l2_latency) / clock (reduction)"},
+          {"same-address atomics floor (ms)", e.reductionAtomicsMs, 6,
+           "Blocks x 1 cycle / clock (reduction)"}};
+}
+
 } // namespace
 
 const std::vector<Term> &skelcastTerms() {
@@ -564,6 +624,9 @@ const std::vector<Term> &skelcastTerms() {
        nullptr},
       {TermId::L2, "l2", "floor: the bytes between the SMs and L2 over L2's bandwidth", adjustL2, settleL2,
        explainL2},
+      {TermId::Reduction, "reduction",
+       "a scalar reduction: a shared-memory tree per block, one atomic per block to one address",
+       adjustReduction, settleReduction, explainReduction},
       {TermId::Launch, "launch", "the launch overhead is added to the time (queued: the gap between kernels)",
        adjustLaunch, settleLaunch,
        explainLaunch},

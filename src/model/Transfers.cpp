@@ -82,7 +82,7 @@ std::vector<PlannedCopy> planTransfers(const skeleton::SkeletonFile &file,
   auto run = [&](const Event &e, double weight, bool steady, double repeatCount) {
     if (e.kind == 1) {
       std::map<std::string, bool> stored; // the arrays it touches: stored or only loaded
-      for (const auto &[a, st] : skeleton::memTouches(file.kernels[e.index].body))
+      for (const auto &[a, st] : skeleton::kernelTouches(file, file.kernels[e.index]))
         stored[a] = stored[a] || st;
       for (const auto &arr : file.arrays) { // declaration order
         auto it = stored.find(arr.name);
@@ -155,7 +155,7 @@ Dataflow dataflowOf(const Shape &s, const hw::HwSpec &hw) {
   std::map<std::string, std::optional<bool>> firstTouchIsStore;
   std::map<std::string, bool> writtenBy;
   for (size_t k = 0; k < n; ++k)
-    for (const auto &[a, st] : skeleton::memTouches(file.kernels[k].body)) {
+    for (const auto &[a, st] : skeleton::kernelTouches(file, file.kernels[k])) {
       auto &first = firstTouchIsStore[a];
       if (!first)
         first = st;

@@ -248,7 +248,53 @@ private:
         throw InputError(at(k.loc), fmt::format("index '{}' is already declared", n));
       scope[n] = NameKind::ParallelIndex;
     }
+    checkReductions(k, scope);
     checkBlock(k.body, scope);
+  }
+
+  /// `reduce(op: s)`: s a new name or a one-element array, reduced once, and
+  /// neither loaded nor stored in the kernel (the combination is the term's).
+  void checkReductions(const Kernel &k, const Scope &scope) {
+    std::set<std::string> seen;
+    for (const Reduction &r : k.reductions) {
+      if (isRepeatIndex(r.target, scope))
+        throw InputError(at(r.loc), shadows(r.target));
+      if (scope.count(r.target))
+        throw InputError(at(r.loc), fmt::format("reduction variable '{}' is already declared as a "
+                                                "{}",
+                                                r.target,
+                                                scope.at(r.target) == NameKind::Macro ? "macro"
+                                                                                      : "loop index"));
+      if (!seen.insert(r.target).second)
+        throw InputError(at(r.loc), fmt::format("'{}' is reduced twice in one kernel", r.target));
+      if (auto it = extents_.find(r.target); it != extents_.end()) {
+        int64_t n = 1;
+        for (int64_t e : it->second)
+          n = e > 0 && n <= kMaxCount / e ? n * e : kMaxCount;
+        if (n != 1)
+          throw InputError(at(r.loc),
+                           fmt::format("reduction variable '{}' must hold one element, the array "
+                                       "has {} (declare it '{}[1]')",
+                                       r.target, n, r.target));
+      }
+      checkNotAccessed(k.body, r.target);
+    }
+  }
+
+  void checkNotAccessed(const std::vector<Stmt> &body, const std::string &target) const {
+    for (const Stmt &s : body) {
+      if (s.kind == Stmt::Kind::Mem && s.mem.array == target)
+        throw InputError(at(s.loc), fmt::format("'{}' is the kernel's reduction variable: its "
+                                                "partial results are neither loaded nor stored "
+                                                "in the kernel",
+                                                target));
+      if (s.kind == Stmt::Kind::Loop)
+        checkNotAccessed(s.loop.body, target);
+      if (s.kind == Stmt::Kind::Branch) {
+        checkNotAccessed(s.branch.thenBody, target);
+        checkNotAccessed(s.branch.elseBody, target);
+      }
+    }
   }
 
   void checkBlock(const std::vector<Stmt> &body, Scope scope) {

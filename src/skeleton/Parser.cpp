@@ -574,6 +574,33 @@ private:
       }
       break;
     }
+    // `reduce(op: s, t)`, any number of clauses (docs/skeleton-language.md, "Reductions")
+    while (peek().kind == Tok::Ident && peek().text == "reduce" && isPunct(peek(1), '(')) {
+      take();
+      take();
+      const Token &opTok = peek();
+      std::optional<ReduceOp> op;
+      if (opTok.kind == Tok::Ident || isPunct(opTok, '+') || isPunct(opTok, '*'))
+        op = parseReduceOp(opTok.text);
+      if (!op)
+        fail(opTok, fmt::format("expected a reduction operator ('+', '*', 'min' or 'max'), found {}",
+                                describe(opTok)));
+      take();
+      expectPunct(':', "after the reduction operator");
+      for (;;) {
+        Reduction r;
+        r.op = *op;
+        r.loc = loc(peek());
+        r.target = expectName("a reduction variable");
+        k.reductions.push_back(std::move(r));
+        if (isPunct(peek(), ',')) {
+          take();
+          continue;
+        }
+        break;
+      }
+      expectPunct(')', "or ',' to close 'reduce('");
+    }
     k.body = parseBlock(k.closingComments);
     return k;
   }

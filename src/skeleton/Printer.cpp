@@ -94,6 +94,16 @@ public:
     t += ") : ";
     for (size_t i = 0; i < k.indices.size(); ++i)
       t += (i ? ", " : "") + k.indices[i];
+    // consecutive reductions with one operator share a clause: `reduce(+: s, t)`
+    for (size_t i = 0; i < k.reductions.size(); ++i) {
+      const Reduction &r = k.reductions[i];
+      if (i == 0 || k.reductions[i - 1].op != r.op)
+        t += fmt::format(" reduce({}: {}", reduceOpName(r.op), r.target);
+      else
+        t += ", " + r.target;
+      if (i + 1 == k.reductions.size() || k.reductions[i + 1].op != r.op)
+        t += ")";
+    }
     line(d, t + " {");
     block(k.body, k.closingComments, d + 1);
     line(d, "}");

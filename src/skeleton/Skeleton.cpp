@@ -50,6 +50,39 @@ std::vector<MemTouch> memTouches(const std::vector<Stmt> &body) {
   return out;
 }
 
+std::vector<MemTouch> kernelTouches(const SkeletonFile &f, const Kernel &k) {
+  std::vector<MemTouch> out = memTouches(k.body);
+  for (const Reduction &r : k.reductions)
+    if (f.findArray(r.target)) {
+      out.push_back({r.target, false});
+      out.push_back({r.target, true});
+    }
+  return out;
+}
+
+ElemType reductionType(const SkeletonFile &f, const Reduction &r) {
+  const Array *a = f.findArray(r.target);
+  return a ? a->type : ElemType::Float;
+}
+
+const char *reduceOpName(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Add: return "+";
+  case ReduceOp::Mul: return "*";
+  case ReduceOp::Min: return "min";
+  case ReduceOp::Max: return "max";
+  }
+  return "+";
+}
+
+std::optional<ReduceOp> parseReduceOp(const std::string &t) {
+  if (t == "+") return ReduceOp::Add;
+  if (t == "*") return ReduceOp::Mul;
+  if (t == "min") return ReduceOp::Min;
+  if (t == "max") return ReduceOp::Max;
+  return std::nullopt;
+}
+
 const char *elemTypeName(ElemType t) {
   switch (t) {
   case ElemType::Char: return "char";
@@ -145,8 +178,9 @@ bool Stmt::operator==(const Stmt &o) const {
 }
 
 bool Kernel::operator==(const Kernel &o) const {
-  return name == o.name && dims == o.dims && indices == o.indices && body == o.body &&
-         closingComments == o.closingComments && comments == o.comments;
+  return name == o.name && dims == o.dims && indices == o.indices &&
+         reductions == o.reductions && body == o.body && closingComments == o.closingComments &&
+         comments == o.comments;
 }
 
 const Array *SkeletonFile::findArray(const std::string &name) const {

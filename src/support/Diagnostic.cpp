@@ -16,7 +16,9 @@ InputError::InputError(SourceLoc loc, std::string message)
     : std::runtime_error(fmt::format("{}: error: {}", loc.str(), message)),
       loc_(std::move(loc)), message_(std::move(message)) {}
 
-std::string Warning::str() const { return fmt::format("{}: warning: {}", loc.str(), message); }
+std::string Warning::str() const {
+  return fmt::format("{}: {}: {}", loc.str(), note ? "note" : "warning", message);
+}
 
 bool sourceLine(const std::string &text, int line, std::string &out) {
   if (line <= 0)
@@ -41,9 +43,12 @@ std::string renderDiagnostic(Severity severity, const SourceLoc &loc, const std:
                              const std::string *source, bool color) {
   const char *bold = color ? "\033[1m" : "";
   const char *reset = color ? "\033[0m" : "";
-  const char *kind = severity == Severity::Error ? (color ? "\033[1;31m" : "")
-                                                 : (color ? "\033[1;35m" : "");
-  const char *word = severity == Severity::Error ? "error" : "warning";
+  const char *kind = severity == Severity::Error     ? (color ? "\033[1;31m" : "")
+                     : severity == Severity::Note ? (color ? "\033[1;36m" : "")
+                                                  : (color ? "\033[1;35m" : "");
+  const char *word = severity == Severity::Error  ? "error"
+                     : severity == Severity::Note ? "note"
+                                                  : "warning";
   std::string t = fmt::format("{}{}:{} {}{}:{} {}{}{}\n", bold, loc.str(), reset, kind, word, reset,
                               bold, message, reset);
   std::string line;

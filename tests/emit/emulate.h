@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -72,6 +73,34 @@ template <bool Barriers, class F> void sk_emulate(F kernel, dim3 g, dim3 b) {
 }
 #define SK_LAUNCH(kernel, grid, block, smem, ...) \
   sk_emulate<SKELCAST_BARRIERS>([&] { kernel(__VA_ARGS__); }, grid, block)
+
+// A kernel's reductions add one value per block (docs/emit.md, "Reductions").
+inline std::mutex sk_atomic_mutex;
+template <class T> T atomicAdd(T *p, T v) {
+  std::lock_guard<std::mutex> g(sk_atomic_mutex);
+  T old = *p;
+  *p = old + v;
+  return old;
+}
+template <class T> T atomicMax(T *p, T v) {
+  std::lock_guard<std::mutex> g(sk_atomic_mutex);
+  T old = *p;
+  *p = old > v ? old : v;
+  return old;
+}
+template <class T> T atomicMin(T *p, T v) {
+  std::lock_guard<std::mutex> g(sk_atomic_mutex);
+  T old = *p;
+  *p = old < v ? old : v;
+  return old;
+}
+template <class T> T atomicCAS(T *p, T compare, T v) {
+  std::lock_guard<std::mutex> g(sk_atomic_mutex);
+  T old = *p;
+  if (old == compare)
+    *p = v;
+  return old;
+}
 
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };

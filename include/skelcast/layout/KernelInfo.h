@@ -127,6 +127,9 @@ struct KernelInfo {
   /// The arrays the file declares (arrays holds only the kernel's): the
   /// registers term counts a base pointer for each of them.
   size_t declaredArrays = 0;
+  /// The kernel's scalar reductions (`reduce(op: s)`): the size of each
+  /// one's element (its target's type, float when undeclared), in order.
+  std::vector<int> reductionBytes;
   LaunchTiming timing = LaunchTiming::Once;
 
   int arrayIndex(const std::string &name) const;

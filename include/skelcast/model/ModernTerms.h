@@ -24,6 +24,7 @@
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
 /// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps) |
+/// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
 
@@ -42,7 +43,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Launch, Count
+  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Reduction, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -78,6 +79,10 @@ struct TermEffects {
   double l2FloorMs = 0;         ///< l2TrafficBytes / l2_bandwidth_gbps (l2)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued
+  double reductions = 0;        ///< the kernel's scalar reductions (`reduce(op: s)`), 0 for none
+  double reductionSteps = 0;    ///< ceil(log2(threads per block)): the block tree's steps
+  double reductionTreeMs = 0;   ///< the trees of the waves of blocks (reduction)
+  double reductionAtomicsMs = 0; ///< Blocks atomics to one address, serialized at L2 (reduction)
 };
 
 /// Workload and spec as the Hong–Kim core sees them once the terms are applied.

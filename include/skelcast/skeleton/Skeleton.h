@@ -145,11 +145,31 @@ struct ParallelDim {
   bool operator==(const ParallelDim &o) const { return lo == o.lo && hi == o.hi; }
 };
 
-/// `parallel_for [name](D1, ..., Dn) : i1, ..., in { body }`, 1 <= n <= 3.
+/// The combining operators of a scalar reduction.
+enum class ReduceOp { Add, Mul, Min, Max };
+const char *reduceOpName(ReduceOp op); ///< "+", "*", "min", "max"
+std::optional<ReduceOp> parseReduceOp(const std::string &text);
+
+/// `reduce(op: s)` after a kernel's index names: every task combines a value
+/// into the scalar `s` with `op` (docs/skeleton-language.md, "Reductions").
+/// A port keeps each thread's partial in a register, combines a block's
+/// partials in shared memory and adds one atomic per block to `s`'s single
+/// global element (docs/model.md, the `reduction` term). `s` is a declared
+/// one-element array (its type the reduction's) or, undeclared, a float that
+/// stays on the device.
+struct Reduction {
+  ReduceOp op = ReduceOp::Add;
+  std::string target;
+  SourceLoc loc; ///< where the target's name is written
+  bool operator==(const Reduction &o) const { return op == o.op && target == o.target; }
+};
+
+/// `parallel_for [name](D1, ..., Dn) : i1, ..., in [reduce(op: s, ...)...] { body }`, 1 <= n <= 3.
 struct Kernel {
   std::string name; ///< may be empty in the text; kernelName() gives the used name
   std::vector<ParallelDim> dims;
   std::vector<std::string> indices;
+  std::vector<Reduction> reductions; ///< in the order written
   std::vector<Stmt> body;
   std::vector<std::string> closingComments;
   Comments comments;
@@ -172,6 +192,16 @@ struct MemTouch {
 /// once, a branch's then-arm before its else-arm): what the program's dataflow
 /// and the skeletonizer's host mapping read of a kernel.
 std::vector<MemTouch> memTouches(const std::vector<Stmt> &body);
+
+struct SkeletonFile;
+
+/// A kernel's loads and stores for the program's dataflow: memTouches of its
+/// body, then for each reduction into a declared array a load and a store of
+/// it (the combination reads the value the host put there and writes the sum).
+std::vector<MemTouch> kernelTouches(const SkeletonFile &f, const Kernel &k);
+
+/// The element type of a reduction: its target array's, float when undeclared.
+ElemType reductionType(const SkeletonFile &f, const Reduction &r);
 
 /// `host reads a, b` or `host writes c` between kernels: host code that reads
 /// the arrays (it needs the device's values) or updates some of their elements

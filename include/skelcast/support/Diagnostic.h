@@ -40,10 +40,13 @@ private:
 struct Warning {
   SourceLoc loc;
   std::string message;
+  /// A note: what skelcast did that the user should know (a loop ported as a
+  /// reduction), printed as `note:` and never an error under --warnings-as-errors.
+  bool note = false;
   std::string str() const;
 };
 
-enum class Severity { Error, Warning };
+enum class Severity { Error, Warning, Note };
 
 /// A diagnostic as Clang prints one: `file:line:col: error: message` (or
 /// `warning:`), then, when `source` is the text of `loc.file` and holds line

@@ -112,7 +112,15 @@ public:
     EXPECT_EQ(rc, 1) << cmd;
     if (last.empty()) {
       // The message, then (for a position in a text file) its source line and a caret.
+      // Notes before it (a loop ported as a reduction, with their source line and
+      // caret) say what skelcast did on the way; the error is what the row documents.
       std::string e = err.str();
+      while (e.find(": note: ") != std::string::npos && e.find(": note: ") < e.find('\n')) {
+        size_t end = e.find('\n');
+        for (int l = 0; l < 2 && end != std::string::npos; ++l)
+          end = e.find('\n', end + 1);
+        e = end == std::string::npos ? "" : e.substr(end + 1);
+      }
       size_t nl = e.find('\n');
       EXPECT_EQ(e.substr(0, nl), msg) << cmd << "\nstderr:\n" << e;
       std::string rest = nl == std::string::npos ? "" : e.substr(nl + 1);

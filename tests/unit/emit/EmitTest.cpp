@@ -348,7 +348,7 @@ TEST(Emit, CacheWithoutStageLoadsTheWholeBlockFootprintOnce) {
       << cu;
 }
 
-TEST(Emit, AReductionIsRefusedAtTheVariable) {
+TEST(Emit, AReductionIsAPartialABlockTreeAndOneAtomicPerBlock) {
   const std::string dot = R"(#define N 1024
 float x[N], y[N];
 float dot(void) {
@@ -359,12 +359,45 @@ float dot(void) {
   return s;
 }
 )";
+  std::string cu = emitOne(dot, "block=i:128 fold=i:2");
+  for (const char *part :
+       {"#define SKELCAST_BARRIERS 1", "float *sk_red_s)", "float s = 0; // the thread's partial of reduce(+: s)",
+        "extern __shared__ __align__(16) unsigned char sk_smem[];",
+        "float *const sk_red = (float *)(sk_smem + 0);", "sk_red[sk_tid] = s;",
+        "for (int sk_w = 1; sk_w < sk_threads; sk_w *= 2) {", "if (sk_tid == 0)",
+        "atomicAdd(sk_red_s, sk_red[0]);", "const size_t smem = 512;",
+        "#pragma omp parallel for reduction(+:s)", "*sk_result_s = s;",
+        "SK_CHECK(cudaMemcpy(d_sk_s, &sk_start, sizeof(float), cudaMemcpyHostToDevice));"})
+    EXPECT_NE(cu.find(part), std::string::npos) << part << "\n" << cu;
+  // max of doubles: a compare-and-swap loop from -INFINITY
+  std::string top = dot;
+  top.replace(top.find("float s = 0;"), 12, "double s = 0;");
+  top.replace(top.find("reduction(+:s)"), 14, "reduction(max:s)");
+  top.replace(top.find("s += x[i] * y[i];"), 17, "s = s > x[i] ? s : x[i];");
+  cu = emitOne(top, "naive");
+  for (const char *part : {"double s = -INFINITY;", "sk_atomic_cas(sk_red_s, sk_red[0], [](const double a, "
+                                                      "const double b) { return a > b ? a : b; });"})
+    EXPECT_NE(cu.find(part), std::string::npos) << part << "\n" << cu;
+}
+
+TEST(Emit, AReductionWithoutAGpuOperatorIsRefusedAtTheVariable) {
+  const std::string bits = R"(#define N 1024
+int x[N];
+int all(void) {
+  int m = ~0;
+#pragma omp parallel for reduction(&:m)
+  for (int i = 0; i < N; ++i)
+    m &= x[i];
+  return m;
+}
+)";
   try {
-    emitOne(dot, "naive");
-    FAIL() << "a reduction was emitted";
+    emitOne(bits, "naive");
+    FAIL() << "a reduction with '&' was emitted";
   } catch (const InputError &e) {
     EXPECT_EQ(e.loc().line, 4);
-    EXPECT_NE(e.message().find("cannot emit kernel 'dot': the reduction into 's'"),
+    EXPECT_NE(e.message().find("cannot emit kernel 'all': the reduction into 'm' (its operator has "
+                               "no GPU reduction that emit writes)"),
               std::string::npos)
         << e.message();
   }

@@ -277,13 +277,16 @@ TEST(Dependence, ScalarCarriedIsRefused) {
   EXPECT_TRUE(has(w, "'t' carries a value from one iteration to the next")) << w;
 }
 
-TEST(Dependence, ReductionNeedsOpenMP) {
-  std::string w =
-      refused(fn("float acc = 0; for (int i = 0; i < N; i++) acc += a[i]; b[0] = acc;"));
-  EXPECT_TRUE(has(w, "'acc' is a reduction across the iterations")) << w;
+TEST(Dependence, AReductionBecomesTheKernelsReduceWithOrWithoutOpenMP) {
+  Out plain = skel(fn("float acc = 0; for (int i = 0; i < N; i++) acc += a[i]; b[0] = acc;"));
+  EXPECT_TRUE(has(plain.text, "reduce(+: acc)")) << plain.text;
+  EXPECT_TRUE(has(plain.text, "iterations independent: the dependence test")) << plain.text;
   Out o = skel(fn("float acc = 0;\n#pragma omp parallel for reduction(+:acc)\n"
                   "for (int i = 0; i < N; i++) acc += a[i];\nb[0] = acc;"));
-  EXPECT_TRUE(has(o.text, "// reduction of 'acc' over the loop space")) << o.text;
+  EXPECT_TRUE(has(o.text, "// reduction of 'acc' (+) over the loop space (OpenMP 'reduction' "
+                          "clause)"))
+      << o.text;
+  EXPECT_TRUE(has(o.text, "reduce(+: acc)")) << o.text;
   EXPECT_TRUE(has(o.text, "iterations independent: OpenMP 'parallel for'")) << o.text;
 }
 

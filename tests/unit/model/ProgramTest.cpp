@@ -620,3 +620,46 @@ parallel_for second(N) : i {
   half.replace(half.find("7500000000"), 10, "3750000000");
   EXPECT_EQ(program(half, po).verdict, "port");
 }
+
+TEST(Program, AReductionsResultCrossesTheLinkAndItsKernelIsNotFused) {
+  // `host writes s` sets the initial value, the kernel adds into it, `host
+  // reads s` brings the sum back: one element each way. The next kernel over
+  // the same space is not fused with the reduction.
+  const char *text = R"(#define N 1024
+in float a[N]
+out float c[N]
+double s[1]
+host writes s
+parallel_for sum(N) : i reduce(+: s) {
+  ld a[i]
+  comp 1
+}
+host reads s
+parallel_for scale(N) : i {
+  ld a[i]
+  st c[i]
+}
+parallel_for again(N) : i reduce(max: s) {
+  ld c[i]
+  comp 1
+}
+)";
+  auto p = program(text);
+  bool upS = false, downS = false;
+  for (const auto &t : p.h2d)
+    upS = upS || t.array == "s";
+  for (const auto &t : p.d2h)
+    downS = downS || t.array == "s";
+  EXPECT_TRUE(upS);
+  EXPECT_TRUE(downS);
+  EXPECT_TRUE(p.fusion.empty());
+  ASSERT_EQ(p.notFused.size(), 2u);
+  EXPECT_NE(p.notFused[0].find("sum and scale: 'sum' reduces into 's', complete only when its "
+                               "kernel ends"),
+            std::string::npos)
+      << p.notFused[0];
+  EXPECT_NE(p.notFused[1].find("scale and again: 'again' reduces into 's', complete only when its "
+                               "kernel ends"),
+            std::string::npos)
+      << p.notFused[1];
+}

@@ -58,7 +58,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
                                        "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
-                                       "launch"};
+                                       "reduction", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -77,7 +77,8 @@ TEST(Terms, OnlyTheFloorsTheLongestTaskAndTheLaunchActAfterTheCore) {
       settling.push_back(t.name);
   // longest scales the core's time before the floors compare with it.
   // tail counts the last wave whole, also before the floors.
-  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "l2", "launch"}));
+  EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "l2",
+                                                "reduction", "launch"}));
 }
 
 TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
@@ -355,4 +356,60 @@ TEST(Terms, TheLaunchIsAddedAfterTheFloors) {
   model::settleModernTerms(e, 0, r);
   EXPECT_EQ(r.timeMs, 1);
   EXPECT_EQ(r.bound, "compute");
+}
+
+// --- reduction (docs/model.md, eq. 7.1) ----------------------------------------------
+
+TEST(Terms, ReductionWorkedByHand) {
+  // A dot product of 2^26 floats into a double, blocks of 256: 262,144 blocks;
+  // 8 blocks of 8 warps fill an SM's 64 warps, a wave is 132 x 8 = 1,056
+  // blocks, Rep = 248.24, ceil(Rep) = 249 waves. The block tree has
+  // log2(256) = 8 steps of 2 x l1_latency 43.1 + 1 x issue 1.041 = 87.241
+  // cycles: 249 x 8 x 87.241 = 173,784.072 cycles, plus the last atomic's L2
+  // round trip 282.4: 174,066.472 cycles / 1.9786 GHz = 0.0879746 ms. The
+  // 262,144 atomics to one address, one a cycle: 262,144 / 1.9786 GHz =
+  // 0.1324896 ms, the floor of the kernel's time.
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.l1LatencyCycles, 43.1);
+  ASSERT_DOUBLE_EQ(hw.l2LatencyCycles, 282.4);
+  ASSERT_DOUBLE_EQ(hw.issueCycles, 1.041);
+  ASSERT_DOUBLE_EQ(hw.clockGHz, 1.9786);
+  const char *dot = "#define N 67108864\nfloat a[N]\nfloat b[N]\ndouble s[1]\n"
+                    "parallel_for dot(N) : i reduce(+: s) {\n  ld a[i]\n  ld b[i]\n  comp 2\n}\n";
+  auto ki = kernelOf(dot);
+  ASSERT_EQ(ki.reductionBytes, std::vector<int>{8});
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Reduction));
+  const model::TermEffects &e = r.a.effects;
+  EXPECT_EQ(e.reductions, 1);
+  EXPECT_EQ(e.reductionSteps, 8);
+  EXPECT_NEAR(e.reductionTreeMs, (249.0 * 8 * (2 * 43.1 + 1.041) + 282.4) / 1.9786e6, 1e-12);
+  EXPECT_NEAR(e.reductionTreeMs, 0.0879746, 1e-7);
+  EXPECT_NEAR(e.reductionAtomicsMs, 262144 / 1.9786e6, 1e-12);
+  // after the core: the atomics a floor, the tree added
+  auto fast = coreAt(0.1, "memory");
+  model::settleModernTerms(e, termBit(TermId::Reduction), fast);
+  EXPECT_NEAR(fast.timeMs, 262144 / 1.9786e6 + e.reductionTreeMs, 1e-12);
+  auto slow = coreAt(1.0, "compute");
+  model::settleModernTerms(e, termBit(TermId::Reduction), slow);
+  EXPECT_NEAR(slow.timeMs, 1.0 + e.reductionTreeMs, 1e-12);
+  EXPECT_EQ(slow.bound, "compute");
+  // switched off, or a kernel without a reduction: nothing
+  auto off = coreAt(0.1, "memory");
+  model::settleModernTerms(e, model::kAllTerms & ~termBit(TermId::Reduction), off);
+  EXPECT_EQ(off.timeMs, 0.1);
+  auto none = applyOnly(kernelOf(kTriad), "block=i:256", termBit(TermId::Reduction));
+  EXPECT_EQ(none.a.effects.reductions, 0);
+  EXPECT_TRUE(model::skelcastTerms()[static_cast<size_t>(TermId::Reduction)].explain(none.a.effects).empty());
+  EXPECT_EQ(model::skelcastTerms()[static_cast<size_t>(TermId::Reduction)].explain(e).size(), 4u);
+}
+
+TEST(Terms, TheRooflineCountsTheReductionsBytes) {
+  // the result's element read (the host's initial value) and written: 2 x 8 bytes
+  const char *with = "#define N 1024\nfloat a[N]\ndouble s[1]\n"
+                     "parallel_for(N) : i reduce(+: s) {\n  ld a[i]\n  comp 1\n}\n";
+  const char *without = "#define N 1024\nfloat a[N]\ndouble s[1]\n"
+                        "parallel_for(N) : i {\n  ld a[i]\n  comp 1\n}\n";
+  auto a = applyOnly(kernelOf(with), "block=i:256", 0);
+  auto b = applyOnly(kernelOf(without), "block=i:256", 0);
+  EXPECT_DOUBLE_EQ(a.c.compulsoryBytes, b.c.compulsoryBytes + 16);
 }
