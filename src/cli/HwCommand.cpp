@@ -76,6 +76,8 @@ nlohmann::ordered_json specJson(const hw::HwSpec &h) {
     field("l2_bandwidth_gbps", h.l2BandwidthGBps);
   if (h.l2ResidentBytes > 0)
     field("l2_resident_bytes", h.l2ResidentBytes);
+  if (h.atomicSameAddressNs > 0)
+    field("atomic_same_address_ns", h.atomicSameAddressNs);
   nlohmann::ordered_json link = nullptr;
   if (h.hostLink) {
     const hw::HostLink &l = *h.hostLink;
@@ -202,6 +204,8 @@ void registerHw(CLI::App &app, Context &ctx) {
           field("l2_bandwidth_gbps", fmt::format("{}", h.l2BandwidthGBps));
         if (h.l2ResidentBytes > 0)
           field("l2_resident_bytes", std::to_string(h.l2ResidentBytes));
+        if (h.atomicSameAddressNs > 0)
+          field("atomic_same_address_ns", fmt::format("{}", h.atomicSameAddressNs));
         if (h.hostLink) {
           const hw::HostLink &l = *h.hostLink;
           field("host_link", fmt::format("{} {}/{} GB/s", l.kind, l.h2dPinnedGBps, l.d2hPinnedGBps));

@@ -538,16 +538,19 @@ std::vector<ExplainRow> explainLaunch(const TermEffects &e) {
 // so the trees cost ceil(Rep) x S x (2 x L1_lat + R x Issue_cycles) cycles
 // (shared memory is the L1's SRAM: its latency, l1_latency_cycles, an upper
 // bound). Atomics to one address serialize at its L2 slice, one per
-// kSameAddressAtomicCycles; they overlap the blocks still running, so the
-// kernel lasts at least Blocks x kSameAddressAtomicCycles, and the last
+// sameAddressAtomicCycles; they overlap the blocks still running, so the
+// kernel lasts at least Blocks x that, and the last
 // block's atomic adds an L2 round trip:
 //   T <- max(T, Blocks x t_atom / f) + (ceil(Rep) x S x (2 L1_lat + R Issue) + L2_lat) / f
-/// Cycles between two atomics to one global address: one per clock (NVIDIA,
-/// "Kepler GK110 architecture whitepaper" (2012), "Shuffle instruction and
-/// atomic operations": atomic throughput to a common global address is one
-/// operation per clock). An estimate for later GPUs, not measured here: a
-/// microbenchmark of Blocks same-address atomicAdds would give the H100's.
-constexpr double kSameAddressAtomicCycles = 1.0;
+/// Cycles between two atomics to one global address: the spec's measured
+/// atomic_same_address_ns (1.76 ns on the H100 and the H200,
+/// validation/kernels/reductions.cu), else one per clock (NVIDIA, "Kepler GK110
+/// architecture whitepaper" (2012), "Shuffle instruction and atomic
+/// operations": atomic throughput to a common global address is one operation
+/// per clock).
+double sameAddressAtomicCycles(const hw::HwSpec &hw) {
+  return hw.atomicSameAddressNs > 0 ? hw.atomicSameAddressNs * hw.clockGHz : 1.0;
+}
 
 void adjustReduction(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const double reductions = static_cast<double>(in.ki.reductionBytes.size());
@@ -562,7 +565,7 @@ void adjustReduction(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.effects.reductions = reductions;
   a.effects.reductionSteps = steps;
   a.effects.reductionTreeMs = (treeCycles + hw.l2LatencyCycles) / (hw.clockGHz * 1e6);
-  a.effects.reductionAtomicsMs = w.blocks * kSameAddressAtomicCycles / (hw.clockGHz * 1e6);
+  a.effects.reductionAtomicsMs = w.blocks * sameAddressAtomicCycles(hw) / (hw.clockGHz * 1e6);
 }
 
 /// The atomics are a floor (bound `memory` when they set the time), the tree and
@@ -570,11 +573,8 @@ void adjustReduction(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 void settleReduction(const TermEffects &e, HongKimResult &r) {
   if (e.reductions == 0)
     return;
-  if (e.reductionAtomicsMs > r.timeMs) {
-    r.timeMs = e.reductionAtomicsMs;
-    r.bound = "memory";
-  }
   r.timeMs += e.reductionTreeMs;
+  applyFloor(e.reductionAtomicsMs, "memory", r);
 }
 
 std::vector<ExplainRow> explainReduction(const TermEffects &e) {

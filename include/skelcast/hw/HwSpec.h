@@ -78,6 +78,9 @@ struct HwSpec {
   /// given): a kernel of time T in a stream of launches costs
   /// max(launch_back_to_back_us, T + this) (the `launch` term).
   double launchGapUs = 0;
+  /// Time between two atomics to one global address, which its L2 slice
+  /// retires one at a time (0: not given: one per clock, the `reduction` term).
+  double atomicSameAddressNs = 0;
   /// What L2 moves to and from the SMs when the data is in it (0: not given:
   /// the `l2` term does nothing).
   double l2BandwidthGBps = 0;
