@@ -61,23 +61,50 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   return nullptr;
 }
 
-const clang::ContinueStmt *continueIf(const clang::Stmt *s,
-                                      std::vector<const clang::Stmt *> *before) {
+namespace {
+/// `if (c) X;` or `if (c) { ...; X; }` with no `else`, X of type T.
+template <typename T>
+const T *exitIf(const clang::Stmt *s, std::vector<const clang::Stmt *> *before) {
   auto *is = llvm::dyn_cast_or_null<clang::IfStmt>(s);
   if (!is || is->getElse() || is->getInit() || is->getConditionVariable())
     return nullptr;
   const clang::Stmt *t = is->getThen();
-  if (auto *c = llvm::dyn_cast<clang::ContinueStmt>(t))
+  if (auto *c = llvm::dyn_cast<T>(t))
     return c;
   auto *cs = llvm::dyn_cast<clang::CompoundStmt>(t);
   if (!cs || cs->body_empty())
     return nullptr;
-  auto *c = llvm::dyn_cast<clang::ContinueStmt>(cs->body_back());
+  auto *c = llvm::dyn_cast<T>(cs->body_back());
   if (c && before)
     for (const clang::Stmt *x : cs->body())
       if (x != c)
         before->push_back(x);
   return c;
+}
+} // namespace
+
+const clang::ContinueStmt *continueIf(const clang::Stmt *s,
+                                      std::vector<const clang::Stmt *> *before) {
+  return exitIf<clang::ContinueStmt>(s, before);
+}
+
+const clang::BreakStmt *breakIf(const clang::Stmt *s, std::vector<const clang::Stmt *> *before) {
+  return exitIf<clang::BreakStmt>(s, before);
+}
+
+const clang::ReturnStmt *returnIf(const clang::Stmt *s, std::vector<const clang::Stmt *> *before) {
+  return exitIf<clang::ReturnStmt>(s, before);
+}
+
+const clang::IfStmt *earlyExit(const clang::ForStmt *f) {
+  const clang::Stmt *b = f ? f->getBody() : nullptr;
+  if (breakIf(b)) // `for (...) if (c) { ...; break; }`
+    return llvm::cast<clang::IfStmt>(b);
+  if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
+    for (const clang::Stmt *c : cs->body())
+      if (breakIf(c))
+        return llvm::cast<clang::IfStmt>(c);
+  return nullptr;
 }
 
 const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx, unsigned *fields) {

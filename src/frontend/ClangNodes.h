@@ -44,6 +44,22 @@ const clang::ForStmt *asFor(const clang::Stmt *s);
 const clang::ContinueStmt *continueIf(const clang::Stmt *s,
                                       std::vector<const clang::Stmt *> *before = nullptr);
 
+/// `if (c) break;` or `if (c) { ...; break; }` with no `else`: the loop ends
+/// at the first iteration where c holds (a search). The `then` statements
+/// before the `break` go to `before`. The `break`, or null.
+const clang::BreakStmt *breakIf(const clang::Stmt *s,
+                                std::vector<const clang::Stmt *> *before = nullptr);
+
+/// `if (c) return e;` or `if (c) { ...; return e; }` with no `else` (an early
+/// return of a function's body). The `then` statements before the `return`
+/// go to `before`. The `return`, or null.
+const clang::ReturnStmt *returnIf(const clang::Stmt *s,
+                                  std::vector<const clang::Stmt *> *before = nullptr);
+
+/// The `if` of loop `f`'s body (the body, or the first of its statements
+/// that is one) that ends the loop with a `break` (breakIf), or null.
+const clang::IfStmt *earlyExit(const clang::ForStmt *f);
+
 /// A struct whose fields are numbers of one size with no padding (`float3`,
 /// `struct { int start, count; }`): an array of them is an array of numbers
 /// with one more dimension, the field's index. The field type, or null.

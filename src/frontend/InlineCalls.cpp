@@ -10,6 +10,7 @@
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -341,43 +342,91 @@ private:
     frames_.push_back(&fr);
     busy_.insert(def);
     value = nullptr;
-    bool ok = true;
     auto *body = llvm::cast<clang::CompoundStmt>(def->getBody());
-    for (const clang::Stmt *s : body->body()) {
-      if (auto *r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
-        if (!r->getRetValue())
-          break;
-        clang::Expr *rv = cloneExpr(r->getRetValue());
-        if (!rv) {
-          ok = false;
-          break;
-        }
-        if (alone) {
-          expand(rv, out); // the value is dropped: its evaluation stays
-          break;
-        }
-        clang::QualType t = c->getType();
-        clang::VarDecl *ret = fresh(def, nullptr, r->getBeginLoc(), t);
-        ret->setInit(rv);
-        expand(declStmt(ret, r->getBeginLoc(), r->getEndLoc()), out);
-        value = ref(ret, c->getBeginLoc());
-        break;
-      }
-      clang::Stmt *cl = cloneStmt(s);
-      if (!cl) {
-        ok = false;
-        break;
-      }
-      // the callee's own calls, and its `if` arms, as in any loop body
-      cl = walk(cl, true);
-      expand(cl, out);
+    std::vector<const clang::Stmt *> stmts(body->body_begin(), body->body_end());
+    // early returns (`if (c) return a; ...; return b;`): the rest of the body
+    // becomes the `else` of each, and every return assigns one local
+    clang::VarDecl *ret = nullptr;
+    bool early = std::any_of(stmts.begin(), stmts.end(),
+                             [](const clang::Stmt *s) { return returnIf(s) != nullptr; });
+    if (early && !alone && !c->getType()->isVoidType()) {
+      ret = fresh(def, nullptr, c->getBeginLoc(), c->getType());
+      out.push_back(declStmt(ret, c->getBeginLoc(), c->getEndLoc()));
+      value = ref(ret, c->getBeginLoc());
     }
+    bool ok = bodyFrom(def, c, stmts, 0, alone, ret, value, out);
     busy_.erase(def);
     frames_.pop_back();
     if (!ok || (!value && !alone))
       return false; // (a void call inside an expression, `(put(a, i), 0)`, stays)
     pre.insert(pre.end(), out.begin(), out.end());
     tu_.inlinedCalls.emplace_back(c->getBeginLoc(), def->getNameAsString());
+    return true;
+  }
+
+  /// Appends the inlined statements `stmts[i...]` of callee `def` (called by
+  /// `c`) to `out`; false when one cannot be copied. A `return e;` ends them:
+  /// its value goes to `ret` when there is one, else into a new local that
+  /// `value` reads (dropped when `alone`). `if (c) { S; return e; }` becomes
+  /// `if (c) { S; ret = e; } else { the statements after it }`.
+  bool bodyFrom(const clang::FunctionDecl *def, const clang::CallExpr *c,
+                const std::vector<const clang::Stmt *> &stmts, size_t i, bool alone,
+                clang::VarDecl *ret, clang::Expr *&value, std::vector<clang::Stmt *> &out) {
+    auto copy = [&](const clang::Stmt *s, std::vector<clang::Stmt *> &dst) {
+      clang::Stmt *cl = cloneStmt(s);
+      if (!cl)
+        return false;
+      // the callee's own calls, and its `if` arms, as in any loop body
+      expand(walk(cl, true), dst);
+      return true;
+    };
+    auto finish = [&](const clang::ReturnStmt *r, std::vector<clang::Stmt *> &dst) {
+      if (!r->getRetValue())
+        return true;
+      clang::Expr *rv = cloneExpr(r->getRetValue());
+      if (!rv)
+        return false;
+      if (alone) {
+        expand(rv, dst); // the value is dropped: its evaluation stays
+      } else if (ret) {
+        expand(assign(ret, rv, r->getBeginLoc()), dst);
+      } else {
+        clang::VarDecl *v = fresh(def, nullptr, r->getBeginLoc(), c->getType());
+        v->setInit(rv);
+        expand(declStmt(v, r->getBeginLoc(), r->getEndLoc()), dst);
+        value = ref(v, c->getBeginLoc());
+      }
+      return true;
+    };
+    for (; i < stmts.size(); ++i) {
+      if (auto *r = llvm::dyn_cast<clang::ReturnStmt>(stmts[i]))
+        return finish(r, out);
+      std::vector<const clang::Stmt *> before;
+      if (auto *r = returnIf(stmts[i], &before)) {
+        auto *is = llvm::cast<clang::IfStmt>(stmts[i]);
+        clang::Expr *cond = cloneExpr(is->getCond());
+        if (!cond)
+          return false;
+        std::vector<clang::Stmt *> thenL, elseL;
+        for (const clang::Stmt *x : before)
+          if (!copy(x, thenL))
+            return false;
+        if (!finish(r, thenL) || !bodyFrom(def, c, stmts, i + 1, alone, ret, value, elseL))
+          return false;
+        auto block = [&](std::vector<clang::Stmt *> &l) {
+          return clang::CompoundStmt::Create(ctx_, l, clang::FPOptionsOverride(), is->getBeginLoc(),
+                                             is->getEndLoc());
+        };
+        expand(clang::IfStmt::Create(ctx_, is->getIfLoc(), clang::IfStatementKind::Ordinary,
+                                     nullptr, nullptr, cond, is->getLParenLoc(),
+                                     is->getRParenLoc(), block(thenL), is->getEndLoc(),
+                                     block(elseL)),
+               out);
+        return true;
+      }
+      if (!copy(stmts[i], out))
+        return false;
+    }
     return true;
   }
 
@@ -437,6 +486,16 @@ private:
       t = orig->getType();
     return clang::VarDecl::Create(ctx_, caller_, loc, loc, &ctx_.Idents.get(name), t,
                                   ctx_.getTrivialTypeSourceInfo(t, loc), clang::SC_None);
+  }
+
+  /// `v = e`, C's assignment (an rvalue).
+  clang::Expr *assign(clang::VarDecl *v, clang::Expr *e, clang::SourceLocation loc) {
+    auto *dr = clang::DeclRefExpr::Create(ctx_, clang::NestedNameSpecifierLoc(),
+                                          clang::SourceLocation(), v, false, loc, v->getType(),
+                                          clang::VK_LValue);
+    return clang::BinaryOperator::Create(ctx_, dr, e, clang::BO_Assign, v->getType(),
+                                         clang::VK_PRValue, clang::OK_Ordinary, loc,
+                                         clang::FPOptionsOverride());
   }
 
   clang::DeclStmt *declStmt(clang::VarDecl *v, clang::SourceLocation b, clang::SourceLocation e) {
@@ -537,9 +596,11 @@ private:
     }
     if (auto *k = llvm::dyn_cast<clang::ContinueStmt>(s))
       return new (ctx_) clang::ContinueStmt(k->getContinueLoc());
+    if (auto *k = llvm::dyn_cast<clang::BreakStmt>(s)) // (of a loop: no `switch` is copied)
+      return new (ctx_) clang::BreakStmt(k->getBreakLoc());
     if (auto *ns = llvm::dyn_cast<clang::NullStmt>(s))
       return new (ctx_) clang::NullStmt(ns->getSemiLoc());
-    return nullptr; // other loops, `break`, returns before the end, goto, switch, ...
+    return nullptr; // other loops, returns other than bodyFrom's, goto, switch, ...
   }
 
   clang::Expr *cloneExpr(const clang::Expr *e) {

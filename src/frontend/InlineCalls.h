@@ -12,12 +12,15 @@
 /// the loop: nothing is assumed about what the callee touches.
 ///
 /// A call is inlined only where that is exactly what C does: its callee has a
-/// body in the main file whose loops are `for` loops without `break` (and
-/// only for a call inside an OpenMP loop: elsewhere a callee with loops may be
-/// a kernel of its own, called from a time-step loop), and no `while`, `do`,
-/// `goto`, `switch`, static locals,
+/// body in the main file whose loops are `for` loops (and only for a call
+/// inside an OpenMP loop: elsewhere a callee with loops may be a kernel of
+/// its own, called from a time-step loop; a `break` in them is a search that
+/// the nest analysis judges, docs/skeletonizer.md "Loops and branches"), and
+/// no `while`, `do`, `goto`, `switch`, static locals,
 /// address-of or dereference, uses each pointer parameter only as `p[e]`, and
-/// returns (if it returns) by one `return e;` at its end; each pointer
+/// returns (if it returns) by one `return e;` at its end, after early returns
+/// `if (c) { ...; return e; }` among its statements (each becomes an `if`
+/// whose `else` holds the statements after it); each pointer
 /// argument is a variable (an array, or a pointer of the same element type);
 /// the call stands in a statement of a `for` body (not in a loop header, a
 /// `while` condition, the right operand of `&&`/`||` or an arm of `?:`, which

@@ -30,6 +30,18 @@ KernelBuilder::KernelBuilder(NestAnalysis &na, std::vector<Warning> &warnings)
     byExpr_[a.expr] = &a;
   for (const ScalarWrite &w : scan_.scalarWrites)
     ++defs_[w.var];
+  // the scalars whose values reach a subscript or a bound, through assignments
+  indexFlow_ = scan_.indexScalars;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const ScalarWrite &w : scan_.scalarWrites)
+      if (w.value && indexFlow_.count(w.var)) {
+        std::set<const clang::VarDecl *> vs;
+        collectVars(w.value, vs);
+        for (const clang::VarDecl *v : vs)
+          grew = indexFlow_.insert(v).second || grew;
+      }
+  }
 }
 
 skeleton::Kernel KernelBuilder::build(const std::string &name) {
@@ -128,6 +140,7 @@ std::string KernelBuilder::declare(const std::string &base) {
   for (int k = 2; inScope(name); ++k)
     name = fmt::format("{}_{}", b, k);
   scopes_.back().insert(name);
+  declared_.insert(name);
   return name;
 }
 
@@ -300,6 +313,30 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   std::vector<std::string> comments;
   bool data = mentionsAccess(l.lo, bindNames_) || mentionsAccess(l.hi, bindNames_);
   auto pragma = tu_.pragmaClause(f, "trip");
+  // a search (`if (c) { ...; break; }`): it stops where the data says, which
+  // is known only to a pragma or --trip; else its whole range is counted
+  const clang::IfStmt *exit = scan_.earlyExits.count(f) ? earlyExit(f) : nullptr;
+  if (exit && !data) {
+    std::string at = fmt::format("the 'break' at line {}", tu_.line(exit->getBeginLoc()));
+    if (pragma) {
+      l.tripHint = static_cast<int64_t>(pragma->value);
+      comments.push_back(fmt::format("// ends at {}: trip count from '#pragma skelcast trip'", at));
+    } else if (auto t = tu_.opts.trips.find(cname); t != tu_.opts.trips.end()) {
+      l.tripHint = t->second;
+      tu_.usedTrips.insert(cname);
+      comments.push_back(fmt::format("// ends at {}: trip count from --trip {}={}", at, cname,
+                                     t->second));
+    } else {
+      comments.push_back(fmt::format("// ends at {}: its whole range counted, an upper bound", at));
+      warnings_.push_back(tu_.warning(
+          f->getBeginLoc(),
+          fmt::format("loop '{}' ends at {}, where its data says: its whole range is counted, "
+                      "an upper bound (give the mean trip count with '#pragma skelcast trip(N)' "
+                      "before the loop or --trip {}=N)",
+                      cname, at, cname)));
+    }
+    pragma.reset();
+  }
   if (data) {
     if (pragma) {
       l.tripHint = static_cast<int64_t>(pragma->value);
@@ -342,6 +379,14 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
         walksData = true;
   }
   l.isStream = !(trip && *trip <= kSmallTrip) && walksData;
+  if (exit) {
+    std::optional<double> n;
+    if (l.tripHint)
+      n = static_cast<double>(*l.tripHint);
+    else if (trip)
+      n = static_cast<double>(*trip);
+    exitTrips_[exit] = n;
+  }
 
   // the body
   scopes_.emplace_back();
@@ -368,6 +413,66 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   st.loop = std::move(l);
   st.comments.leading = comments;
   emit(std::move(st));
+  if (exit)
+    bindSearchResults(f, exit);
+}
+
+void KernelBuilder::bindSearchResults(const clang::ForStmt *f, const clang::IfStmt *exit) {
+  std::set<const clang::VarDecl *> set;
+  std::function<void(const clang::Stmt *)> assigned = [&](const clang::Stmt *s) {
+    if (!s)
+      return;
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+      if (auto *v = refVar(b->getLHS()))
+        set.insert(v);
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp())
+      if (auto *v = refVar(u->getSubExpr()))
+        set.insert(v);
+    for (const clang::Stmt *c : s->children())
+      assigned(c);
+  };
+  assigned(exit->getThen());
+  // the load of the exit's condition that is still in scope after the loop
+  // (`CDF[x] >= u[j]`: u[j]) is what the data decides the value by
+  std::optional<Expr> from;
+  std::function<void(const clang::Expr *)> find = [&](const clang::Expr *e) {
+    if (!e || from)
+      return;
+    if (auto *v = refVar(e->IgnoreParenImpCasts()))
+      if (auto d = dataFrom_.find(v); d != dataFrom_.end() && visible(d->second)) {
+        from = d->second; // `value` holding u[j]
+        return;
+      }
+    if (auto *a = accessOf(e->IgnoreParenImpCasts())) {
+      std::set<const clang::VarDecl *> vs;
+      for (const clang::Expr *x = a; auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(x);
+           x = as->getBase()->IgnoreParenImpCasts())
+        collectVars(as->getIdx(), vs);
+      bool inScope = std::none_of(vs.begin(), vs.end(), [&](const clang::VarDecl *v) {
+        auto d = scan_.localDecls.find(v);
+        return v == scan_.headers.at(f).var || (d != scan_.localDecls.end() && scan_.inside(d->second, f));
+      });
+      if (inScope) {
+        bool save = countOps_;
+        countOps_ = false;
+        Addr ad = address(a);
+        countOps_ = save;
+        if (!ad.shape->isRegister)
+          from = Expr::access(ad.name, ad.idx);
+      }
+      return; // (its base `a[i]` of `a[i][x]` is no load)
+    }
+    for (const clang::Stmt *c : e->children())
+      find(llvm::dyn_cast_or_null<clang::Expr>(c));
+  };
+  find(exit->getCond());
+  for (const clang::VarDecl *v : set)
+    if (from && v->getType()->isIntegralOrEnumerationType() && indexFlow_.count(v))
+      bindData(v, *from,
+               fmt::format("line {}: '{}' is where the loop of line {} ended, which this load "
+                           "decides: an index the data decides",
+                           tu_.line(exit->getBeginLoc()), v->getName().str(),
+                           tu_.line(f->getBeginLoc())));
 }
 
 int KernelBuilder::smallPure(const clang::Stmt *s) {
@@ -417,23 +522,37 @@ void KernelBuilder::forgetAssignedIn(const clang::Stmt *s) {
 
 void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clang::Stmt *> *rest) {
   std::vector<const clang::Stmt *> thenS, elseS;
+  auto exit = exitTrips_.find(is);
   if (rest) {
     continueIf(is, &thenS);
     elseS = *rest;
+  } else if (exit != exitTrips_.end()) {
+    breakIf(is, &thenS); // the `break` is the loop's end, which its trip count says
   } else {
     thenS.push_back(is->getThen());
     if (is->getElse())
       elseS.push_back(is->getElse());
   }
   int nt = smallPure(is->getThen()), ne = smallPure(is->getElse());
-  if (!rest && nt >= 0 && ne >= 0 && nt <= 8 && ne <= 8) {
+  const auto before = env_;
+  std::map<const clang::VarDecl *, Expr> armData; // bindData bindings held at an arm's end
+  auto noteArmData = [&](const std::map<const clang::VarDecl *, Expr> &start) {
+    for (const auto &[v, e] : env_)
+      if (dataOf(e) && (!start.count(v) || !(start.at(v) == e)))
+        armData[v] = e;
+  };
+  if (!rest && exit == exitTrips_.end() && nt >= 0 && ne >= 0 && nt <= 8 && ne <= 8) {
     // predicated: both sides execute, a select picks the result
     eval(is->getCond());
+    ++underBranch_;
     stmt(is->getThen());
     stmt(is->getElse());
+    --underBranch_;
+    noteArmData(before);
     cost(1);
     forgetAssignedIn(is->getThen());
     forgetAssignedIn(is->getElse());
+    keepData(is, before, armData);
     return;
   }
   eval(is->getCond());
@@ -442,7 +561,14 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
   std::set<const clang::VarDecl *> inScope;
   for (const auto &[v, e] : loopVal_)
     inScope.insert(v);
-  double p = branchProbability(na_, is, path_, inScope, source, warnings_);
+  double p;
+  if (exit != exitTrips_.end() && exit->second && *exit->second >= 1) {
+    // taken once in a run of the loop: the iteration it ends at
+    p = 1.0 / *exit->second;
+    source = fmt::format("= 1/{}: taken once, where the loop ends", *exit->second);
+  } else {
+    p = branchProbability(na_, is, path_, inScope, source, warnings_);
+  }
   skeleton::Branch b;
   b.prob = p;
   auto savedAvail = avail_;
@@ -456,7 +582,10 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
     scopes_.emplace_back();
     auto envSave = env_;
     auto affSave = affEnv_;
+    ++underBranch_;
     stmts(ss);
+    --underBranch_;
+    noteArmData(envSave);
     flush();
     for (const auto &[arr, keys] : avail_)
       if (!savedAvail.count(arr) || savedAvail.at(arr) != keys)
@@ -507,6 +636,60 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
     st.comments.leading.push_back(
         fmt::format("// line {}: if ({}): p {}", tu_.line(is->getBeginLoc()), cond, source));
   emit(std::move(st));
+  keepData(is, before, armData);
+}
+
+std::optional<Expr> KernelBuilder::dataOf(const Expr &e) const {
+  if (e.kind != Expr::Kind::Name)
+    return std::nullopt;
+  auto it = dataLoad_.find(e.name);
+  if (it == dataLoad_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool KernelBuilder::visible(const Expr &e) const {
+  if (e.kind == Expr::Kind::Name && declared_.count(e.name) && !inScope(e.name))
+    return false;
+  return std::all_of(e.args.begin(), e.args.end(), [&](const Expr &a) { return visible(a); });
+}
+
+void KernelBuilder::keepData(const clang::IfStmt *is,
+                             const std::map<const clang::VarDecl *, Expr> &before,
+                             const std::map<const clang::VarDecl *, Expr> &armData) {
+  std::set<const clang::VarDecl *> assigned;
+  std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *s) {
+    if (!s)
+      return;
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+      if (auto *v = refVar(b->getLHS()))
+        assigned.insert(v);
+    for (const clang::Stmt *c : s->children())
+      walk(c);
+  };
+  walk(is->getThen());
+  walk(is->getElse());
+  for (const clang::VarDecl *v : assigned) {
+    if (!v->getType()->isIntegralOrEnumerationType() || !indexFlow_.count(v))
+      continue;
+    // the binding it held before, else the one an arm gave it
+    std::optional<Expr> ref;
+    if (auto b = before.find(v); b != before.end() && dataOf(b->second))
+      ref = b->second;
+    else if (auto a = armData.find(v); a != armData.end())
+      ref = a->second;
+    if (!ref)
+      continue;
+    if (visible(*ref)) { // the same value the data decides: no new binding
+      env_[v] = *ref;
+      affEnv_.erase(v);
+      dataBound_.insert(v);
+    } else if (auto load = dataOf(*ref); load && visible(*load)) {
+      bindData(v, *load,
+               fmt::format("line {}: '{}' is decided by data on a side of this 'if'",
+                           tu_.line(is->getBeginLoc()), v->getName().str()));
+    }
+  }
 }
 
 bool KernelBuilder::storesIn(const std::vector<const clang::Stmt *> &ss, const std::string &arr) {

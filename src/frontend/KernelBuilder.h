@@ -50,7 +50,14 @@ private:
   };
   struct Val {
     std::optional<skeleton::Expr> sym;
+    /// Without `sym`: a load (in scope) the value is computed from, which a
+    /// scalar holding it is bound to when it indexes memory (bindData).
+    std::optional<skeleton::Expr> from;
   };
+  /// The load a value computed from `a` and `b` stands for.
+  static Val derived(const Val &a, const Val &b = {}) {
+    return {std::nullopt, a.from ? a.from : b.from};
+  }
 
   // -------------------------------------------------------------------------
   // names
@@ -85,6 +92,22 @@ private:
   Val unary(const clang::UnaryOperator *u);
   Val binary(const clang::BinaryOperator *b);
   void forget(const clang::VarDecl *v);
+  /// Binds `v`, an integer the data decides, to `value` (a load in scope it is
+  /// computed from): its subscripts are then data-dependent, as `J[j]`'s.
+  void bindData(const clang::VarDecl *v, const skeleton::Expr &value, const std::string &why);
+  /// After search loop `f`: the scalars its exit sets are bound to the load
+  /// of the exit's condition that is in scope (bindData).
+  void bindSearchResults(const clang::ForStmt *f, const clang::IfStmt *exit);
+  /// The load a bindData binding `e` stands for, else empty.
+  std::optional<skeleton::Expr> dataOf(const skeleton::Expr &e) const;
+  /// Whether every name `e` mentions can be read here (none left with its scope).
+  bool visible(const skeleton::Expr &e) const;
+  /// After the `if` `is`: a scalar it assigns that held, before it or at the
+  /// end of an arm (`armData`), a bindData binding still holds a value the
+  /// data decides: that binding where it is in scope, else a new one.
+  void keepData(const clang::IfStmt *is,
+                const std::map<const clang::VarDecl *, skeleton::Expr> &before,
+                const std::map<const clang::VarDecl *, skeleton::Expr> &armData);
   void assignScalar(const clang::VarDecl *v, const clang::Expr *rhs, const Val &r);
 
   // -------------------------------------------------------------------------
@@ -153,6 +176,20 @@ private:
   std::vector<std::set<std::string>> scopes_;
   std::set<std::string> bindNames_;
   std::vector<std::pair<const clang::Expr *, bool>> path_;
+  /// The `if (c) { ...; break; }` of each search loop being built, and the
+  /// loop's trip count: the exit is taken once per run of the loop.
+  std::map<const clang::IfStmt *, std::optional<double>> exitTrips_;
+  /// Scalars bound by bindData: a later assignment under a branch or in a
+  /// loop (`if (k < 0) k = 0;`) leaves them decided by data, still bound.
+  std::set<const clang::VarDecl *> dataBound_;
+  int underBranch_ = 0; ///< arms of `if`s being built around the statement
+  std::map<std::string, skeleton::Expr> dataLoad_; ///< bindData's bindings: their load
+  /// Scalars that are not integers (`double t = u[j];`): the load they hold.
+  std::map<const clang::VarDecl *, skeleton::Expr> dataFrom_;
+  std::set<std::string> declared_; ///< every name `declare` gave out
+  /// NestScan's index scalars and the scalars assigned to them, transitively
+  /// (`i = ret; ... a[i]`): those a value the data decides is bound for.
+  std::set<const clang::VarDecl *> indexFlow_;
 };
 
 } // namespace skelcast::frontend

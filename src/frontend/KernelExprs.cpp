@@ -151,7 +151,7 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
     if (e->getType()->isIntegralOrEnumerationType() &&
         c->getSubExpr()->getType()->isIntegralOrEnumerationType())
       return v;
-    return {};
+    return derived(v);
   }
   if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
@@ -165,6 +165,8 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
       return {en->second};
     if (auto k = na_.knownScalar(v))
       return {k->second};
+    if (auto d = dataFrom_.find(v); d != dataFrom_.end() && visible(d->second))
+      return {std::nullopt, d->second};
     return {};
   }
   if (auto *a = accessOf(e))
@@ -189,13 +191,14 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
         return arm == 1 ? t : f;
       }
     }
-    return {};
+    return derived(t, f);
   }
   if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
     const clang::FunctionDecl *fd = call->getDirectCallee();
+    Val from;
     for (const clang::Expr *a : call->arguments())
       if (!a->getType()->isRecordType()) // a struct passed whole stays in registers
-        eval(a);
+        from = derived(from, eval(a));
     cost(ops_.callCost(fd), call->getType()); // a double routine: FP64
     // variables bound to non-const references: the inlined body assigns them
     for (unsigned k = 0; fd && k < call->getNumArgs() && k < fd->getNumParams(); ++k) {
@@ -204,7 +207,7 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
         if (auto *v = refVar(call->getArg(k)))
           forget(v);
     }
-    return {};
+    return from;
   }
   if (auto *il = llvm::dyn_cast<clang::InitListExpr>(e)) {
     for (const clang::Expr *i : il->inits())
@@ -252,9 +255,9 @@ KernelBuilder::Val KernelBuilder::unary(const clang::UnaryOperator *u) {
     cost(1);
     if (v.sym && u->getType()->isIntegralOrEnumerationType())
       return {Expr::neg(*v.sym)};
-    return {};
+    return derived(v);
   case clang::UO_Not:
-  case clang::UO_LNot: cost(1); return {};
+  case clang::UO_LNot: cost(1); return derived(v);
   default:
     throw Unsupported{u->getBeginLoc(),
                       fmt::format("the expression '{}'", tu_.sourceText(u->getSourceRange()))};
@@ -353,11 +356,28 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
     if (c)
       return {mkBinary(c, *l.sym, *r.sym)};
   }
-  return {};
+  return derived(l, r);
 }
 
 void KernelBuilder::forget(const clang::VarDecl *v) {
+  if (dataBound_.count(v))
+    return; // still a value the data decides (dataBound_)
   env_.erase(v);
+  affEnv_.erase(v);
+}
+
+void KernelBuilder::bindData(const clang::VarDecl *v, const Expr &value, const std::string &why) {
+  std::string name = declare(v->getName().str());
+  skeleton::Stmt st;
+  st.kind = skeleton::Stmt::Kind::Bind;
+  st.bindName = name;
+  st.bindValue = value;
+  st.comments.leading.push_back("// " + why);
+  emit(std::move(st));
+  bindNames_.insert(name);
+  dataLoad_[name] = value;
+  dataBound_.insert(v);
+  env_[v] = Expr::ref(name);
   affEnv_.erase(v);
 }
 
@@ -366,10 +386,29 @@ void KernelBuilder::assignScalar(const clang::VarDecl *v, const clang::Expr *rhs
   if (llvm::isa<clang::FloatingLiteral>(s) || tu_.constantValue(rhs) ||
       llvm::isa<clang::IntegerLiteral>(s))
     cost(1); // a constant moved into a register
+  if (underBranch_ == 0)
+    dataBound_.erase(v); // assigned whatever the data: a value of its own
+  if (!v->getType()->isIntegralOrEnumerationType()) {
+    // `double t = u[j];`: the load it holds, for an index computed from it
+    if (r.from && underBranch_ == 0)
+      dataFrom_[v] = *r.from;
+    else
+      dataFrom_.erase(v);
+  }
+  if (v->getType()->isIntegralOrEnumerationType() && !r.sym && r.from && visible(*r.from) &&
+      indexFlow_.count(v) && !dataBound_.count(v)) {
+    // `k = (int)(x[i] * 10)`: an index computed from loaded data
+    bindData(v, *r.from,
+             fmt::format("line {}: '{}' is computed from this load: an index the data decides",
+                         tu_.line(rhs->getBeginLoc()), v->getName().str()));
+    return;
+  }
   if (!v->getType()->isIntegralOrEnumerationType() || !r.sym) {
     forget(v);
     return;
   }
+  if (dataBound_.count(v))
+    return; // assigned under a branch: still decided by data
   auto d = defs_.find(v);
   bool single = d != defs_.end() && d->second == 1;
   if (scan_.indexScalars.count(v) && single && mentionsAccess(*r.sym, bindNames_)) {
@@ -537,8 +576,10 @@ const clang::ArraySubscriptExpr *KernelBuilder::accessOf(const clang::Expr *e) c
 KernelBuilder::Val KernelBuilder::load(const clang::ArraySubscriptExpr *a, const clang::Expr *whole) {
   Addr ad = address(a);
   readAddr(ad);
-  if (ad.shape->isRegister || !(whole ? whole : a)->getType()->isIntegralOrEnumerationType())
+  if (ad.shape->isRegister)
     return {};
+  if (!(whole ? whole : a)->getType()->isIntegralOrEnumerationType())
+    return {std::nullopt, Expr::access(ad.name, ad.idx)};
   return {Expr::access(ad.name, ad.idx)};
 }
 

@@ -84,6 +84,11 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
     chains.push_back(loopChain(s));
     if (chains.back().empty())
       return std::nullopt; // a statement that is not a loop: each j would repeat it
+    for (const clang::ForStmt *f : chains.back())
+      if (scan.earlyExits.count(f)) {
+        whyNot = fmt::format("the loop at line {} ends at a 'break'", na.tu.line(f->getBeginLoc()));
+        return std::nullopt;
+      }
   }
   // J: the outermost index of the first chain that every chain has
   const clang::VarDecl *J = nullptr;

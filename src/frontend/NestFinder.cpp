@@ -128,8 +128,8 @@ public:
     while (plan.parallel.size() < 3) {
       std::vector<const clang::Stmt *> prefix;
       const clang::ForStmt *inner = singleInnerLoop(cur, scan, prefix);
-      if (!inner)
-        break;
+      if (!inner || scan.earlyExits.count(inner))
+        break; // (a loop that a `break` ends runs as far as its data says)
       std::string w;
       if (!constantBounds(na, scan.headers.at(inner), w))
         break;

@@ -100,10 +100,17 @@ public:
     out_.scalarWrites.push_back(w);
     // `if (c) continue;` among the body's statements skips the rest of the
     // body: a branch around it (KernelBuilder::stmts); elsewhere refused
+    // `if (c) { ...; break; }` among the body's statements of an inner loop
+    // ends it early (a search): a sequential loop of the thread. The nest's
+    // own loop with one is no loop space: its `break` is refused below.
     if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody()))
       for (const clang::Stmt *c : cs->body())
         if (auto *k = continueIf(c))
           continues_.insert(k);
+    if (const clang::IfStmt *exit = parent ? earlyExit(f) : nullptr) {
+      breaks_.insert(breakIf(exit));
+      out_.earlyExits.insert(f);
+    }
     stmt(f->getBody(), f);
   }
 
@@ -133,6 +140,8 @@ public:
     if (llvm::isa<clang::NullStmt>(s))
       return;
     if (llvm::isa<clang::ContinueStmt>(s) && continues_.count(s))
+      return;
+    if (llvm::isa<clang::BreakStmt>(s) && breaks_.count(s))
       return;
     if (auto *as = llvm::dyn_cast<clang::AttributedStmt>(s)) {
       stmt(as->getSubStmt(), loop);
@@ -691,6 +700,7 @@ private:
   NestScan &out_;
   CalleeChecker &callees_;
   std::set<const clang::Stmt *> continues_; ///< the `continue`s of continueIf forms
+  std::set<const clang::Stmt *> breaks_;    ///< the `break`s of breakIf forms (inner loops)
 };
 
 } // namespace

@@ -76,6 +76,9 @@ struct NestScan {
   std::map<const clang::VarDecl *, const clang::ForStmt *> localDecls; ///< declared in that loop
   std::set<const clang::VarDecl *> registerArrays; ///< local arrays declared inside
   std::set<const clang::VarDecl *> indexScalars;   ///< scalars used in subscripts or bounds
+  /// Inner loops that `if (c) { ...; break; }` ends early (a search): never
+  /// in the loop space, their trip count data's (KernelBuilder::loop).
+  std::set<const clang::ForStmt *> earlyExits;
 
   bool inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const;
 };
