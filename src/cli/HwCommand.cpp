@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace skelcast::cli {
 namespace {
@@ -32,12 +35,11 @@ std::string csvField(const std::string &s) {
   return q + "\"";
 }
 
-nlohmann::ordered_json specJson(const hw::HwSpec &h) {
-  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
-  auto field = [&](const std::string &k, const nlohmann::ordered_json &v) {
-    auto s = h.sources.find(k);
-    fields[k] = {{"value", v}, {"source", s == h.sources.end() ? "" : s->second}};
-  };
+/// Every field of a spec that `hw show` prints, in the file's order: the
+/// optional ones only where the spec has them. One table for both formats.
+std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw::HwSpec &h) {
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> f;
+  auto field = [&](const std::string &k, const nlohmann::ordered_json &v) { f.emplace_back(k, v); };
   field("compute_capability", h.computeCapability);
   field("sm_count", h.smCount);
   field("clock_ghz", h.clockGHz);
@@ -78,6 +80,25 @@ nlohmann::ordered_json specJson(const hw::HwSpec &h) {
     field("l2_resident_bytes", h.l2ResidentBytes);
   if (h.atomicSameAddressNs > 0)
     field("atomic_same_address_ns", h.atomicSameAddressNs);
+  return f;
+}
+
+/// A field's value as `hw show` prints it: integers and strings as they
+/// are, other numbers in their shortest form.
+std::string fieldText(const nlohmann::ordered_json &v) {
+  if (v.is_string())
+    return v.get<std::string>();
+  if (v.is_number_float())
+    return fmt::format("{}", v.get<double>());
+  return v.dump();
+}
+
+nlohmann::ordered_json specJson(const hw::HwSpec &h) {
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+  for (const auto &[k, v] : specFields(h)) {
+    auto s = h.sources.find(k);
+    fields[k] = {{"value", v}, {"source", s == h.sources.end() ? "" : s->second}};
+  }
   nlohmann::ordered_json link = nullptr;
   if (h.hostLink) {
     const hw::HostLink &l = *h.hostLink;
@@ -166,46 +187,8 @@ void registerHw(CLI::App &app, Context &ctx) {
           ctx.out << fmt::format("  {:<28} {:>14}  {}\n", k, v,
                                  s == h.sources.end() ? "" : s->second);
         };
-        field("compute_capability", h.computeCapability);
-        field("sm_count", std::to_string(h.smCount));
-        field("clock_ghz", fmt::format("{}", h.clockGHz));
-        field("warp_size", std::to_string(h.warpSize));
-        field("max_threads_per_block", std::to_string(h.maxThreadsPerBlock));
-        field("max_warps_per_sm", std::to_string(h.maxWarpsPerSM));
-        field("max_blocks_per_sm", std::to_string(h.maxBlocksPerSM));
-        field("shared_mem_per_sm_bytes", std::to_string(h.sharedMemPerSMBytes));
-        field("shared_mem_per_block_bytes", std::to_string(h.sharedMemPerBlockBytes));
-        field("registers_per_sm", std::to_string(h.registersPerSM));
-        field("max_registers_per_thread", std::to_string(h.maxRegistersPerThread));
-        field("schedulers_per_sm", std::to_string(h.schedulersPerSM));
-        field("issue_cycles", fmt::format("{}", h.issueCycles));
-        field("mem_bandwidth_gbps", fmt::format("{}", h.memBandwidthGBps));
-        if (h.memCapacityBytes > 0)
-          field("mem_capacity_bytes", std::to_string(h.memCapacityBytes));
-        field("dram_latency_cycles", fmt::format("{}", h.dramLatencyCycles));
-        field("departure_del_coal_cycles", fmt::format("{}", h.departureDelCoalCycles));
-        field("departure_del_uncoal_cycles", fmt::format("{}", h.departureDelUncoalCycles));
-        field("l1_cache_bytes", std::to_string(h.l1CacheBytes));
-        field("l2_cache_bytes", std::to_string(h.l2CacheBytes));
-        field("l1_latency_cycles", fmt::format("{}", h.l1LatencyCycles));
-        field("l2_latency_cycles", fmt::format("{}", h.l2LatencyCycles));
-        field("peak_sp_gflops", fmt::format("{}", h.peakSpGflops));
-        field("peak_dp_gflops", fmt::format("{}", h.peakDpGflops));
-        if (h.l1WavefrontsPerCycle > 0)
-          field("l1_wavefronts_per_cycle", fmt::format("{}", h.l1WavefrontsPerCycle));
-        if (h.dramBwPerWarpGBps > 0)
-          field("dram_bw_per_warp_gbps", fmt::format("{}", h.dramBwPerWarpGBps));
-        field("launch_overhead_us", fmt::format("{}", h.launchOverheadUs));
-        if (h.sources.count("launch_back_to_back_us"))
-          field("launch_back_to_back_us", fmt::format("{}", h.launchBackToBackUs));
-        if (h.launchGapUs > 0)
-          field("launch_gap_us", fmt::format("{}", h.launchGapUs));
-        if (h.l2BandwidthGBps > 0)
-          field("l2_bandwidth_gbps", fmt::format("{}", h.l2BandwidthGBps));
-        if (h.l2ResidentBytes > 0)
-          field("l2_resident_bytes", std::to_string(h.l2ResidentBytes));
-        if (h.atomicSameAddressNs > 0)
-          field("atomic_same_address_ns", fmt::format("{}", h.atomicSameAddressNs));
+        for (const auto &[k, v] : specFields(h))
+          field(k, fieldText(v));
         if (h.hostLink) {
           const hw::HostLink &l = *h.hostLink;
           field("host_link", fmt::format("{} {}/{} GB/s", l.kind, l.h2dPinnedGBps, l.d2hPinnedGBps));
