@@ -128,6 +128,19 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
       k.comments.leading.push_back(fmt::format(
           "// line {}: the call to '{}' is inlined, its pointer parameters the arrays passed",
           tu_.line(loc), callee));
+  for (const auto &lp : tu_.loopPointers)
+    if (tu_.sm.isPointWithin(tu_.sm.getExpansionLoc(lp.loc),
+                             tu_.sm.getExpansionLoc(root->getBeginLoc()),
+                             tu_.sm.getExpansionLoc(root->getEndLoc())))
+      k.comments.leading.push_back(fmt::format(
+          "// line {}: '{}' is set in each iteration to '{}': its accesses are those of '{}' "
+          "at that offset{}",
+          tu_.line(lp.loc), lp.pointer, lp.value, lp.array,
+          lp.written && plan_.omp && lp.offset && !na_.affine(lp.offset).valid
+              ? fmt::format(" (the offset is not affine, read from data: its writes are "
+                            "indirect stores, independent on the word of {})",
+                            plan_.why)
+              : ""));
   return k;
 }
 
