@@ -76,7 +76,7 @@ TEST(LoopPointers, PointersIntoArraysAtAnOffsetReadFromData) {
   EXPECT_TRUE(has(o.text, "// line 15: 'fA' is set in each iteration to '&fv[first]': its "
                           "accesses are those of 'fv' at that offset (the offset is not affine, "
                           "read from data: its writes are indirect stores, independent on the "
-                          "word of OpenMP 'parallel for')"))
+                          "OpenMP directive's word)"))
       << o.text;
   EXPECT_TRUE(has(o.text, "// line 16: 'qA' is set in each iteration to 'qv + first'")) << o.text;
 }
@@ -225,4 +225,78 @@ void bytes(double *a) {
 }
 )");
   EXPECT_FALSE(o.ok) << o.text;
+}
+
+// The neighbour boxes: the box whose particles a pass reads is the home box
+// at k = 0 and a neighbour's number after, set on both sides of an `if`.
+// After the `if` it holds the side most iterations take (the `else` of an
+// `==` test), the other side approximated; the trip of the loop over the
+// neighbours, a bound read from the box, comes from --trip.
+TEST(LoopPointers, ANeighbourSetOnBothSidesOfAnIf) {
+  SkeletonizeOptions opts;
+  opts.extents["qv"] = {100000};
+  opts.extents["fv"] = {100000};
+  opts.trips["k"] = 27;
+  Out o = run(R"(
+#define NB 1000
+#define PER 100
+typedef struct { int number; long offset; } nei_t;
+typedef struct { long offset; int nn; nei_t nei[26]; } box_t;
+void near(box_t *box, const double *qv, double *fv) {
+  int l, k, i, j, pointer;
+  long first_i, first_j;
+  double *fA;
+  const double *qB;
+  #pragma omp parallel for private(k, i, j, pointer, first_i, first_j, fA, qB)
+  for (l = 0; l < NB; l++) {
+    first_i = box[l].offset;
+    fA = &fv[first_i];
+    for (k = 0; k < 1 + box[l].nn; k++) {
+      if (k == 0) {
+        pointer = l;
+      } else {
+        pointer = box[l].nei[k - 1].number;
+      }
+      first_j = box[pointer].offset;
+      qB = &qv[first_j];
+      for (i = 0; i < PER; i++)
+        for (j = 0; j < PER; j++)
+          fA[i] += qB[j];
+    }
+  }
+}
+)",
+              opts);
+  ASSERT_TRUE(o.ok) << o.error;
+  // 8 + 4 + 4 (padding) + 26 * 16 bytes: 108 ints; nn at int 2, nei[k - 1].number at 4 + 4(k - 1)
+  EXPECT_TRUE(has(o.text, "int box[NB][108]")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream k = 0:1 + box[l][2] (hint:27)")) << o.text;
+  EXPECT_TRUE(has(o.text, "// line 16: 'pointer' is set on both sides: after the 'if' it holds "
+                          "the value of the 'else' side, which most iterations take; the other "
+                          "side is approximated"))
+      << o.text;
+  EXPECT_TRUE(has(o.text, "first_j = box[box[l][4 + 4*(k - 1)]][0]")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld qv[first_j + j]")) << o.text;
+  EXPECT_TRUE(has(o.text, "st fv[first_i + i]")) << o.text;
+}
+
+// The value kept after the `if` is the skeleton's index, never the dependence
+// test's: a store through an index set on both sides stays a scatter.
+TEST(LoopPointers, AScatterThroughAnIndexSetOnBothSidesIsRefused) {
+  Out o = run(R"(
+#define N 1000
+void scatter(int *out, const int *idx) {
+  for (int i = 0; i < N; i++) {
+    int t;
+    if (i == 0) {
+      t = 0;
+    } else {
+      t = idx[i];
+    }
+    out[t] = i;
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_TRUE(has(o.error, "'out' is written through a subscript computed from data")) << o.error;
 }
