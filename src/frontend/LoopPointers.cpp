@@ -201,7 +201,10 @@ private:
   void walk(clang::Stmt *s, clang::Stmt *parent, clang::Stmt *grand, int forBodies) {
     if (!s)
       return;
-    if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::IndirectGotoStmt>(s))
+    // a jump past the assignment to a later statement (a `goto`, a `case`
+    // label) would reach a use with an older value
+    if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::IndirectGotoStmt>(s) ||
+        llvm::isa<clang::LabelStmt>(s) || llvm::isa<clang::SwitchStmt>(s))
       gotos_ = true;
     if (auto *cap = llvm::dyn_cast<clang::CapturedStmt>(s)) {
       walk(cap->getCapturedStmt(), parent, grand, forBodies);

@@ -24,7 +24,9 @@
 ///     the assignment (so it is private to each pass through the block, and
 ///     its value after the loop is never read);
 ///   - neither `A` nor a variable of the subscripts is assigned in those
-///     statements, and no variable of them has its address taken.
+///     statements, and no variable of them has its address taken;
+///   - the function has no `goto`, label or `switch` (a jump past the
+///     assignment would reach a use with an older value).
 /// Other pointers are left as they are, and the nest analysis says why it
 /// cannot port them.
 #pragma once

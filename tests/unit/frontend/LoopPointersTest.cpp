@@ -300,3 +300,24 @@ void scatter(int *out, const int *idx) {
   EXPECT_FALSE(o.ok) << o.text;
   EXPECT_TRUE(has(o.error, "'out' is written through a subscript computed from data")) << o.error;
 }
+
+// A `case` label between the pointer and its use: a jump past the assignment
+// reaches the use with the pointer of an earlier iteration. Left alone.
+TEST(LoopPointers, AJumpPastThePointerIsLeftAlone) {
+  Out o = run(R"(
+#define N 1000
+void jump(double *a, const int *kind) {
+  double *p = a;
+  #pragma omp parallel for firstprivate(p)
+  for (int i = 0; i < N; i++) {
+    switch (kind[i]) {
+    case 0:
+      p = &a[i];
+    case 1:
+      p[0] = 1.0;
+    }
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+}
