@@ -73,8 +73,15 @@ rodinia_extents() {
     # default to 5 clusters
     kmeans/*) echo "--extent npoints=494020 --extent nfeatures=34 --extent nclusters=5" ;;
     # run: ./lavaMD -cores 4 -boxes1d 10: main.c sets dim_cpu.number_boxes to boxes1d_arg cubed,
-    # 1000, and passes dim_cpu to kernel_cpu as its parameter 'dim'
-    lavaMD/*) echo "--extent dim.number_boxes=1000" ;;
+    # 1000, and passes dim_cpu to kernel_cpu as its parameter 'dim'; box_cpu holds number_boxes
+    # boxes and rv_cpu, qv_cpu, fv_cpu space_elem = number_boxes * NUMBER_PAR_PER_BOX = 100000
+    # particles each (main.c, the mallocs after 'dim_cpu.space_elem = ...'). The loop over a
+    # box's home and neighbour boxes runs 1 + box[l].nn times, nn set by main.c's neighbour
+    # loops: 26 for a box inside the 10x10x10 grid, fewer on its faces. 27 is the trip of 25
+    # of the 32 warps of 32 consecutive boxes (those holding an inner box; the other 7 lie on
+    # the first and last planes: 18, and 12 for the last, partial one); the mean over boxes is
+    # 2.8^3, about 22
+    lavaMD/*) echo "--extent dim.number_boxes=1000 --extent box=1000 --extent rv=100000 --extent qv=100000 --extent fv=100000 --trip k=27" ;;
     # run: ./omp/lud_omp -s 8000
     lud/*) echo "--extent size=8000 --extent matrix_dim=8000" ;;
     # run: ./myocyte.out 100 1 0 4: xmax (time span) 100, workload 1, mode 0

@@ -135,45 +135,109 @@ const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx
   return ft;
 }
 
+namespace {
+
+/// Where a number (or an array of numbers) lies in an element of an array of
+/// structs: the element, the constant offset of the fields on the way, in
+/// bits, and the subscripts of array fields with their strides in bits.
+struct Place {
+  const clang::ArraySubscriptExpr *element = nullptr;
+  uint64_t bits = 0;
+  std::vector<FieldSubscript> terms;
+};
+
+bool isStructType(clang::QualType t) {
+  const auto *rt = t.getCanonicalType()->getAs<clang::RecordType>();
+  return rt && rt->getDecl()->isStruct() && rt->getDecl()->getDefinition();
+}
+
+/// The place of `x`, an lvalue reached from an element of an array of
+/// structs by `.field` and subscripts of array fields; false for anything
+/// else (an arrow, a union, a bit-field, a pointer field on the way).
+bool placeOf(const clang::Expr *x, const clang::ASTContext &ctx, Place &p) {
+  x = x->IgnoreParens();
+  if (auto *me = llvm::dyn_cast<clang::MemberExpr>(x)) {
+    auto *fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
+    if (me->isArrow() || !fd || fd->isBitField() || !isStructType(me->getBase()->getType()))
+      return false;
+    if (!placeOf(me->getBase(), ctx, p))
+      return false;
+    p.bits += ctx.getFieldOffset(fd);
+    return true;
+  }
+  auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(x);
+  if (!as)
+    return false;
+  // the subscripts down to what is subscripted: an array field (`nei` of
+  // `box[l].nei[k]`, `m` of `a[i].m[r][c]`) or the array of structs itself
+  std::vector<const clang::ArraySubscriptExpr *> levels;
+  const clang::Expr *b = as;
+  while (auto *s = llvm::dyn_cast<clang::ArraySubscriptExpr>(b)) {
+    levels.push_back(s);
+    auto *ic = llvm::dyn_cast<clang::ImplicitCastExpr>(s->getBase()->IgnoreParens());
+    if (!ic || ic->getCastKind() != clang::CK_ArrayToPointerDecay) {
+      b = nullptr;
+      break;
+    }
+    b = ic->getSubExpr()->IgnoreParens();
+  }
+  if (b && llvm::isa<clang::MemberExpr>(b)) {
+    if (!placeOf(b, ctx, p))
+      return false;
+    for (const clang::ArraySubscriptExpr *s : levels)
+      p.terms.push_back({s->getIdx(), ctx.getTypeSize(s->getType())});
+    return true;
+  }
+  if (!isStructType(as->getType()))
+    return false;
+  p.element = as;
+  return true;
+}
+
+} // namespace
+
 const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
                                                unsigned *field, const clang::Type **word,
-                                               bool arrayField) {
-  auto *me = llvm::dyn_cast_or_null<clang::MemberExpr>(e ? e->IgnoreParens() : nullptr);
-  if (!me || me->isArrow())
+                                               std::vector<FieldSubscript> *terms) {
+  e = e ? e->IgnoreParens() : nullptr;
+  auto *me = llvm::dyn_cast_or_null<clang::MemberExpr>(e);
+  if (!e || (me && me->isArrow()) || (!me && !llvm::isa<clang::ArraySubscriptExpr>(e)))
     return nullptr;
-  auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(me->getBase()->IgnoreParens());
-  auto *fd = llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl());
-  if (!as || !fd)
+  Place p;
+  if (!placeOf(e, ctx, p) || !p.element || p.element == e)
     return nullptr;
-  clang::QualType ft = fd->getType().getCanonicalType();
-  if (!ft->isArrayType() && uniformStruct(as->getType(), ctx)) {
+  clang::QualType ft = e->getType().getCanonicalType();
+  auto *fd = me ? llvm::dyn_cast<clang::FieldDecl>(me->getMemberDecl()) : nullptr;
+  auto *as = me ? llvm::dyn_cast<clang::ArraySubscriptExpr>(me->getBase()->IgnoreParens()) : nullptr;
+  if (fd && as == p.element && uniformStruct(as->getType(), ctx)) {
     if (field)
       *field = fd->getFieldIndex();
     if (word)
       *word = nullptr;
+    if (terms)
+      terms->clear();
     return as;
   }
   // words of the field's number type
-  const auto *rt = as->getType().getCanonicalType()->getAs<clang::RecordType>();
-  if (!rt || !rt->getDecl()->isStruct() || fd->isBitField())
-    return nullptr;
-  if (auto *at = llvm::dyn_cast<clang::ConstantArrayType>(ft.getTypePtr())) {
-    if (!arrayField)
-      return nullptr;
-    ft = at->getElementType().getCanonicalType();
-  }
   if (!ft->isArithmeticType() || ft->isAnyComplexType())
     return nullptr;
   const clang::Type *w = ft.getUnqualifiedType().getTypePtr();
   uint64_t bits = ctx.getTypeSize(w);
-  uint64_t offset = ctx.getFieldOffset(fd);
-  if (!bits || offset % bits || !structWords(as->getType(), w, ctx))
+  if (!bits || p.bits % bits || !structWords(p.element->getType(), w, ctx))
     return nullptr;
+  for (const FieldSubscript &t : p.terms)
+    if (t.stride % bits)
+      return nullptr;
   if (field)
-    *field = static_cast<unsigned>(offset / bits);
+    *field = static_cast<unsigned>(p.bits / bits);
   if (word)
     *word = w;
-  return as;
+  if (terms) {
+    terms->clear();
+    for (const FieldSubscript &t : p.terms)
+      terms->push_back({t.index, t.stride / bits});
+  }
+  return p.element;
 }
 
 unsigned structWords(clang::QualType t, const clang::Type *word, const clang::ASTContext &ctx) {

@@ -66,6 +66,14 @@ const clang::IfStmt *earlyExit(const clang::ForStmt *f);
 const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx,
                                  unsigned *fields = nullptr);
 
+/// A subscript of an array field on the way from an element of an array of
+/// structs to a number in it (`k - 1` of `box[l].nei[k - 1].number`), with the
+/// stride it moves by, in words.
+struct FieldSubscript {
+  const clang::Expr *index = nullptr;
+  uint64_t stride = 1;
+};
+
 /// `a[i].x` (a field of an element of an array of structs): the subscript
 /// `a[i]`, and the field's place into `*field`; null otherwise. For a uniform
 /// struct the place is the field's index. For another struct (mixed fields,
@@ -73,13 +81,17 @@ const clang::Type *uniformStruct(clang::QualType t, const clang::ASTContext &ctx
 /// the element is taken as words of the field's number type, and the place
 /// is the field's offset in such words: the struct's size and the field's
 /// offset must be multiples of the word, and `*word` gets the word's type
-/// (null for a uniform struct). With `arrayField`, a field that is a
-/// one-dimensional array of numbers (`a[i].keys`, subscripted by the caller)
-/// is taken too, its place that of its first element.
+/// (null for a uniform struct). The number may lie deeper in the element,
+/// through fields of struct type and subscripts of array fields
+/// (`a[i].pos.y`, `box[l].nei[k - 1].number`, `n[k].keys[j]`: `e` may be a
+/// subscript of an array field): the place is then the constant words of the
+/// fields on the way, in `*field`, plus each subscript's index times its
+/// stride in words, in `*terms` (where `terms` is null, such a chain still
+/// gives the element: the callers that only look for it).
 const clang::ArraySubscriptExpr *structElement(const clang::Expr *e, const clang::ASTContext &ctx,
                                                unsigned *field = nullptr,
                                                const clang::Type **word = nullptr,
-                                               bool arrayField = false);
+                                               std::vector<FieldSubscript> *terms = nullptr);
 
 /// The struct `t` taken as words of `word`: the number of words, or 0 when its
 /// size is not a multiple of the word's.

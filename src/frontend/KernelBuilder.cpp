@@ -128,6 +128,18 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
       k.comments.leading.push_back(fmt::format(
           "// line {}: the call to '{}' is inlined, its pointer parameters the arrays passed",
           tu_.line(loc), callee));
+  for (const auto &lp : tu_.loopPointers)
+    if (tu_.sm.isPointWithin(tu_.sm.getExpansionLoc(lp.loc),
+                             tu_.sm.getExpansionLoc(root->getBeginLoc()),
+                             tu_.sm.getExpansionLoc(root->getEndLoc())))
+      k.comments.leading.push_back(fmt::format(
+          "// line {}: '{}' is set in each iteration to '{}': its accesses are those of '{}' "
+          "at that offset{}",
+          tu_.line(lp.loc), lp.pointer, lp.value, lp.array,
+          lp.written && plan_.omp && lp.offset && !na_.affine(lp.offset).valid
+              ? std::string(" (the offset is not affine, read from data: its writes are "
+                            "indirect stores, independent on the OpenMP directive's word)")
+              : ""));
   return k;
 }
 
@@ -574,6 +586,9 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
   auto savedAvail = avail_;
   Block *outer = blk_;
   std::set<std::string> stored;
+  // each side's values at its end, and the names it declared (sideValues)
+  std::map<const clang::VarDecl *, Expr> sideEnv[2];
+  std::set<std::string> sideNames[2];
   auto arm = [&](const std::vector<const clang::Stmt *> &ss, std::vector<skeleton::Stmt> &out,
                  bool polarity) {
     Block blk{&out, 0};
@@ -590,6 +605,8 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
     for (const auto &[arr, keys] : avail_)
       if (!savedAvail.count(arr) || savedAvail.at(arr) != keys)
         stored.insert(arr);
+    sideEnv[polarity ? 0 : 1] = env_;
+    sideNames[polarity ? 0 : 1] = scopes_.back();
     env_ = envSave;
     affEnv_ = affSave;
     scopes_.pop_back();
@@ -617,6 +634,7 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
       avail_.erase(arr);
   for (const clang::Stmt *x : both)
     forgetAssignedIn(x);
+  std::vector<std::string> kept = sideValues(is, b.prob, rest != nullptr, sideEnv, sideNames);
   skeleton::Stmt st;
   st.kind = skeleton::Stmt::Kind::Branch;
   st.branch = std::move(b);
@@ -635,6 +653,8 @@ void KernelBuilder::branch(const clang::IfStmt *is, const std::vector<const clan
   else
     st.comments.leading.push_back(
         fmt::format("// line {}: if ({}): p {}", tu_.line(is->getBeginLoc()), cond, source));
+  for (const std::string &k : kept)
+    st.comments.leading.push_back(k);
   emit(std::move(st));
   keepData(is, before, armData);
 }
@@ -690,6 +710,61 @@ void KernelBuilder::keepData(const clang::IfStmt *is,
                            tu_.line(is->getBeginLoc()), v->getName().str()));
     }
   }
+}
+
+std::vector<std::string> KernelBuilder::sideValues(
+    const clang::IfStmt *is, double p, bool continues,
+    const std::map<const clang::VarDecl *, Expr> (&sideEnv)[2],
+    const std::set<std::string> (&sideNames)[2]) {
+  // an integer scalar set on both sides of an `if`/`else` (lavaMD's `if (k == 0)
+  // pointer = l; else pointer = box[l].nei[k - 1].number;`) holds after it the
+  // value of the side most iterations take, as a clamped index does
+  // (KernelExprs.cpp, interiorArm): by the branch's probability, else the
+  // `else` side of an `==` test (true on a border) or the `then` side of `!=`
+  if (continues || !is->getElse())
+    return {};
+  int side = p < 0.5 ? 1 : p > 0.5 ? 0 : -1;
+  if (side < 0)
+    if (auto *c = llvm::dyn_cast<clang::BinaryOperator>(is->getCond()->IgnoreParenImpCasts()))
+      side = c->getOpcode() == clang::BO_EQ ? 1 : c->getOpcode() == clang::BO_NE ? 0 : -1;
+  if (side < 0)
+    return {};
+  std::set<const clang::VarDecl *> sets[2];
+  std::function<void(const clang::Stmt *, std::set<const clang::VarDecl *> &)> assigned =
+      [&](const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
+        if (!s)
+          return;
+        if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+          if (auto *v = refVar(b->getLHS()))
+            out.insert(v);
+        for (const clang::Stmt *c : s->children())
+          assigned(c, out);
+      };
+  assigned(is->getThen(), sets[0]);
+  assigned(is->getElse(), sets[1]);
+  std::function<bool(const Expr &)> visible = [&](const Expr &e) {
+    if (e.kind == Expr::Kind::Name && sideNames[side].count(e.name))
+      return false;
+    return std::all_of(e.args.begin(), e.args.end(), visible);
+  };
+  std::vector<std::string> out;
+  for (const clang::VarDecl *v : sets[0]) {
+    if (!sets[1].count(v) || !v->getType()->isIntegralOrEnumerationType() || loopVal_.count(v))
+      continue;
+    auto t = sideEnv[0].find(v), e = sideEnv[1].find(v);
+    if (t == sideEnv[0].end() || e == sideEnv[1].end())
+      continue;
+    const Expr &val = side == 0 ? t->second : e->second;
+    if (!visible(val))
+      continue;
+    env_[v] = val;
+    affEnv_.erase(v);
+    out.push_back(fmt::format(
+        "// line {}: '{}' is set on both sides: after the 'if' it holds the value of the {} "
+        "side, which most iterations take; the other side is approximated",
+        tu_.line(is->getBeginLoc()), v->getName().str(), side == 0 ? "'then'" : "'else'"));
+  }
+  return out;
 }
 
 bool KernelBuilder::storesIn(const std::vector<const clang::Stmt *> &ss, const std::string &arr) {

@@ -134,6 +134,12 @@ private:
   /// For `c ? a : b` as an index: 1 when `a` is the arm most iterations take,
   /// 2 for `b`, 0 when it cannot tell (KernelExprs.cpp says how).
   int interiorArm(const clang::ConditionalOperator *co);
+  /// After an `if`/`else` (not `if (c) continue;`) of probability p, each
+  /// integer scalar set on both sides holds the value of the side most
+  /// iterations take (lavaMD's `pointer`): set into env_; the comments saying so.
+  std::vector<std::string> sideValues(const clang::IfStmt *is, double p, bool continues,
+                                      const std::map<const clang::VarDecl *, skeleton::Expr> (&sideEnv)[2],
+                                      const std::set<std::string> (&sideNames)[2]);
   /// Clamped indices written as their interior arm: line, source text.
   std::set<std::pair<unsigned, std::string>> clamps_;
 

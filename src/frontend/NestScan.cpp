@@ -472,23 +472,94 @@ private:
   bool memberAccess(const clang::Expr *e, const clang::ForStmt *loop, Use use) {
     unsigned field = 0;
     const clang::Type *word = nullptr;
-    auto *as = structElement(e, tu_.ast, &field, &word);
+    std::vector<FieldSubscript> terms;
+    auto *as = structElement(e, tu_.ast, &field, &word, &terms);
     if (!as)
       return false;
-    auto *lit = clang::IntegerLiteral::Create(tu_.ast, llvm::APInt(32, field), tu_.ast.IntTy,
-                                              e->getExprLoc());
-    access(as, loop, use, lit, word);
+    access(as, loop, use, place(field, terms, e->getExprLoc()), word, field, terms);
     return true;
   }
 
+public:
+  /// Integer fields of different sizes of one array of structs (lavaMD's
+  /// `box[l].offset`, a `long`, beside `box[l].nn`, an `int`): the array is
+  /// taken as words of the smallest, and each wider field is read as the word
+  /// it begins with, its place scaled to those words. Fields of floating
+  /// types, or floating and integer ones together, are left for Shapes to
+  /// refuse.
+  void wordsOfOneSize() {
+    std::map<const clang::VarDecl *, const clang::Type *> smallest;
+    std::set<const clang::VarDecl *> mixed;
+    for (const AccessRec &r : out_.accesses) {
+      if (!r.word)
+        continue;
+      if (!r.word->isIntegerType()) {
+        mixed.insert(r.base);
+        continue;
+      }
+      auto [it, fresh] = smallest.emplace(r.base, r.word);
+      if (!fresh && tu_.ast.getTypeSize(r.word) < tu_.ast.getTypeSize(it->second))
+        it->second = r.word;
+    }
+    for (AccessRec &r : out_.accesses) {
+      auto it = smallest.find(r.base);
+      if (!r.word || mixed.count(r.base) || it == smallest.end())
+        continue;
+      uint64_t bits = tu_.ast.getTypeSize(r.word), small = tu_.ast.getTypeSize(it->second);
+      if (bits == small || bits % small)
+        continue;
+      uint64_t ratio = bits / small;
+      std::vector<FieldSubscript> terms = r.fieldTerms;
+      for (FieldSubscript &t : terms)
+        t.stride *= ratio;
+      r.subs.back() = place(static_cast<unsigned>(r.fieldAt * ratio), terms,
+                            r.subs.back()->getExprLoc());
+      r.wideField = r.word;
+      r.word = it->second;
+    }
+  }
+
+private:
+
+  /// The last subscript of a number in an element of an array of structs:
+  /// its constant place in words, plus each subscript of an array field on
+  /// the way times its stride (`n[k].keys[j]` is `258 + j`,
+  /// `box[l].nei[k - 1].number` is `11 + 6 * (k - 1)`), made in the AST
+  /// context so that every step reads it as a subscript.
+  const clang::Expr *place(unsigned at, const std::vector<FieldSubscript> &terms,
+                           clang::SourceLocation loc) {
+    clang::ASTContext &ctx = tu_.ast;
+    auto lit = [&](uint64_t v) {
+      return clang::IntegerLiteral::Create(ctx, llvm::APInt(32, v), ctx.IntTy, loc);
+    };
+    auto bin = [&](clang::Expr *l, clang::Expr *r, clang::BinaryOperatorKind op) {
+      return clang::BinaryOperator::Create(ctx, l, r, op, ctx.IntTy, clang::VK_PRValue,
+                                           clang::OK_Ordinary, loc, clang::FPOptionsOverride());
+    };
+    clang::Expr *out = at || terms.empty() ? lit(at) : nullptr;
+    for (const FieldSubscript &t : terms) {
+      auto *idx = const_cast<clang::Expr *>(t.index);
+      if (!ctx.hasSameType(idx->getType(), ctx.IntTy))
+        idx = clang::ImplicitCastExpr::Create(ctx, ctx.IntTy, clang::CK_IntegralCast, idx,
+                                              nullptr, clang::VK_PRValue,
+                                              clang::FPOptionsOverride());
+      clang::Expr *term = t.stride == 1 ? idx : bin(lit(t.stride), idx, clang::BO_Mul);
+      out = out ? bin(out, term, clang::BO_Add) : term;
+    }
+    return out;
+  }
+
   void access(const clang::ArraySubscriptExpr *a, const clang::ForStmt *loop, Use use,
-              const clang::Expr *field = nullptr, const clang::Type *word = nullptr) {
+              const clang::Expr *field = nullptr, const clang::Type *word = nullptr,
+              unsigned fieldAt = 0, const std::vector<FieldSubscript> &fieldTerms = {}) {
     AccessRec r;
     r.expr = a;
     r.loop = loop;
     r.read = use != Use::Write;
     r.write = use != Use::Read;
     r.word = word;
+    r.fieldAt = fieldAt;
+    r.fieldTerms = fieldTerms;
     if (a->getType()->isArrayType())
       throw Unsupported{a->getBeginLoc(), fmt::format("the row '{}' is used as a pointer",
                                                       tu_.sourceText(a->getSourceRange()))};
@@ -497,6 +568,18 @@ private:
                         fmt::format("an element of type '{}'", a->getType().getAsString())};
     const clang::Expr *cur = a;
     std::vector<const clang::Expr *> subs;
+    if (!field) {
+      // `n[k].keys[j]`: a number in an array field of an element of an array
+      // of structs, the element taken as words (`n[k][258 + j]`)
+      unsigned at = 0;
+      std::vector<FieldSubscript> terms;
+      if (auto *elem = structElement(a, tu_.ast, &at, &r.word, &terms)) {
+        field = place(at, terms, a->getExprLoc());
+        r.fieldAt = at;
+        r.fieldTerms = terms;
+        cur = elem;
+      }
+    }
     while (true) {
       auto *as = llvm::dyn_cast<clang::ArraySubscriptExpr>(cur);
       if (!as)
@@ -506,33 +589,6 @@ private:
       auto *ic = llvm::dyn_cast<clang::ImplicitCastExpr>(base);
       if (ic && ic->getCastKind() == clang::CK_ArrayToPointerDecay) {
         cur = ic->getSubExpr()->IgnoreParens();
-        unsigned at = 0;
-        const clang::Type *w = nullptr;
-        if (auto *elem = structElement(cur, tu_.ast, &at, &w, true);
-            elem && !field && subs.size() == 1 && llvm::isa<clang::MemberExpr>(cur) &&
-            llvm::cast<clang::MemberExpr>(cur)->getType()->isArrayType()) {
-          // `n[k].keys[j]`: an array field of an element of an array of
-          // structs, the element taken as words (`n[k][at + j]`)
-          if (!w)
-            w = tu_.ast.getBaseElementType(llvm::cast<clang::MemberExpr>(cur)->getType())
-                    .getCanonicalType()
-                    .getUnqualifiedType()
-                    .getTypePtr();
-          if (!structWords(elem->getType(), w, tu_.ast))
-            break;
-          const clang::Expr *j = subs.back();
-          auto *lit = clang::IntegerLiteral::Create(tu_.ast, llvm::APInt(32, at), tu_.ast.IntTy,
-                                                    j->getExprLoc());
-          field = at ? clang::BinaryOperator::Create(
-                           tu_.ast, lit, const_cast<clang::Expr *>(j), clang::BO_Add,
-                           tu_.ast.IntTy, clang::VK_PRValue, clang::OK_Ordinary, j->getExprLoc(),
-                           clang::FPOptionsOverride())
-                     : j;
-          subs.pop_back();
-          r.word = w;
-          cur = elem;
-          continue;
-        }
         continue;
       }
       if (ic && ic->getCastKind() == clang::CK_LValueToRValue) {
@@ -810,6 +866,7 @@ void scanNest(TUContext &tu, CalleeChecker &callees, const clang::ForStmt *outer
               NestScan &out) {
   Scanner sc(tu, out, callees);
   sc.loop(outer, nullptr);
+  sc.wordsOfOneSize();
 }
 
 } // namespace skelcast::frontend

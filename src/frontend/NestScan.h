@@ -14,6 +14,7 @@
 
 #include <optional>
 
+#include "ClangNodes.h"
 #include "FunctionFacts.h"
 #include "LoopHeader.h"
 #include "TUContext.h"
@@ -39,6 +40,15 @@ struct AccessRec {
   /// (ClangNodes.h, structElement): the number type the element is taken as
   /// words of; null otherwise
   const clang::Type *word = nullptr;
+  /// The field's own type when it is an integer wider than `word`: the loop
+  /// reads integer fields of different sizes of one array, which is taken as
+  /// words of the smallest, each wider field read as the word it begins with
+  /// (the same sectors); null otherwise.
+  const clang::Type *wideField = nullptr;
+  /// For such a field: its place, in words of its own type (the constant
+  /// part, and the subscripts of array fields on the way).
+  unsigned fieldAt = 0;
+  std::vector<FieldSubscript> fieldTerms;
 };
 
 /// A scalar a kernel reduces into (docs/skeletonizer.md, "Reductions"): the

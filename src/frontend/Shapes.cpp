@@ -8,6 +8,7 @@
 #include <clang/AST/TypeLoc.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -364,7 +365,7 @@ private:
       // infer strides from the constant factors of the subscripts
       std::set<int64_t> cands;
       for (const AccessRec &a : scan.accesses)
-        if (a.base == v) {
+        if (a.base == v && !s.structFields) { // a struct's last index is a field's place
           Flattener fl{na, {}, {}, true};
           fl.add(a.subs.back(), 1);
           for (const auto &[c, f] : fl.terms)
@@ -505,10 +506,19 @@ private:
       values[1] = *maxHi + 1;
       exprs[1] = namedValue(na, scan, values[1]);
     }
-    if (s.structFields && !s.structWord.empty())
+    if (s.structFields && !s.structWord.empty()) {
       s.origin = fmt::format("// '{}' is an array of '{}' taken as {} words of '{}' each: a "
                              "field's offset in words is the last index",
                              name, s.structName, s.structFields, s.structWord);
+      // integer fields wider than the word (NestScan, wordsOfOneSize)
+      std::set<std::string> wide;
+      for (const AccessRec &a : scan.accesses)
+        if (a.base == v && a.wideField)
+          wide.insert(clang::QualType(a.wideField, 0).getAsString());
+      if (!wide.empty())
+        s.origin += fmt::format(" (its '{}' fields read as the word each begins with)",
+                                fmt::join(wide, "', '"));
+    }
     else if (s.structFields)
       s.origin = fmt::format("// '{}' is an array of '{}': a field is the last index, the {} "
                              "fields side by side",

@@ -7,6 +7,7 @@
 #include "ClangNodes.h"
 #include "FileAssembler.h"
 #include "InlineCalls.h"
+#include "LoopPointers.h"
 #include "NestAst.h"
 #include "NestFinder.h"
 #include "StructFields.h"
@@ -580,6 +581,9 @@ SkeletonizeResult skeletonizeAST(clang::ASTContext &ctx, clang::Preprocessor &pp
     // step 0b: scalar fields of structs read as values (`dim.number_boxes`)
     // become variables named after them, their values from the function or --extent
     nameStructFields(tu, fns);
+    // step 0c: pointers set in a loop's body into an array (`rA = &rv[first_i]`)
+    // become that array's accesses at the offset (`rA[i]` is `rv[first_i + i]`)
+    replaceLoopPointers(tu, fns);
   }
   for (const auto &[loc, msg] : st.pragmaProblems)
     warnings.push_back(tu.warning(loc, msg));

@@ -81,6 +81,15 @@ public:
   /// calls inlined into loops (InlineCalls.h): where, and the callee's name;
   /// a kernel's comment names those inside its nest
   std::vector<std::pair<clang::SourceLocation, std::string>> inlinedCalls;
+  /// pointers set in a loop's body into an array, replaced by the array's
+  /// accesses (LoopPointers.h): a kernel's comment names those inside its nest
+  struct LoopPointer {
+    clang::SourceLocation loc;
+    std::string pointer, array, value;
+    bool written = false; ///< an element is written through it
+    const clang::Expr *offset = nullptr; ///< its last subscript (`first_i`), or null
+  };
+  std::vector<LoopPointer> loopPointers;
   /// pointer parameters a ported loop assumed not to overlap, per function (one
   /// warning each, written with the others at the end)
   std::map<const clang::FunctionDecl *, std::set<const clang::ParmVarDecl *>> assumedDistinct;

@@ -343,6 +343,96 @@ void twice(void) {
   EXPECT_TRUE(has(o.text, "st nodes[i][2]")) << o.text;
 }
 
+// Fields deeper in the element: an array of structs inside each struct (a
+// box's neighbours, the shape of Rodinia's lavaMD), its `long` and `int`
+// fields read together. The element is words of the smallest integer (a box
+// is 656 bytes, 164 ints), the place the fields' offsets plus each subscript
+// times its stride (a neighbour is 24 bytes, 6 ints: `number` of neighbour k
+// is int 8 + 6k + 3), and the `long` is read as the word it begins with.
+TEST(StructArrays, NestedFieldsOfMixedIntegersAreWords) {
+  Out o = run(R"(
+#define NB 1000
+typedef struct { int x, y, z; int number; long offset; } nei_t;
+typedef struct { int x, y, z; int number; long offset; int nn; nei_t nei[26]; } box_t;
+void gather(box_t *box, double *out, const double *q) {
+  int l, k;
+  #pragma omp parallel for private(k)
+  for (l = 0; l < NB; l++) {
+    double s = 0;
+    for (k = 0; k < 26; k++)
+      s += q[box[l].nei[k].number] + (double)box[l].offset;
+    out[l] = s;
+  }
+}
+)",
+              [] {
+                SkeletonizeOptions opts;
+                opts.extents["q"] = {1000};
+                return opts;
+              }());
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "int box[NB][164] // 'box' is an array of 'box_t' taken as 164 words "
+                          "of 'int' each: a field's offset in words is the last index (its "
+                          "'long' fields read as the word each begins with)"))
+      << o.text;
+  EXPECT_TRUE(has(o.text, "ld q[box[l][11 + 6*k]]")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld box[l][4]")) << o.text;
+}
+
+// A field of a struct field (`p[i].pos.y`) is a word at the sum of the offsets.
+TEST(StructArrays, AFieldOfAStructFieldIsAWord) {
+  Out o = run(R"(
+#define NUM 4096
+typedef struct { float x, y, z; } vec;
+typedef struct { vec pos; vec vel; int id; } particle;
+particle ps[NUM];
+void drift(void) {
+  for (int i = 0; i < NUM; i++)
+    ps[i].pos.y = ps[i].pos.y + ps[i].vel.y;
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "float ps[NUM][7]")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld ps[i][4]")) << o.text;
+  EXPECT_TRUE(has(o.text, "st ps[i][1]")) << o.text;
+}
+
+// Traps: the nested field of the element before (a recurrence), and one
+// neighbour's word written by every iteration.
+TEST(StructArrays, ARecurrenceThroughANestedFieldIsRefused) {
+  Out o = run(R"(
+#define NB 1000
+typedef struct { int number; long offset; } nei_t;
+typedef struct { long offset; nei_t nei[4]; } box_t;
+box_t boxes[NB];
+void link(void) {
+  #pragma omp parallel for
+  for (int l = 1; l < NB; l++)
+    boxes[l].nei[0].number = boxes[l - 1].nei[0].number + 1;
+}
+)");
+  EXPECT_FALSE(o.ok);
+  EXPECT_TRUE(has(o.error, "'boxes[l]' (written) and 'boxes[l - 1]' (read): a data race in the "
+                           "OpenMP code"))
+      << o.error;
+}
+
+TEST(StructArrays, ANestedWordEveryIterationWritesIsRefused) {
+  Out o = run(R"(
+#define NB 1000
+typedef struct { int number; long offset; } nei_t;
+typedef struct { long offset; nei_t nei[4]; } box_t;
+box_t boxes[NB];
+int val[NB];
+void last(void) {
+  for (int l = 0; l < NB; l++)
+    boxes[0].nei[2].number = val[l];
+}
+)");
+  EXPECT_FALSE(o.ok);
+  EXPECT_TRUE(has(o.error, "not independent")) << o.error;
+}
+
 // The same rule for a plain local: declared without a value, assigned once by
 // a statement of the body before every use (a thread count clamped from a
 // size the file knows).
