@@ -256,7 +256,11 @@ private:
                                  const clang::ForStmt *L, const clang::VarDecl *v) {
     const std::string dir =
         plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
-                 : std::string("the OpenMP directive");
+        : plan.independentPragma ? std::string("'#pragma skelcast independent'")
+                                 : std::string("the OpenMP directive");
+    const std::string race = plan.omp || !plan.independentPragma
+                                 ? "a data race in the OpenMP code"
+                                 : "a data race in a parallel port";
     std::set<const clang::VarDecl *> checked;
     for (const ScalarWrite &w : scan.scalarWrites) {
       if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var) || plan.ompPrivate.count(w.var))
@@ -274,14 +278,13 @@ private:
       if (ExposureScan(w.var).stmt(L->getBody()) == Exposure::Exposed)
         return fmt::format("{} declares the iterations independent, but they share '{}' (no "
                            "private or reduction clause) and carry its value from one to the "
-                           "next: a data race in the OpenMP code",
-                           dir, name);
+                           "next: {}",
+                           dir, name, race);
       if (!w.var->hasGlobalStorage() && liveAfter(tu_.ast, L, w.var) &&
           !sameConstantFlag(scan, L, w.var))
         return fmt::format("{} declares the iterations independent, but they share '{}', whose "
-                           "last value is used after the loop (OpenMP needs 'lastprivate'): a "
-                           "data race in the OpenMP code",
-                           dir, name);
+                           "last value is used after the loop (OpenMP needs 'lastprivate'): {}",
+                           dir, name, race);
     }
     std::string islWhy;
     const PolyLoopResult *lr = islLoop(na, scan, L, islWhy);
@@ -304,12 +307,10 @@ private:
       }
       if (d.reduction)
         return fmt::format("{} declares the iterations independent, but they update '{}' as a "
-                           "reduction without a 'reduction' clause: a data race in the OpenMP "
-                           "code",
-                           dir, d.array);
-      return fmt::format("{} declares the iterations independent, but they are not: {}: a data "
-                         "race in the OpenMP code",
-                         dir, d.describe());
+                           "reduction without a 'reduction' clause: {}",
+                           dir, d.array, race);
+      return fmt::format("{} declares the iterations independent, but they are not: {}: {}",
+                         dir, d.describe(), race);
     }
     return {};
   }

@@ -136,9 +136,10 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
           "// line {}: '{}' is set in each iteration to '{}': its accesses are those of '{}' "
           "at that offset{}",
           tu_.line(lp.loc), lp.pointer, lp.value, lp.array,
-          lp.written && plan_.omp && lp.offset && !na_.affine(lp.offset).valid
+          lp.written && (plan_.omp || plan_.independentPragma) && lp.offset &&
+                  !na_.affine(lp.offset).valid
               ? std::string(" (the offset is not affine, read from data: its writes are "
-                            "indirect stores, independent on the OpenMP directive's word)")
+                            "indirect stores, independent on the directive's word)")
               : ""));
   return k;
 }

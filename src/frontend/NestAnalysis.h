@@ -46,6 +46,9 @@ struct NestPlan {
   const clang::Stmt *root = nullptr;                 ///< the statement the warning names
   std::vector<const clang::ForStmt *> parallel;      ///< the loop space, outermost first
   const clang::OMPLoopDirective *omp = nullptr;
+  /// `#pragma skelcast independent` before the loop (and no OpenMP directive):
+  /// the programmer's word, trusted as an OpenMP loop directive's is
+  bool independentPragma = false;
   std::set<const clang::VarDecl *> ompReductions;
   /// The scalar reductions the kernel ports (an OpenMP clause's with an
   /// operator the skeleton language has, and those the dependence test found),

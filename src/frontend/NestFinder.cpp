@@ -92,6 +92,8 @@ public:
         }
         ompPrivateVars(d, plan);
       }
+    if (!plan.omp && tu_.pragmaClause(outer, "independent"))
+      plan.independentPragma = true;
     scanNest(tu_, callees_, outer, scan);
     for (const auto &[f, h] : scan.headers) {
       LoopInfo li;
@@ -104,7 +106,9 @@ public:
     }
     NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
     na.sequential = &sequential_;
-    unsigned trusted = plan.omp ? std::max(1u, plan.omp->getLoopsNumber()) : 0;
+    unsigned trusted = plan.omp ? std::max(1u, plan.omp->getLoopsNumber())
+                       : plan.independentPragma ? 1u
+                                                : 0u;
     ShapeErrors shapeErrors = makeShapes(na, scan, plan);
 
     // the outermost loop
@@ -120,6 +124,7 @@ public:
     if (std::string d = deps.trustedAgainst(outer); !d.empty())
       plan.trustedAgainst = d, plan.trustedLoop = outer;
     plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
+                        : plan.independentPragma ? "'#pragma skelcast independent'"
                         : deps.how(outer).empty() ? "the dependence test"
                                                   : "the dependence test (" + deps.how(outer) + ")";
 
@@ -739,9 +744,10 @@ private:
       if (!plan.trustedAgainst.empty())
         nestWarnings.push_back(tu_.warning(
             plan.trustedLoop->getBeginLoc(),
-            fmt::format("ported as parallel on the word of its OpenMP directive, though isl finds "
+            fmt::format("ported as parallel on the word of its {}, though isl finds "
                         "a dependence between some of its iterations ({}); a port is right only "
                         "if the values make it harmless",
+                        plan.omp ? "OpenMP directive" : "'#pragma skelcast independent'",
                         plan.trustedAgainst)));
       if (!seq_.empty() && seq_.back().indexed() && mentions(root, seq_.back().var)) {
         seq_.back().used = true;

@@ -85,7 +85,7 @@ public:
       }
       if (!tok.is(clang::tok::identifier)) {
         st_.pragmaProblems.emplace_back(tok.getLocation(),
-                                        "'#pragma skelcast' expects 'prob(P)', 'trip(N)' or 'out(a, ...)'");
+                                        "'#pragma skelcast' expects 'prob(P)', 'trip(N)', 'out(a, ...)' or 'independent'");
         bad = true;
         continue;
       }
@@ -93,6 +93,12 @@ public:
       c.name = tok.getIdentifierInfo()->getName().str();
       c.loc = tok.getLocation();
       pp.Lex(tok);
+      if (c.name == "independent") {
+        // `independent`: the programmer's word that the loop's iterations are
+        // independent, as an OpenMP loop directive gives it
+        rec.clauses.push_back(c);
+        continue;
+      }
       if (c.name == "out") {
         // `out(a, b, ...)`: the arrays the host reads back
         bool ok = tok.is(clang::tok::l_paren);
@@ -153,7 +159,7 @@ public:
         }
       } else {
         st_.pragmaProblems.emplace_back(
-            c.loc, fmt::format("unknown '#pragma skelcast {}' ignored (known: prob, trip, out)",
+            c.loc, fmt::format("unknown '#pragma skelcast {}' ignored (known: prob, trip, out, independent)",
                                c.name));
         continue;
       }
@@ -447,6 +453,7 @@ public:
   }
   bool VisitForStmt(clang::ForStmt *s) {
     note(s, "trip");
+    note(s, "independent");
     return true;
   }
   std::vector<Warning> problems() const {
