@@ -253,7 +253,7 @@ private:
     const clang::FunctionDecl *def = nullptr;
     if (!fd->hasBody(def) || !def || llvm::isa<clang::CXXMethodDecl>(def) || def->isVariadic())
       return nullptr;
-    if (!tu_.sm.isInMainFile(tu_.sm.getExpansionLoc(def->getLocation())))
+    if (!tu_.userCode(def->getLocation())) // (a body of an `#include`d "x.c" too)
       return nullptr;
     if (c->getNumArgs() != def->getNumParams())
       return nullptr;

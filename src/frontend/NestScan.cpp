@@ -798,8 +798,8 @@ std::string CalleeChecker::check(const clang::FunctionDecl *fd) {
     return fmt::format("call to '{}', which is recursive", name);
   busy_.insert(def);
   std::string why;
-  if (!tu_.sm.isInMainFile(tu_.sm.getExpansionLoc(def->getLocation())))
-    why = fmt::format("call to '{}', whose body is not in this file", name);
+  if (!tu_.userCode(def->getLocation()))
+    why = fmt::format("call to '{}', whose body is in a system header", name);
   else if (!isScalarType(def->getReturnType()) && !def->getReturnType()->isVoidType())
     why = fmt::format("call to '{}', which does not return a number", name);
   // numbers and structs of like numbers, by value or by reference (C++'s

@@ -97,6 +97,15 @@ bool onlyTrivia(llvm::StringRef text, size_t from, size_t to) {
 
 } // namespace
 
+bool TUContext::userCode(clang::SourceLocation loc) const {
+  clang::SourceLocation e = sm.getExpansionLoc(loc);
+  if (e.isInvalid())
+    return false;
+  if (sm.isInMainFile(e))
+    return true;
+  return !sm.isInSystemHeader(e) && sm.getFileEntryRefForID(sm.getFileID(e)).has_value();
+}
+
 const PragmaRecord *TUContext::pragmaBefore(const clang::Stmt *s) const {
   clang::SourceLocation b = sm.getExpansionLoc(s->getBeginLoc());
   if (!sm.isInMainFile(b))

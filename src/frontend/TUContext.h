@@ -98,6 +98,9 @@ public:
   /// is named as the user named it.
   SourceLoc position(clang::SourceLocation loc) const;
   unsigned line(clang::SourceLocation loc) const;
+  /// Code the user wrote: the main file, or a file it includes that is not a
+  /// system header (`#include "kernel.c"`, a header of the project's -I).
+  bool userCode(clang::SourceLocation loc) const;
   Warning warning(clang::SourceLocation loc, std::string message) const;
   /// The source text of a range, whitespace runs collapsed to one space.
   std::string sourceText(clang::SourceRange range) const;

@@ -6,8 +6,11 @@
 // inlined body carries a dependence (through a neighbour, through the same
 // array passed twice, through a shared element), must all be refused.
 #include "SkeletonizeText.h"
+#include "../support/TempDir.h"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 using namespace skelcast;
 using namespace skelcast::frontend;
@@ -373,4 +376,27 @@ void f(float *y, const float *x) {
 )");
   EXPECT_FALSE(o.ok) << o.text;
   EXPECT_TRUE(has(o.error, "call to 'take'")) << o.error;
+}
+
+TEST(InlineCalls, ABodyFromAnIncludedFileIsInlined) {
+  // Rodinia's habit: `#include "kernel.c"` beside main.c. The callee's body is
+  // the user's code, not a system header's: inlined as if written in the file.
+  skelcast::testsupport::TempDir tmp("skelcast-include");
+  {
+    std::ofstream h(tmp.path() / "rng.c");
+    h << "double uniform(int *state, int k) {\n"
+         "  state[k] = (1103515245 * state[k] + 12345) % 2147483647;\n"
+         "  return state[k] / 2147483647.0;\n"
+         "}\n";
+  }
+  Out o = run("#include \"" + (tmp.path() / "rng.c").string() +
+              "\"\n#define NP 4096\nvoid walk(double *px, int *state) {\n#pragma omp parallel for\n"
+              "  for (int p = 0; p < NP; p++)\n    px[p] += uniform(state, p);\n}\n");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for walk(NP) : p")) << o.text;
+  EXPECT_TRUE(has(o.text, "ld state[p]") && has(o.text, "st state[p]")) << o.text;
+  // a function of a system header has no body to read: its call stays refused
+  Out sys = run("#include <stdlib.h>\n#define N 4096\nint a[N];\nvoid f(void) {\n"
+                "  for (int i = 0; i < N; i++)\n    a[i] = rand();\n}\n");
+  EXPECT_FALSE(sys.ok) << sys.text;
 }

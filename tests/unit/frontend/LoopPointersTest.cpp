@@ -76,7 +76,7 @@ TEST(LoopPointers, PointersIntoArraysAtAnOffsetReadFromData) {
   EXPECT_TRUE(has(o.text, "// line 15: 'fA' is set in each iteration to '&fv[first]': its "
                           "accesses are those of 'fv' at that offset (the offset is not affine, "
                           "read from data: its writes are indirect stores, independent on the "
-                          "OpenMP directive's word)"))
+                          "directive's word)"))
       << o.text;
   EXPECT_TRUE(has(o.text, "// line 16: 'qA' is set in each iteration to 'qv + first'")) << o.text;
 }
