@@ -75,8 +75,9 @@ rodinia_extents() {
     # run: ./lavaMD -cores 4 -boxes1d 10: main.c sets dim_cpu.number_boxes to boxes1d_arg cubed,
     # 1000, and passes dim_cpu to kernel_cpu as its parameter 'dim'
     lavaMD/*) echo "--extent dim.number_boxes=1000" ;;
-    # run: ./omp/lud_omp -s 8000
-    lud/*) echo "--extent size=8000 --extent matrix_dim=8000" ;;
+    # run: ./omp/lud_omp -s 8000; lud_omp's 'a' is lud.c's matrix, create_matrix's
+    # malloc of size*size floats (common/common.c), 8000 rows of 8000
+    lud/*) echo "--extent size=8000 --extent matrix_dim=8000 --extent a=8000,8000" ;;
     # run: ./myocyte.out 100 1 0 4: xmax (time span) 100, workload 1, mode 0
     myocyte/*) echo "--extent xmax=100 --extent workload=1 --extent mode=0" ;;
     # run: ./nn filelist_4 5 30 90: records are read REC_WINDOW (10) at a time
