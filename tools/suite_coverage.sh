@@ -82,8 +82,9 @@ rodinia_extents() {
     # the first and last planes: 18, and 12 for the last, partial one); the mean over boxes is
     # 2.8^3, about 22
     lavaMD/*) echo "--extent dim.number_boxes=1000 --extent box=1000 --extent rv=100000 --extent qv=100000 --extent fv=100000 --trip k=27" ;;
-    # run: ./omp/lud_omp -s 8000
-    lud/*) echo "--extent size=8000 --extent matrix_dim=8000" ;;
+    # run: ./omp/lud_omp -s 8000; lud_omp's 'a' is lud.c's matrix, create_matrix's
+    # malloc of size*size floats (common/common.c), 8000 rows of 8000
+    lud/*) echo "--extent size=8000 --extent matrix_dim=8000 --extent a=8000,8000" ;;
     # run: ./myocyte.out 100 1 0 4: xmax (time span) 100, workload 1, mode 0
     myocyte/*) echo "--extent xmax=100 --extent workload=1 --extent mode=0" ;;
     # run: ./nn filelist_4 5 30 90: records are read REC_WINDOW (10) at a time

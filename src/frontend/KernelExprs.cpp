@@ -77,7 +77,7 @@ std::string KernelBuilder::whyNoValue(const clang::Expr *e) {
   std::set<const clang::VarDecl *> vs;
   collectVars(e, vs);
   for (const clang::VarDecl *v : vs) {
-    if (loopVal_.count(v) || env_.count(v) || na_.knownScalar(v))
+    if (loopVal_.count(v) || env_.count(v) || na_.knownScalar(v) || na_.passValue(v))
       continue;
     if (v->getType()->isPointerType() || v->getType()->isArrayType())
       continue;
@@ -100,6 +100,8 @@ Affine KernelBuilder::affineOf(const clang::Expr *e) {
       return a->second;
     if (auto k = na_.knownScalar(v))
       return Affine::constantOf(k->first);
+    if (na_.passValue(v)) // invariant in one launch, like the repeat's index
+      return Affine::variable(v);
     return std::nullopt;
   };
   return toAffine(e, tu_.ast, lookup);
@@ -165,6 +167,10 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
       return {en->second};
     if (auto k = na_.knownScalar(v))
       return {k->second};
+    if (auto p = na_.passValue(v)) { // set once per pass of the repeat around the kernel
+      na_.usedPassValue = true;
+      return {*p};
+    }
     if (auto d = dataFrom_.find(v); d != dataFrom_.end() && visible(d->second))
       return {std::nullopt, d->second};
     return {};

@@ -81,8 +81,253 @@ const SequentialLoop *NestAnalysis::repeatIndex() const {
   return &sequential->back();
 }
 
-std::string NestAnalysis::noValueReason(const clang::VarDecl *v) const {
+namespace {
+
+/// The statements of the body of `loop` that set `v`: its declaration with an
+/// initialiser, an assignment (`=`, `+=`, ...) or `++`/`--`, at any depth.
+void setsOf(const clang::Stmt *s, const clang::VarDecl *v, std::vector<const clang::Stmt *> &out) {
+  if (!s)
+    return;
+  if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl *d : ds->decls())
+      if (d == v && v->getInit())
+        out.push_back(s);
+  } else if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+    if (b->isAssignmentOp() && refVar(b->getLHS()) == v)
+      out.push_back(s);
+  } else if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s)) {
+    if (u->isIncrementDecrementOp() && refVar(u->getSubExpr()) == v)
+      out.push_back(s);
+  }
+  for (const clang::Stmt *c : s->children())
+    setsOf(c, v, out);
+}
+
+/// An OpenMP directive inside `s` that gives each thread its own `v` (a
+/// `private`, `lastprivate`, `linear` or `reduction` clause): the line, or 0.
+unsigned privatising(const clang::Stmt *s, const clang::VarDecl *v, TUContext &tu) {
+  if (!s)
+    return 0;
+  if (auto *d = llvm::dyn_cast<clang::OMPExecutableDirective>(s)) {
+    auto names = [&](const auto *c) {
+      for (const clang::Expr *e : c->varlists())
+        if (refVar(e) == v)
+          return true;
+      return false;
+    };
+    bool found = false;
+    for (const auto *c : d->getClausesOfKind<clang::OMPPrivateClause>())
+      found = found || names(c);
+    for (const auto *c : d->getClausesOfKind<clang::OMPLastprivateClause>())
+      found = found || names(c);
+    for (const auto *c : d->getClausesOfKind<clang::OMPLinearClause>())
+      found = found || names(c);
+    for (const auto *c : d->getClausesOfKind<clang::OMPReductionClause>())
+      found = found || names(c);
+    if (found)
+      return tu.line(d->getBeginLoc());
+  }
+  for (const clang::Stmt *c : s->children())
+    if (unsigned l = privatising(c, v, tu))
+      return l;
+  return 0;
+}
+
+} // namespace
+
+NestAnalysis::PassDef &NestAnalysis::passDef(const clang::VarDecl *v) {
+  if (auto it = passDefs_.find(v); it != passDefs_.end())
+    return it->second;
+  PassDef &d = passDefs_[v];
+  const SequentialLoop *rep = repeatIndex();
+  if (!rep || !v || v == rep->var || !v->isLocalVarDecl() || v->isStaticLocal() ||
+      !v->getType()->isIntegralOrEnumerationType() || plan.loops.count(v) ||
+      scan.localDecls.count(v))
+    return d;
+  const clang::Stmt *body = rep->loop->getBody();
+  std::vector<const clang::Stmt *> sets;
+  setsOf(body, v, sets);
+  if (sets.empty())
+    return d; // not set in the body: not a value of the pass
+  std::string loopName = rep->var->getName().str();
+  const clang::Stmt *set = sets.front();
+  unsigned setLine = tu.line(set->getBeginLoc());
+  auto fa = facts.assignments.find(v);
+  int assigned = fa == facts.assignments.end() ? 0 : fa->second;
+  if (facts.addressTaken.count(v)) {
+    d.why = "its address is taken";
+    return d;
+  }
+  // one set in the whole function: the declaration in the body, or one
+  // assignment (an initialiser before the loop runs before every pass)
+  bool declared = llvm::isa<clang::DeclStmt>(set);
+  if (sets.size() != 1 || assigned != (declared ? 0 : 1)) {
+    int sites = assigned + (v->getInit() ? 1 : 0);
+    d.why = fmt::format("it is set {} times in the function (a value of the pass is set once)",
+                        sites);
+    return d;
+  }
+  bool top = false;
+  if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(body)) {
+    for (const clang::Stmt *c : cs->body())
+      top = top || c == set;
+  }
+  if (!top) {
+    d.why = fmt::format("it is set at line {} inside another statement of the loop's body (an "
+                        "'if', a loop), which may not run once in every pass",
+                        setLine);
+    return d;
+  }
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(set))
+    d.value = b->getOpcode() == clang::BO_Assign ? b->getRHS() : nullptr;
+  else if (llvm::isa<clang::DeclStmt>(set))
+    d.value = v->getInit();
+  if (!d.value) {
+    d.why = fmt::format("line {} updates it from its value in the pass before", setLine);
+    return d;
+  }
+  if (!tu.sm.isBeforeInTranslationUnit(tu.sm.getExpansionLoc(set->getEndLoc()),
+                                       tu.sm.getExpansionLoc(plan.root->getBeginLoc()))) {
+    d.why = fmt::format("it is set at line {}, after this nest, which reads the value of the "
+                        "pass before",
+                        setLine);
+    d.value = nullptr;
+    return d;
+  }
+  if (unsigned l = privatising(body, v, tu)) {
+    d.why = fmt::format("the OpenMP directive at line {} gives each thread its own copy", l);
+    d.value = nullptr;
+    return d;
+  }
+  passBusy_.insert(v);
+  d.setAt = tu.sm.getExpansionLoc(set->getBeginLoc());
+  auto form = passForm(d.value, d.setAt);
+  passBusy_.erase(v);
+  PassDef &again = passDefs_[v]; // (the map may have grown)
+  if (!form) {
+    again.why = fmt::format("its value '{}' (line {}) is not an integer expression of '{}', "
+                            "constants, known sizes and values set before it in the pass",
+                            tu.sourceText(again.value->getSourceRange()), setLine, loopName);
+    again.value = nullptr;
+    return again;
+  }
+  again.form = form;
+  return again;
+}
+
+std::optional<Expr> NestAnalysis::passValue(const clang::VarDecl *v) {
+  return passDef(v).form;
+}
+
+std::string NestAnalysis::passWhy(const clang::VarDecl *v) {
+  return passDef(v).why;
+}
+
+std::optional<Expr> NestAnalysis::passForm(const clang::Expr *e, clang::SourceLocation before) {
+  const SequentialLoop *rep = repeatIndex();
+  if (!rep || !e || !e->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  if (tu.constantValue(e)) {
+    if (auto c = tu.constantExpr(e))
+      return c;
+    return Expr::lit(*tu.constantValue(e));
+  }
+  const clang::Expr *s = e->IgnoreParens();
+  if (auto *c = llvm::dyn_cast<clang::CastExpr>(s)) {
+    if (c->getSubExpr()->getType()->isIntegralOrEnumerationType())
+      return passForm(c->getSubExpr(), before);
+    return std::nullopt;
+  }
+  if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
+    if (!v)
+      return std::nullopt;
+    if (v == rep->var)
+      return Expr::ref(rep->name());
+    if (auto k = knownScalar(v))
+      return k->second;
+    if (passBusy_.count(v))
+      return std::nullopt;
+    const PassDef &d = passDef(v);
+    if (!d.form || !tu.sm.isBeforeInTranslationUnit(d.setAt, tu.sm.getExpansionLoc(before)))
+      return std::nullopt;
+    return d.form;
+  }
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s)) {
+    if (u->getOpcode() == clang::UO_Minus)
+      if (auto a = passForm(u->getSubExpr(), before))
+        return Expr::neg(*a);
+    if (u->getOpcode() == clang::UO_Plus)
+      return passForm(u->getSubExpr(), before);
+    return std::nullopt;
+  }
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+    char op = 0;
+    switch (b->getOpcode()) {
+    case clang::BO_Add: op = '+'; break;
+    case clang::BO_Sub: op = '-'; break;
+    case clang::BO_Mul: op = '*'; break;
+    case clang::BO_Div: op = '/'; break;
+    case clang::BO_Rem: op = '%'; break;
+    default: return std::nullopt;
+    }
+    auto l = passForm(b->getLHS(), before), r = passForm(b->getRHS(), before);
+    if (!l || !r)
+      return std::nullopt;
+    return Expr::binary(op, *l, *r);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> NestAnalysis::passEval(const clang::Expr *e, int64_t index) {
+  const SequentialLoop *rep = repeatIndex();
+  return evalInt(e, tu.ast, [&](const clang::ValueDecl *x) -> std::optional<int64_t> {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(x);
+    if (!v)
+      return std::nullopt;
+    if (rep && v == rep->var)
+      return index;
+    if (auto k = knownScalar(v))
+      return k->first;
+    const PassDef &d = passDef(v);
+    if (!d.form || passBusy_.count(v))
+      return std::nullopt;
+    passBusy_.insert(v);
+    auto r = passEval(d.value, index);
+    passBusy_.erase(v);
+    return r;
+  });
+}
+
+std::optional<Interval> NestAnalysis::passRange(const clang::VarDecl *v) {
+  const SequentialLoop *rep = repeatIndex();
+  if (!rep || !passDef(v).form)
+    return std::nullopt;
+  if (passDefs_[v].rangeDone)
+    return passDefs_[v].range;
+  passDefs_[v].rangeDone = true;
+  int64_t step = std::max<int64_t>(rep->stepValue, 1);
+  if ((rep->range.hi - rep->range.lo) / step + 1 > kPassRangeLimit)
+    return std::nullopt;
+  const clang::Expr *value = passDefs_[v].value;
+  std::optional<Interval> r;
+  for (int64_t k = rep->range.lo; k <= rep->range.hi; k += step) {
+    auto x = passEval(value, k);
+    if (!x)
+      return passDefs_[v].range = std::nullopt;
+    r = r ? Interval{std::min(r->lo, *x), std::max(r->hi, *x)} : Interval{*x, *x};
+  }
+  return passDefs_[v].range = r;
+}
+
+std::string NestAnalysis::noValueReason(const clang::VarDecl *v) {
   std::string name = v->getName().str();
+  if (std::string w = passWhy(v); !w.empty()) {
+    const SequentialLoop *rep = repeatIndex();
+    return fmt::format("'{}' is set in the body of the loop '{}' (line {}) around this nest, "
+                       "and it is no value known in each pass: {}",
+                       name, rep->var->getName().str(), rep->line, w);
+  }
   if (sequential && !sequential->empty()) {
     const SequentialLoop &in = sequential->back();
     for (const SequentialLoop &s : *sequential) {
@@ -120,6 +365,18 @@ Affine NestAnalysis::affine(const clang::Expr *e) {
       return Affine::variable(v);
     if (auto k = knownScalar(v))
       return Affine::constantOf(k->first);
+    if (passValue(v)) {
+      // a value of the pass: its definition when affine in the index, else
+      // a symbol invariant in the launch
+      if (!substBusy_.count(v)) {
+        substBusy_.insert(v);
+        Affine a = affine(passDefs_[v].value);
+        substBusy_.erase(v);
+        if (a.valid)
+          return a;
+      }
+      return Affine::variable(v);
+    }
     // defined inside the nest: substitute a single affine definition
     std::vector<const ScalarWrite *> defs;
     for (const auto &w : scan.scalarWrites)
@@ -149,6 +406,8 @@ std::optional<Interval> NestAnalysis::varRange(const clang::ValueDecl *d) {
     // the index of the indexed repeat around the nest: the values it takes
     if (const SequentialLoop *r = repeatIndex(); r && r->var == v)
       return r->range;
+    if (v && passValue(v)) // a value of the pass: the values it takes over the passes
+      return passRange(v);
     return std::nullopt;
   }
   auto c = rangeCache_.find(d);

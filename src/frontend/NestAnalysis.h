@@ -83,6 +83,7 @@ struct SequentialLoop {
   /// Indexed: the repeat's bounds in skeleton form and the values the index takes.
   std::optional<skeleton::Expr> lo, hi, step;
   Interval range;
+  int64_t stepValue = 1;
   std::string whyNotIndexed; ///< empty when indexed
   bool indexed() const { return lo.has_value(); }
   /// The index as the skeleton writes it (a keyword of the language gets a `_`).
@@ -91,6 +92,10 @@ struct SequentialLoop {
   /// why nests inside that use this index were refused, for the loop's own warning
   std::vector<std::string> refusedUses;
 };
+
+/// Values of the pass are evaluated at every pass for their range up to this
+/// many passes (NestAnalysis::passRange).
+inline constexpr int64_t kPassRangeLimit = 65536;
 
 /// The words that end the reason of a nest using the index of a sequential loop
 /// outside the innermost one (NestAnalysis::noValueReason); the nest finder
@@ -135,10 +140,43 @@ public:
   std::optional<std::vector<DimForm>> split(const AccessRec &a, const ArrayShape &shape);
   Affine dimAffine(const DimForm &d);
 
+  /// A value of the pass (docs/skeletonizer.md, "Programs"): a local of the
+  /// indexed repeat's loop body, set once per pass by a statement of that body
+  /// itself before this nest, from the index, constants, known sizes and other
+  /// such values (`x = size - k - BS; n = x/BS; m = n*n;`), and changed by
+  /// nothing else in the function: its skeleton form, with the index in it
+  /// (C's `/` and `%` kept). Nullopt otherwise; passWhy says why when the
+  /// local is set in that body at all.
+  std::optional<skeleton::Expr> passValue(const clang::VarDecl *v);
+  /// An integer expression of the index, constants, known sizes and values of
+  /// the pass, in skeleton form; nullopt if anything else appears.
+  /// Values of the pass in it must be set before `before`.
+  std::optional<skeleton::Expr> passForm(const clang::Expr *e, clang::SourceLocation before);
+  /// The values a value of the pass takes over the repeat's passes (each one
+  /// evaluated, up to kPassRangeLimit passes).
+  std::optional<Interval> passRange(const clang::VarDecl *v);
+  /// Why a local assigned in the indexed repeat's body is no value of the pass
+  /// (empty when it is one, or is not assigned there).
+  std::string passWhy(const clang::VarDecl *v);
+  /// Set when a value of the pass went into the kernel (it is launched once per pass).
+  bool usedPassValue = false;
+
   /// The reason a scalar has no value the skeleton can use.
-  std::string noValueReason(const clang::VarDecl *v) const;
+  std::string noValueReason(const clang::VarDecl *v);
 
 private:
+  struct PassDef {
+    std::optional<skeleton::Expr> form;
+    const clang::Expr *value = nullptr; ///< the C expression assigned
+    std::string why;                    ///< when it is no value of the pass
+    clang::SourceLocation setAt;        ///< the statement that sets it
+    std::optional<Interval> range;
+    bool rangeDone = false;
+  };
+  PassDef &passDef(const clang::VarDecl *v);
+  std::optional<int64_t> passEval(const clang::Expr *e, int64_t index);
+  std::map<const clang::VarDecl *, PassDef> passDefs_;
+  std::set<const clang::VarDecl *> passBusy_;
   std::map<const clang::ValueDecl *, std::optional<Interval>> rangeCache_;
   std::set<const clang::ValueDecl *> rangeBusy_;
   std::set<const clang::VarDecl *> substBusy_;

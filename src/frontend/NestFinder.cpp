@@ -4,6 +4,7 @@
 #include "LoopOrder.h"
 #include "ClangNodes.h"
 #include "Dependence.h"
+#include "HostData.h"
 #include "KernelBuilder.h"
 #include "NestAnalysis.h"
 #include "NestScan.h"
@@ -14,6 +15,7 @@
 #include <clang/Basic/OpenMPKinds.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -243,8 +245,8 @@ private:
       collectVars(e, vs);
       bool index = false;
       for (const clang::VarDecl *v : vs) {
-        if (rep && v == rep->var) {
-          index = true;
+        if (rep && (v == rep->var || na.passValue(v))) {
+          index = true; // the index, or a value of the pass computed from it
           continue;
         }
         if (na.plan.loops.count(v) || na.knownScalar(v))
@@ -267,13 +269,15 @@ private:
         return na.plan.loops.count(v) > 0;
       });
       if (index && !others) {
-        Affine a = na.affine(e);
-        if (a.valid) {
+        // affine in the index, or an integer expression of it that the model
+        // evaluates at each pass (docs/model.md, "Launches of an indexed repeat")
+        if (na.affine(e).valid || na.passForm(e, e->getBeginLoc())) {
           usesIndex = true;
           continue;
         }
-        why = fmt::format("the loop bound '{}' is not affine in '{}', the index of the loop "
-                          "around it (line {}) that launches it once per iteration",
+        why = fmt::format("the loop bound '{}' is not an integer expression of '{}', the index "
+                          "of the loop around it (line {}) that launches it once per iteration, "
+                          "constants and values set in each pass",
                           tu_.sourceText(e->getSourceRange()), rep->var->getName().str(),
                           rep->line);
         return false;
@@ -389,11 +393,45 @@ private:
       return;
     }
     if (!containsLoop(s)) {
+      noteHostCalls(s);
       host_.noteHost(s); // host code: what it touches may have to cross the link
       return;
     }
     for (const clang::Stmt *c : s->children())
       walk(c);
+  }
+
+  /// A call in host code inside a loop around kernels to a function of the
+  /// file with loops of its own (Rodinia lud's `lud_diagonal_omp(a, size,
+  /// offset)` in each pass): its loops are not ported, and it is host code on
+  /// the arrays passed to it. A note says so at the call.
+  void noteHostCalls(const clang::Stmt *s) {
+    if (!s || seq_.empty())
+      return;
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(s)) {
+      const clang::FunctionDecl *fd = c->getDirectCallee();
+      const clang::FunctionDecl *def = nullptr;
+      if (fd && fd->hasBody(def) && def && containsLoop(def->getBody())) {
+        std::set<std::string> arrays; // (sorted: the map is by address)
+        for (const auto &[v, w] : hostTouches(c))
+          arrays.insert(fmt::format("'{}'", v->getName().str()));
+        if (!arrays.empty()) {
+          const SequentialLoop &in = seq_.back();
+          Warning w = tu_.warning(
+              c->getBeginLoc(),
+              fmt::format("the call to '{}' runs on the host in each pass of the loop '{}' "
+                          "(line {}): the loops of its body are not ported, and it is taken as "
+                          "host code that reads and writes the {} passed to it ({}), a 'host "
+                          "writes' step with the copies it causes in each pass",
+                          def->getNameAsString(), in.var->getName().str(), in.line,
+                          arrays.size() == 1 ? "array" : "arrays", fmt::join(arrays, ", ")));
+          w.note = true;
+          out_.warnings.push_back(std::move(w));
+        }
+      }
+    }
+    for (const clang::Stmt *c : s->children())
+      noteHostCalls(c);
   }
 
   static bool containsLoop(const clang::Stmt *s) {
@@ -519,6 +557,7 @@ private:
     if (h.step > 1)
       s.step = skeleton::Expr::lit(h.step);
     s.range = Interval{a->first, hi - 1};
+    s.stepValue = h.step;
     return s;
   }
 
@@ -749,7 +788,8 @@ private:
                         "if the values make it harmless",
                         plan.omp ? "OpenMP directive" : "'#pragma skelcast independent'",
                         plan.trustedAgainst)));
-      if (!seq_.empty() && seq_.back().indexed() && mentions(root, seq_.back().var)) {
+      if (!seq_.empty() && seq_.back().indexed() &&
+          (mentions(root, seq_.back().var) || na.usedPassValue)) {
         seq_.back().used = true;
         k.comments.leading.push_back(fmt::format("// launched once per iteration of '{}' ({}:{})",
                                                  seq_.back().var->getName().str(), tu_.fileName,

@@ -70,8 +70,13 @@ public:
     for (const AccessRec &a : scan_.accesses)
       if (!done_.count(&a) && !scan_.registerArrays.count(a.base))
         view_.complete = false;
-    for (const auto &[name, unused] : params_)
-      view_.nest.params.push_back(PolyParam{name, std::nullopt, std::nullopt, std::nullopt});
+    for (const auto &[name, v] : params_) {
+      PolyParam p{name, std::nullopt, std::nullopt, std::nullopt};
+      if (na_.passValue(v)) // a value of the pass: the values it takes over the passes
+        if (auto r = na_.passRange(v))
+          p.min = r->lo, p.max = r->hi;
+      view_.nest.params.push_back(p);
+    }
     return std::move(view_);
   }
 

@@ -500,6 +500,9 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
   for (const auto *a : accesses) {
     std::vector<int> vs = spanVars(ki, *a);
     std::vector<int64_t> t(vs.size(), 0);
+    std::vector<CompiledIndex> index; // (resolved once: up to 2^20 points)
+    for (size_t d = 0; d < nd; ++d)
+      index.emplace_back(ki, a->index[d].expr);
     for (;;) {
       for (size_t i = 0; i < vs.size(); ++i) {
         const VarRange &r = set[static_cast<size_t>(vs[i])];
@@ -508,7 +511,7 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
       int64_t off = 0;
       bool ok = true;
       for (size_t d = 0; d < nd; ++d) {
-        auto x = evalIndex(ki, a->index[d].expr, vals);
+        auto x = index[d](vals);
         if (!x) {
           ok = false;
           break;

@@ -579,4 +579,75 @@ std::optional<int64_t> evalIndex(const KernelInfo &ki, const Expr &e,
   return std::nullopt;
 }
 
+CompiledIndex::CompiledIndex(const KernelInfo &ki, const Expr &e) : ki_(&ki) {
+  root_ = build(e, 0);
+}
+
+int CompiledIndex::build(const Expr &e, int depth) {
+  Node n;
+  switch (e.kind) {
+  case Expr::Kind::IntLit:
+    n.kind = Node::Kind::Lit;
+    n.value = e.value;
+    break;
+  case Expr::Kind::Name: {
+    if (auto m = ki_->macros.find(e.name); m != ki_->macros.end()) {
+      n.kind = Node::Kind::Lit;
+      n.value = m->second;
+    } else if (int v = ki_->varIndex(e.name); v >= 0) {
+      n.kind = Node::Kind::Var;
+      n.value = v;
+    } else if (auto b = ki_->bindings.find(e.name); b != ki_->bindings.end()) {
+      if (depth > 64) { // (evalIndex follows it as far as it goes)
+        n.kind = Node::Kind::Direct;
+        n.expr = &e;
+        break;
+      }
+      return build(b->second, depth + 1);
+    }
+    break; // unknown: nullopt, as evalIndex
+  }
+  case Expr::Kind::Neg:
+    n.kind = Node::Kind::Neg;
+    n.a = build(e.args[0], depth);
+    break;
+  case Expr::Kind::Binary:
+    n.kind = Node::Kind::Binary;
+    n.op = e.op;
+    n.a = build(e.args[0], depth);
+    n.b = build(e.args[1], depth);
+    break;
+  case Expr::Kind::Access:
+    n.kind = Node::Kind::Direct;
+    n.expr = &e;
+    break;
+  }
+  nodes_.push_back(n);
+  return static_cast<int>(nodes_.size() - 1);
+}
+
+std::optional<int64_t> CompiledIndex::eval(int i, const std::vector<int64_t> &vals) const {
+  const Node &n = nodes_[static_cast<size_t>(i)];
+  switch (n.kind) {
+  case Node::Kind::Lit: return n.value;
+  case Node::Kind::Var: return vals[static_cast<size_t>(n.value)];
+  case Node::Kind::Unknown: return std::nullopt;
+  case Node::Kind::Neg: {
+    auto a = eval(n.a, vals);
+    int64_t r = a ? *a : 0;
+    return a && negate(r) ? std::optional<int64_t>(r) : std::nullopt;
+  }
+  case Node::Kind::Binary: {
+    auto a = eval(n.a, vals);
+    auto b = eval(n.b, vals);
+    int64_t r = 0;
+    if (!a || !b || !arith(n.op, *a, *b, r))
+      return std::nullopt;
+    return r;
+  }
+  case Node::Kind::Direct: return evalIndex(*ki_, *n.expr, vals);
+  }
+  return std::nullopt;
+}
+
 } // namespace skelcast::layout

@@ -68,6 +68,8 @@ int64_t representativeIndexValue(const skeleton::SkeletonFile &file, size_t k) {
   skeleton::MacroTable macros = skeleton::evalMacros(file);
   skeleton::RepeatRange rr = skeleton::repeatRange(r, macros, file.path);
   skeleton::LaunchInterval li = skeleton::launchInterval(file.kernels[k], r, macros, file.path);
+  if (!li.affine) // every pass evaluated: the largest loop space itself
+    return rr.value(li.largest);
   int64_t best = li.first, bestThreads = -1;
   for (int64_t n : {li.first, li.first + (li.last - li.first) / 2, li.last}) {
     int64_t t = threadsAt(file, k, r, macros, rr, n);
@@ -154,7 +156,10 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
     rep.sample.timeMs = launchMs(rep.ki, best, hw, mo).value_or(0);
     L.ranking.push_back(rep.sample);
   }
-  L.exact = L.launches <= kExactLaunches;
+  // The sampled sum needs a time monotone between samples: each dimension's
+  // size changing one way over the launches (affine bounds always do; others
+  // are checked at every pass, else every launch is projected).
+  L.exact = L.launches <= kExactLaunches || !li.monotone;
   std::vector<std::pair<int64_t, double>> at =
       samplePositions(li.first, li.last, L.exact ? static_cast<int>(L.launches) : kSumPoints);
   std::vector<LaunchSample> samples;

@@ -189,21 +189,31 @@ private:
   /// A kernel of an indexed repeat: bounds affine in the index, a loop space
   /// that is not empty for at least one of its values, and within 2^62 for all.
   void checkIndexedSpace(const Kernel &k, const Repeat &r) {
+    MacroTable names = macros_;
+    names[r.index] = 0;
     for (const auto &d : k.dims)
       for (const Expr *e : {d.lo ? &*d.lo : nullptr, &d.hi})
-        if (e && !affineIn(*e, r.index))
+        if (e && !affineIn(*e, r.index) && !isConstExpr(*e, names))
           throw InputError(at(e->loc),
-                           fmt::format("loop space bound must be affine in the repeat index "
-                                       "'{}' (constant coefficients, macros)",
+                           fmt::format("loop space bound must be an integer expression of the "
+                                       "repeat index '{}' and macros",
                                        r.index));
+    // bounds not affine in the index: launchInterval evaluates every pass
     LaunchInterval li = launchInterval(k, r, macros_, f_.path);
+    std::string name = f_.kernelName(static_cast<size_t>(&k - f_.kernels.data()));
     if (li.count() == 0)
       throw InputError(at(k.loc), fmt::format("loop space of kernel '{}' is empty for every value "
                                               "of '{}'",
-                                              f_.kernelName(static_cast<size_t>(&k - f_.kernels.data())), r.index));
+                                              name, r.index));
     RepeatRange rr = repeatRange(r, macros_, f_.path);
+    if (li.holes > 0)
+      throw InputError(at(k.loc),
+                       fmt::format("the passes that launch kernel '{}' do not form one interval "
+                                   "of '{}' ({} empty loop spaces between {} and {})",
+                                   name, r.index, li.holes, rr.value(li.first),
+                                   rr.value(li.last)));
     MacroTable env = macros_;
-    for (int64_t n : {li.first, li.last}) { // the sizes are affine: largest at an end
+    for (int64_t n : {li.first, li.last}) { // affine sizes: the largest at an end
       env[r.index] = rr.value(n);
       if (loopSpaceSize(k, env, f_.path) > kMaxCount)
         throw InputError(at(k.loc), "loop space has more than 2^62 iterations");

@@ -100,9 +100,99 @@ int64_t loopSpaceSize(const Kernel &k, const MacroTable &env, const std::string 
   return space;
 }
 
+namespace {
+
+bool mentionsName(const Expr &e, const std::string &name) {
+  if (e.kind == Expr::Kind::Name && e.name == name)
+    return true;
+  for (const auto &a : e.args)
+    if (mentionsName(a, name))
+      return true;
+  return false;
+}
+
+bool affineIn(const Expr &e, const std::string &index) {
+  switch (e.kind) {
+  case Expr::Kind::IntLit:
+  case Expr::Kind::Name: return true;
+  case Expr::Kind::Access: return false;
+  case Expr::Kind::Neg: return affineIn(e.args[0], index);
+  case Expr::Kind::Binary:
+    switch (e.op) {
+    case '+':
+    case '-': return affineIn(e.args[0], index) && affineIn(e.args[1], index);
+    case '*':
+      return affineIn(e.args[0], index) && affineIn(e.args[1], index) &&
+             !(mentionsName(e.args[0], index) && mentionsName(e.args[1], index));
+    default: return !mentionsName(e.args[0], index) && !mentionsName(e.args[1], index);
+    }
+  }
+  return false;
+}
+
+/// Bounds not affine in the index: every pass evaluated.
+LaunchInterval evaluatedPasses(const Kernel &k, const Repeat &r, const MacroTable &env,
+                               const std::string &file, const RepeatRange &rr) {
+  if (rr.trips > kMaxEvaluatedPasses)
+    throw InputError({file, k.loc.line, k.loc.col},
+                     fmt::format("a loop-space bound that is not affine in the repeat index '{}' "
+                                 "is evaluated at every pass: at most {} passes, the repeat has {}",
+                                 r.index, kMaxEvaluatedPasses, rr.trips));
+  LaunchInterval li;
+  li.affine = false;
+  MacroTable at = env;
+  std::vector<std::vector<int64_t>> sizes; // per launching pass, each dimension's size
+  std::vector<int64_t> passes;
+  int64_t best = -1;
+  for (int64_t n = 0; n < rr.trips; ++n) {
+    at[r.index] = rr.value(n);
+    std::vector<int64_t> s;
+    bool empty = false;
+    for (const auto &d : k.dims) {
+      int64_t lo = d.lo ? evalConstExpr(*d.lo, at, file) : 0, hi = evalConstExpr(d.hi, at, file);
+      s.push_back(hi > lo ? hi - lo : 0);
+      empty = empty || hi <= lo;
+    }
+    if (empty)
+      continue;
+    int64_t space = loopSpaceSize(k, at, file);
+    if (space > best) {
+      best = space;
+      li.largest = n;
+    }
+    passes.push_back(n);
+    sizes.push_back(std::move(s));
+  }
+  if (passes.empty())
+    return li;
+  li.first = passes.front();
+  li.last = passes.back();
+  li.holes = (li.last - li.first + 1) - static_cast<int64_t>(passes.size());
+  for (size_t d = 0; d < k.dims.size(); ++d) {
+    bool up = true, down = true;
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      up = up && sizes[i][d] >= sizes[i - 1][d];
+      down = down && sizes[i][d] <= sizes[i - 1][d];
+    }
+    li.monotone = li.monotone && (up || down);
+  }
+  return li;
+}
+
+} // namespace
+
+bool affineSpace(const Kernel &k, const std::string &index) {
+  for (const auto &d : k.dims)
+    if ((d.lo && !affineIn(*d.lo, index)) || !affineIn(d.hi, index))
+      return false;
+  return true;
+}
+
 LaunchInterval launchInterval(const Kernel &k, const Repeat &r, const MacroTable &env,
                               const std::string &file) {
   RepeatRange rr = repeatRange(r, env, file);
+  if (!affineSpace(k, r.index))
+    return evaluatedPasses(k, r, env, file, rr);
   __int128 lo = 0, hi = static_cast<__int128>(rr.trips) - 1; // the passes that launch
   MacroTable at = env;
   for (const auto &d : k.dims) {

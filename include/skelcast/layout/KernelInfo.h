@@ -159,4 +159,29 @@ KernelInfo analyzeKernel(const skeleton::SkeletonFile &file, const skeleton::Ker
 std::optional<int64_t> evalIndex(const KernelInfo &ki, const skeleton::Expr &e,
                                  const std::vector<int64_t> &varValues);
 
+/// evalIndex with the names resolved once (macros to their values, variables
+/// to their slots, bindings inlined): the same values, for enumerations over
+/// many points (a footprint of subscripts with `/` or `%`).
+class CompiledIndex {
+public:
+  CompiledIndex(const KernelInfo &ki, const skeleton::Expr &e);
+  std::optional<int64_t> operator()(const std::vector<int64_t> &varValues) const {
+    return eval(root_, varValues);
+  }
+
+private:
+  struct Node {
+    enum class Kind { Lit, Var, Unknown, Neg, Binary, Direct } kind = Kind::Unknown;
+    int64_t value = 0; ///< Lit: the value; Var: the slot
+    char op = 0;
+    int a = -1, b = -1;
+    const skeleton::Expr *expr = nullptr; ///< Direct: evaluated by evalIndex (an array element)
+  };
+  int build(const skeleton::Expr &e, int depth);
+  std::optional<int64_t> eval(int n, const std::vector<int64_t> &varValues) const;
+  const KernelInfo *ki_;
+  std::vector<Node> nodes_;
+  int root_ = 0;
+};
+
 } // namespace skelcast::layout

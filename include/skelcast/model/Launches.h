@@ -43,7 +43,7 @@ struct RepeatedLaunches {
   int64_t launches = 0;                 ///< passes whose loop space is not empty (the rest are skipped)
   int64_t characterizedAt = 0;          ///< the k whose launch the layout rows describe (the largest)
   std::vector<LaunchSample> ranking;    ///< the representative iterations the layouts were ranked on
-  bool exact = false;                   ///< every launch projected (launches <= kExactLaunches)
+  bool exact = false;                   ///< every launch projected (launches <= kExactLaunches, or sizes not monotone in k)
   std::vector<LaunchSample> summed;     ///< not exact: the iterations the sum integrates
   double totalMs = 0;                   ///< every launch of the best layout, summed
   double errorBoundMs = 0;              ///< |totalMs - the exact sum| at most this (0 when exact)

@@ -34,13 +34,30 @@ struct RepeatRange {
 };
 RepeatRange repeatRange(const Repeat &r, const MacroTable &env, const std::string &file);
 
+/// Passes evaluated one by one for a kernel whose loop-space bounds are not
+/// affine in the index: a repeat with more is refused by the checker.
+constexpr int64_t kMaxEvaluatedPasses = 65536;
+
+/// True when every loop-space bound of `k` is affine in `index`: a constant
+/// plus a constant times the index (names other than `index` are constants).
+bool affineSpace(const Kernel &k, const std::string &index);
+
 /// The passes of indexed repeat `r` that launch kernel `k`: those n of
-/// repeatRange whose loop space (with the index at value(n)) is not empty. Each
-/// dimension's size is affine in the index (the checker refuses other bounds),
-/// so they form one interval [first, last]; first > last when there is none.
+/// repeatRange whose loop space (with the index at value(n)) is not empty,
+/// [first, last]; first > last when there is none. When each dimension's size
+/// is affine in the index they form one interval, found from two passes. Other
+/// bounds (`(N - k)/B`, `k*k`, `%`) are evaluated at every pass (at most
+/// kMaxEvaluatedPasses): [first, last] is then the hull of the passes that
+/// launch, `holes` the empty ones inside it (the checker refuses any), and
+/// `monotone` whether each dimension's size changes one way over the interval
+/// (as an affine size always does).
 struct LaunchInterval {
   int64_t first = 0, last = -1;
-  int64_t count() const { return last >= first ? last - first + 1 : 0; }
+  bool affine = true;
+  bool monotone = true;
+  int64_t holes = 0;
+  int64_t largest = -1; ///< not affine: the first pass with the largest loop space
+  int64_t count() const { return last >= first ? last - first + 1 - holes : 0; }
 };
 LaunchInterval launchInterval(const Kernel &k, const Repeat &r, const MacroTable &env,
                               const std::string &file);

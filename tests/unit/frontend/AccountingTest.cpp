@@ -45,8 +45,10 @@ void bfs(int n, struct Node *nodes, int *mask, int *cost, int *stop) {
 
 TEST(Accounting, ANestLaunchedOncePerIterationKeepsItsOwnReason) {
   // the blocked loop is an indexed repeat (bounds known), the nest inside
-  // uses its index but has a bound the host computes: the outer loop's
-  // warning (it calls a function of another file) names the nest and why
+  // uses its index but has a bound the host reads from data: the outer loop's
+  // warning (it calls a function of another file) names the nest and why (a
+  // bound computed from the index, `nc = (N - off - BS) / BS`, is a value of
+  // the pass: PassValuesTest.cpp)
   std::string code = R"(
 #define N 1024
 #define BS 16
@@ -55,7 +57,7 @@ void sweep(float *a) {
   int off, c, nc;
   for (off = 0; off < N - BS; off += BS) {
     factor(a);
-    nc = (N - off - BS) / BS;
+    nc = (int)a[off];
 #pragma omp parallel for
     for (c = 0; c < nc; c++)
       a[off * N + c] = 1.0f;
@@ -70,7 +72,10 @@ void sweep(float *a) {
   std::string w = d.str();
   EXPECT_NE(w.find("t.c:7:3: warning: cannot port this loop: call to 'factor', whose body is "
                    "not visible (line 8); the nest at line 11, launched once per iteration of "
-                   "'off': the loop bound 'nc' is not a known constant"),
+                   "'off': the loop bound 'nc' is not a known constant: 'nc' is set in the "
+                   "body of the loop 'off' (line 7) around this nest, and it is no value known "
+                   "in each pass: its value '(int)a[off]' (line 9) is not an integer expression "
+                   "of 'off'"),
             std::string::npos)
       << w;
 }

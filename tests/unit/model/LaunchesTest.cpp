@@ -136,3 +136,83 @@ TEST(Launches, BeyondTheExactLimitTheSumIsWithinItsBound) {
   EXPECT_LE(std::fabs(l.totalMs - exact), l.errorBoundMs + 1e-9);
   EXPECT_LT(l.errorBoundMs, 0.01 * exact);
 }
+
+namespace {
+
+/// One launch of the blocks kernel below written out by hand with its count
+/// of blocks (`repeat 2`: it follows itself in L2 as the launches do).
+double handBlocksMs(int64_t row, int64_t blocks, const std::string &layout) {
+  std::string text = "#define N 12\n#define B 4\nfloat A[N][N]\nrepeat 2 {\n  parallel_for f(" +
+                     std::to_string(blocks) + ") : c {\n    ld A[" + std::to_string(row) +
+                     "][c]\n    comp 1\n    st A[" + std::to_string(row) + "][c]\n  }\n}\n";
+  auto f = skeleton::parseSkeleton(text, "hand.skel");
+  layout::KernelInfo ki = model::analyzeProgramKernel(f, 0);
+  return model::projectLayout(ki, layout::parseLayout(ki, layout, h100()), h100(), {}).result.timeMs;
+}
+
+} // namespace
+
+TEST(Launches, BoundsNotAffineInKAreEvaluatedAtEachPassByHand) {
+  // A blocked factorization's interior: m = (N - k - B)/B blocks a side, m*m
+  // blocks, C's division. k = 0, 4 (k < N - B = 8): m = 2, 1, so 4 and 1
+  // threads; the sum is t(4 threads at k = 0) + t(1 thread at k = 4).
+  auto f = skeleton::parseSkeleton(
+      "#define N 12\n#define B 4\nfloat A[N][N]\nrepeat k = 0:N - B:B {\n"
+      "  parallel_for f((N - k - B)/B * ((N - k - B)/B)) : c {\n    ld A[k][c]\n    comp 1\n"
+      "    st A[k][c]\n  }\n}\n",
+      "blocks.skel");
+  model::KernelProjection kp = model::projectProgramKernel(f, 0, h100(), {}, {});
+  ASSERT_TRUE(kp.launches);
+  const model::RepeatedLaunches &l = *kp.launches;
+  EXPECT_EQ(l.iterations, 2);
+  EXPECT_EQ(l.launches, 2);
+  EXPECT_EQ(l.characterizedAt, 0);
+  EXPECT_TRUE(l.exact);
+  ASSERT_EQ(l.ranking.size(), 2u);
+  EXPECT_EQ(l.ranking[0].threads, 4);
+  EXPECT_EQ(l.ranking[1].value, 4);
+  EXPECT_EQ(l.ranking[1].threads, 1);
+  const std::string best = kp.layouts.front().layoutString;
+  double t0 = handBlocksMs(0, 4, best), t4 = handBlocksMs(4, 1, best);
+  EXPECT_NEAR(l.ranking[0].timeMs, t0, 1e-12);
+  EXPECT_NEAR(l.ranking[1].timeMs, t4, 1e-12);
+  EXPECT_NEAR(l.totalMs, t0 + t4, 1e-12);
+}
+
+TEST(Launches, BoundsNotAffineInKAndMonotoneAreSampled) {
+  // 5000 launches whose size (N - k)/2 + 1 falls by steps of C's division:
+  // monotone in k, so the piecewise-linear sum and its bound hold.
+  auto f = skeleton::parseSkeleton("#define N 5000\nfloat A[N][N]\nrepeat k = 0:N {\n"
+                                   "  parallel_for f((N - k)/2 + 1) : i {\n    ld A[i][k]\n"
+                                   "    comp 1\n    st A[i][k]\n  }\n}\n",
+                                   "steps.skel");
+  hw::HwSpec hw = h100();
+  model::KernelProjection kp = model::projectProgramKernel(f, 0, hw, {}, {});
+  ASSERT_TRUE(kp.launches);
+  const model::RepeatedLaunches &l = *kp.launches;
+  EXPECT_EQ(l.launches, 5000);
+  EXPECT_FALSE(l.exact);
+  EXPECT_EQ(l.characterizedAt, 0);
+  double exact = 0;
+  const layout::Layout &best = kp.layouts.front().layout;
+  for (int64_t k = 0; k < 5000; ++k)
+    exact += model::projectLayout(model::analyzeProgramKernel(f, 0, k), best, hw, {}).result.timeMs;
+  EXPECT_LE(std::fabs(l.totalMs - exact), l.errorBoundMs + 1e-9);
+}
+
+TEST(Launches, BoundsNotMonotoneInKProjectEveryLaunch) {
+  // a size that falls and rises again ((k - 2500)^2/1000 + 1): no sample
+  // bounds the launches between, so each of the 5000 is projected
+  auto f = skeleton::parseSkeleton("#define N 5000\n#define M 6400\nfloat A[M][N]\n"
+                                   "repeat k = 0:N {\n"
+                                   "  parallel_for f((k - 2500)*(k - 2500)/1000 + 1) : i {\n"
+                                   "    ld A[i][k]\n    comp 1\n    st A[i][k]\n  }\n}\n",
+                                   "bowl.skel");
+  model::KernelProjection kp = model::projectProgramKernel(f, 0, h100(), {}, {});
+  ASSERT_TRUE(kp.launches);
+  EXPECT_EQ(kp.launches->launches, 5000);
+  EXPECT_TRUE(kp.launches->exact);
+  EXPECT_TRUE(kp.launches->summed.empty());
+  EXPECT_EQ(kp.launches->errorBoundMs, 0);
+  EXPECT_EQ(kp.launches->characterizedAt, 0); // 6251 threads, the largest (k = 4999: 6246)
+}

@@ -105,6 +105,32 @@ TEST(IndexedRepeat, RangeAndLaunchesWithAnEmptyLastSpace) {
   EXPECT_EQ(gi.last, 3);
 }
 
+TEST(IndexedRepeat, BoundsNotAffineInTheIndexAreEvaluatedAtEachPass) {
+  // a blocked LU's interior: n = (N - k - 4)/4 blocks a side, n*n of them
+  SkeletonFile f = parseSkeleton("#define N 18\n#define B 4\nfloat A[N][N]\n"
+                                 "repeat k = 0:N - B:B {\n"
+                                 "  parallel_for f((N - k - B)/B * ((N - k - B)/B)) : c { ld A[k][c] }\n"
+                                 "}\n",
+                                 "blocks.skel");
+  MacroTable m = evalMacros(f);
+  EXPECT_FALSE(affineSpace(f.kernels[0], "k"));
+  // k = 0, 4, 8, 12: n = 3, 2, 1, 0 (C's division: 2/4 = 0); 9, 4, 1, 0 blocks
+  LaunchInterval li = launchInterval(f.kernels[0], f.repeats[0], m, f.path);
+  EXPECT_FALSE(li.affine);
+  EXPECT_EQ(li.first, 0);
+  EXPECT_EQ(li.last, 2);
+  EXPECT_EQ(li.count(), 3);
+  EXPECT_TRUE(li.monotone);
+  EXPECT_EQ(li.largest, 0);
+  // a size that goes down and up again: launches still one interval, not monotone
+  SkeletonFile g = parseSkeleton("#define N 8\nrepeat k = 0:N { parallel_for g(1 + (k - 4)*(k - 4)) : i { comp 1 } }",
+                                 "g.skel");
+  LaunchInterval gi = launchInterval(g.kernels[0], g.repeats[0], evalMacros(g), g.path);
+  EXPECT_EQ(gi.count(), 8);
+  EXPECT_FALSE(gi.monotone);
+  EXPECT_EQ(gi.largest, 0); // 17 threads at k = 0
+}
+
 TEST(IndexedRepeat, BindIndexSubstitutesEveryUse) {
   SkeletonFile f = parseSkeleton(kLu, "lu.skel");
   Kernel k2 = bindIndex(f.kernels[1], "k", 2);
@@ -128,10 +154,15 @@ TEST(IndexedRepeat, Errors) {
               "repeat range 3:3 of 'k' is empty");
   expectError("repeat k = 0:N:0 { parallel_for f(N) : i { comp 1 } }", 3, 16,
               "repeat step must be positive, is 0");
-  expectError("repeat k = 0:N { parallel_for f(k*k:N) : i { comp 1 } }", 3, 34,
-              "loop space bound must be affine in the repeat index 'k' (constant coefficients, macros)");
-  expectError("repeat k = 0:N { parallel_for f(k/2:N) : i { comp 1 } }", 3, 34,
-              "loop space bound must be affine in the repeat index 'k' (constant coefficients, macros)");
+  expectError("repeat k = 0:N { parallel_for f(k*A[0][0]:N) : i { comp 1 } }", 3, 34,
+              "loop space bound must be an integer expression of the repeat index 'k' and macros");
+  // bounds not affine in k: every pass evaluated, the launches one interval
+  expectError("repeat k = 0:N { parallel_for f(k%2:1) : i { comp 1 } }", 3, 18,
+              "the passes that launch kernel 'f' do not form one interval of 'k' (1 empty loop "
+              "spaces between 0 and 2)");
+  expectError("repeat k = 0:100000 { parallel_for f(k/2:N) : i { comp 1 } }", 3, 23,
+              "a loop-space bound that is not affine in the repeat index 'k' is evaluated at "
+              "every pass: at most 65536 passes, the repeat has 100000");
   expectError("repeat k = 0:N { parallel_for f(k+N:N) : i { comp 1 } }", 3, 18,
               "loop space of kernel 'f' is empty for every value of 'k'");
   expectError("repeat k = 0:N { repeat j = 0:k { parallel_for f(N) : i { comp 1 } } }", 3, 18,
