@@ -147,10 +147,12 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
 // ---------------------------------------------------------------------------
 // names
 
-std::string KernelBuilder::declare(const std::string &base) {
+std::string KernelBuilder::declare(const std::string &base, bool fresh) {
   std::string b = skeleton::isKeyword(base) ? base + "_" : base;
   std::string name = b;
-  for (int k = 2; inScope(name); ++k)
+  // a data binding's name is never given again in the kernel: a scalar still
+  // naming it after its block closed must not read another value (visible)
+  for (int k = 2; inScope(name) || dataLoad_.count(name) || (fresh && declared_.count(name)); ++k)
     name = fmt::format("{}_{}", b, k);
   scopes_.back().insert(name);
   declared_.insert(name);

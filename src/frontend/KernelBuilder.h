@@ -62,7 +62,9 @@ private:
   // -------------------------------------------------------------------------
   // names
 
-  std::string declare(const std::string &base);
+  /// A name for `base` not in scope (nor a data binding's); `fresh`: never
+  /// given before in the kernel.
+  std::string declare(const std::string &base, bool fresh = false);
   bool inScope(const std::string &n) const;
 
   // -------------------------------------------------------------------------

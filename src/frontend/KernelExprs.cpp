@@ -163,8 +163,14 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
     if (l != loopVal_.end())
       return {l->second};
     auto en = env_.find(v);
-    if (en != env_.end())
-      return {en->second};
+    if (en != env_.end()) {
+      if (visible(en->second))
+        return {en->second};
+      // bound (bindData) in a block that has closed: what it held there is gone
+      dataBound_.erase(v);
+      env_.erase(en);
+      return {};
+    }
     if (auto k = na_.knownScalar(v))
       return {k->second};
     if (auto p = na_.passValue(v)) { // set once per pass of the repeat around the kernel
@@ -373,7 +379,7 @@ void KernelBuilder::forget(const clang::VarDecl *v) {
 }
 
 void KernelBuilder::bindData(const clang::VarDecl *v, const Expr &value, const std::string &why) {
-  std::string name = declare(v->getName().str());
+  std::string name = declare(v->getName().str(), true);
   skeleton::Stmt st;
   st.kind = skeleton::Stmt::Kind::Bind;
   st.bindName = name;

@@ -288,6 +288,11 @@ private:
     auto into = parseValue(c.value);
     if (!into || into->array == p)
       return false;
+    // `&A[s][e]` into a row of a declared matrix: `p[x]` is `A[s][e + x]`,
+    // and e + x may leave the row (`r[-M]` is the row above), which a test
+    // that compares the subscripts dimension by dimension cannot see
+    if (into->subs.size() > 1)
+      return false;
     // the same element type: `p[x]` is an element of the array
     clang::QualType el = into->array->getType().getCanonicalType();
     for (size_t k = 0; k < std::max<size_t>(into->subs.size(), 1); ++k) {

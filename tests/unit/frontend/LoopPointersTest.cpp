@@ -321,3 +321,19 @@ void jump(double *a, const int *kind) {
 )");
   EXPECT_FALSE(o.ok) << o.text;
 }
+
+TEST(LoopPointers, APointerIntoARowOfAMatrixIsLeftAlone) {
+  // `r[-M]` is the row above: A[i][-M] compared dimension by dimension would
+  // look independent of A[i][0] (review of 120d07d); such pointers stay refused
+  Out o = run(R"(#define N 1024
+#define M 1024
+float A[N][M];
+void f(void) {
+  for (int i = 1; i < N; i++) {
+    float *r = &A[i][0];
+    r[0] = r[-M] + 1.0f;
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+}

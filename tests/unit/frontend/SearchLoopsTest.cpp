@@ -214,3 +214,46 @@ void tally(void) {
 )");
   EXPECT_FALSE(s.ok) << s.text;
 }
+
+TEST(SearchLoops, AResultKeptFromTheLastIterationWhenTheSearchFailsIsCarried) {
+  // `idx` is declared outside: when a search finds nothing it keeps the
+  // previous iteration's value, a value carried from one iteration to the next
+  Out o = run(R"(#define N 4096
+float cdf[N], u[N], a[N], out[N];
+void f(void) {
+  int idx = 0;
+  for (int j = 0; j < N; j++) {
+    for (int x = 0; x < N; x++)
+      if (cdf[x] >= u[j]) {
+        idx = x;
+        break;
+      }
+    out[j] = a[idx];
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_TRUE(has(o.diag + o.warnings + o.error, "'idx' carries a value from one iteration to the next"))
+      << o.error;
+}
+
+TEST(SearchLoops, ABindingMadeInAnInnerLoopIsNotReadAfterIt) {
+  // k is computed from x[j] inside the j loop: after it, x[j] names nothing
+  // (review of 6c516ea: the skeleton read a binding whose block had closed)
+  Out o = run(R"(#define N 1024
+#define M 64
+float x[M], a[N], out[N];
+void f(void) {
+  for (int i = 0; i < N; i++) {
+    int k = 0;
+    for (int j = 0; j < M; j++)
+      k = (int)(x[j] * 10.0f);
+    out[i] = a[k];
+  }
+}
+)");
+  EXPECT_FALSE(o.ok) << o.text;
+  EXPECT_FALSE(has(o.error, "internal error")) << o.error;
+  EXPECT_TRUE(has(o.diag + o.warnings + o.error, "'k' holds a value the skeleton cannot express"))
+      << o.error;
+}
