@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 namespace skelcast::skeleton {
 namespace {
@@ -213,7 +214,10 @@ private:
                                    name, r.index, li.holes, rr.value(li.first),
                                    rr.value(li.last)));
     MacroTable env = macros_;
-    for (int64_t n : {li.first, li.last}) { // affine sizes: the largest at an end
+    std::vector<int64_t> passes{li.first, li.last}; // affine sizes: the largest at an end
+    if (!li.affine && li.largest >= 0)
+      passes.push_back(li.largest); // else it may lie between them
+    for (int64_t n : passes) {
       env[r.index] = rr.value(n);
       if (loopSpaceSize(k, env, f_.path) > kMaxCount)
         throw InputError(at(k.loc), "loop space has more than 2^62 iterations");

@@ -131,6 +131,11 @@ TEST(CheckHardening, SizesBeyond64BitsAreRefused) {
               "loop 'k' has more than 2^62 iterations");
   expectError("float A[2147483648][2147483648]\n", "array 'A' holds more than 2^62 bytes");
   expectError("char A[4611686018427387904][2]\n", "array 'A' holds more than 2^62 bytes");
+  // an indexed repeat whose loop space is not affine in its index: the
+  // largest pass lies between the first and the last (1, 2^61 + 1, 2^62 + 1, 1)
+  expectError("#define B 2305843009213693952\nfloat A[4]\nrepeat k = 0:4 {\n"
+              "  parallel_for f(0:1 + (k % 3) * B) : i {\n    ld A[0]\n  }\n}\n",
+              "loop space has more than 2^62 iterations");
 }
 
 // The largest sizes that are accepted.
