@@ -20,6 +20,20 @@ using skeleton::Expr;
 namespace {
 
 constexpr int64_t kDefaultTrip = 16;   ///< trip count assumed for data-dependent bounds
+
+/// The variables `s` assigns (`v = e`, `v op= e`; with `incDec` also `v++`).
+void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, bool incDec) {
+  if (!s)
+    return;
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+    if (auto *v = refVar(b->getLHS()))
+      out.insert(v);
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); incDec && u && u->isIncrementDecrementOp())
+    if (auto *v = refVar(u->getSubExpr()))
+      out.insert(v);
+  for (const clang::Stmt *c : s->children())
+    assignedIn(c, out, incDec);
+}
 constexpr int64_t kSmallTrip = 16;     ///< constant trip counts up to this make a `for`
 
 } // namespace
@@ -434,19 +448,7 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
 
 void KernelBuilder::bindSearchResults(const clang::ForStmt *f, const clang::IfStmt *exit) {
   std::set<const clang::VarDecl *> set;
-  std::function<void(const clang::Stmt *)> assigned = [&](const clang::Stmt *s) {
-    if (!s)
-      return;
-    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
-      if (auto *v = refVar(b->getLHS()))
-        set.insert(v);
-    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp())
-      if (auto *v = refVar(u->getSubExpr()))
-        set.insert(v);
-    for (const clang::Stmt *c : s->children())
-      assigned(c);
-  };
-  assigned(exit->getThen());
+  assignedIn(exit->getThen(), set, true);
   // the load of the exit's condition that is still in scope after the loop
   // (`CDF[x] >= u[j]`: u[j]) is what the data decides the value by
   std::optional<Expr> from;
@@ -681,17 +683,8 @@ void KernelBuilder::keepData(const clang::IfStmt *is,
                              const std::map<const clang::VarDecl *, Expr> &before,
                              const std::map<const clang::VarDecl *, Expr> &armData) {
   std::set<const clang::VarDecl *> assigned;
-  std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *s) {
-    if (!s)
-      return;
-    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
-      if (auto *v = refVar(b->getLHS()))
-        assigned.insert(v);
-    for (const clang::Stmt *c : s->children())
-      walk(c);
-  };
-  walk(is->getThen());
-  walk(is->getElse());
+  assignedIn(is->getThen(), assigned, false);
+  assignedIn(is->getElse(), assigned, false);
   for (const clang::VarDecl *v : assigned) {
     if (!v->getType()->isIntegralOrEnumerationType() || !indexFlow_.count(v))
       continue;
@@ -733,18 +726,8 @@ std::vector<std::string> KernelBuilder::sideValues(
   if (side < 0)
     return {};
   std::set<const clang::VarDecl *> sets[2];
-  std::function<void(const clang::Stmt *, std::set<const clang::VarDecl *> &)> assigned =
-      [&](const clang::Stmt *s, std::set<const clang::VarDecl *> &out) {
-        if (!s)
-          return;
-        if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
-          if (auto *v = refVar(b->getLHS()))
-            out.insert(v);
-        for (const clang::Stmt *c : s->children())
-          assigned(c, out);
-      };
-  assigned(is->getThen(), sets[0]);
-  assigned(is->getElse(), sets[1]);
+  assignedIn(is->getThen(), sets[0], false);
+  assignedIn(is->getElse(), sets[1], false);
   std::function<bool(const Expr &)> visible = [&](const Expr &e) {
     if (e.kind == Expr::Kind::Name && sideNames[side].count(e.name))
       return false;
