@@ -224,9 +224,9 @@ public:
     return it == islNotes_.end() ? std::string() : it->second;
   }
 
-  std::string trustedAgainst(const clang::ForStmt *L) const {
-    auto it = trustedAgainst_.find(L);
-    return it == trustedAgainst_.end() ? std::string() : it->second;
+  std::string assumption(const clang::ForStmt *L) const {
+    auto it = assumptions_.find(L);
+    return it == assumptions_.end() ? std::string() : it->second;
   }
 
   std::vector<ScalarReduction> reductions(const clang::ForStmt *L) const {
@@ -237,8 +237,8 @@ public:
 private:
   std::optional<std::pair<PolyView, PolyResult>> poly_; ///< isl's answer for this nest
   std::map<const clang::ForStmt *, std::string> islNotes_; ///< how isl found a loop parallel
-  /// trusted loops with a dependence between some of their iterations: which
-  std::map<const clang::ForStmt *, std::string> trustedAgainst_;
+  /// loops found parallel on what the values must be (PolyLoopResult::assumptions)
+  std::map<const clang::ForStmt *, std::string> assumptions_;
   /// the scalar reductions that a loop found parallel ports (docs/skeletonizer.md, "Reductions")
   std::map<const clang::ForStmt *, std::vector<ScalarReduction>> reductions_;
 
@@ -266,7 +266,7 @@ private:
       if (!scan.inside(w.loop, L) || w.var == v || checked.count(w.var) || plan.ompPrivate.count(w.var))
         continue;
       auto ld = scan.localDecls.find(w.var);
-      if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
+      if (ld != scan.localDecls.end() && scan.inside(ld->second, L) && !w.var->isStaticLocal())
         continue;
       if (scan.headers.count(w.loop) && scan.headers.at(w.loop).var == w.var)
         continue; // an inner loop's index: written first in every iteration
@@ -285,6 +285,14 @@ private:
         return fmt::format("{} declares the iterations independent, but they share '{}', whose "
                            "last value is used after the loop (OpenMP needs 'lastprivate'): {}",
                            dir, name, race);
+      // Written before it is read in each iteration: a port would make it
+      // private, but under OpenMP the threads share it and one may overwrite
+      // it between another's write and read. The program as written races.
+      if (plan.omp && !sameConstantFlag(scan, L, w.var))
+        return fmt::format("{} declares the iterations independent, but they share '{}' (declared "
+                           "outside the loop{}, in no 'private' clause) and each writes it: {}; "
+                           "declare it inside the loop or name it in 'private({})'",
+                           dir, name, w.var->isStaticLocal() ? " or 'static'" : "", race, name);
     }
     std::string islWhy;
     const PolyLoopResult *lr = islLoop(na, scan, L, islWhy);
@@ -294,17 +302,11 @@ private:
       return std::any_of(plan.ompPrivate.begin(), plan.ompPrivate.end(),
                          [&](const clang::VarDecl *p) { return p->getName() == array; });
     };
+    if (!lr->assumptions.empty())
+      assumptions_[L] = lr->assumptions.front();
     for (const PolyDependence &d : lr->carried) {
-      if (d.approximate || d.privatized || owned(d.array))
+      if (d.approximate || d.privatized || d.unchanged || owned(d.array))
         continue;
-      if (!d.reduction && !d.uniform && d.kind != DepKind::Output) {
-        // a value read between some iterations only: the values may make it
-        // harmless (Floyd-Warshall's row k at step k), which the programmer
-        // knows and isl cannot; trusted, and said. Two iterations writing
-        // one element leave it to whichever runs last: never trusted.
-        trustedAgainst_[L] = d.describe();
-        continue;
-      }
       if (d.reduction)
         return fmt::format("{} declares the iterations independent, but they update '{}' as a "
                            "reduction without a 'reduction' clause: {}",
@@ -373,7 +375,12 @@ private:
     if (lr) {
       switch (lr->verdict) {
       case LoopVerdict::Parallel:
-        islNotes_[L] = "isl: no dependence carried";
+        if (!lr->assumptions.empty()) {
+          islNotes_[L] = "isl: independent where the writes that meet leave their elements unchanged";
+          assumptions_[L] = lr->assumptions.front();
+        } else {
+          islNotes_[L] = "isl: no dependence carried";
+        }
         return {};
       case LoopVerdict::ParallelAfterPrivatization: {
         if (view.mirrored) {
@@ -426,7 +433,7 @@ private:
         continue;
       // declared inside L: private to an iteration
       auto ld = scan.localDecls.find(w.var);
-      if (ld != scan.localDecls.end() && scan.inside(ld->second, L))
+      if (ld != scan.localDecls.end() && scan.inside(ld->second, L) && !w.var->isStaticLocal())
         continue;
       checked.insert(w.var);
       std::string name = w.var->getName().str();
@@ -804,8 +811,8 @@ std::string NestDependences::loop(const clang::ForStmt *L, bool trusted) {
 
 std::string NestDependences::how(const clang::ForStmt *L) const { return state_->test.how(L); }
 
-std::string NestDependences::trustedAgainst(const clang::ForStmt *L) const {
-  return state_->test.trustedAgainst(L);
+std::string NestDependences::assumption(const clang::ForStmt *L) const {
+  return state_->test.assumption(L);
 }
 
 std::vector<ScalarReduction> NestDependences::reductions(const clang::ForStmt *L) const {

@@ -37,10 +37,11 @@ public:
   /// How `L` was found independent, when isl decided ("isl: no dependence
   /// carried"); empty otherwise.
   std::string how(const clang::ForStmt *L) const;
-  /// For a loop an OpenMP directive vouches for: the dependence isl finds
-  /// between some of its iterations that the directive was trusted against
-  /// (empty when none).
-  std::string trustedAgainst(const clang::ForStmt *L) const;
+  /// What L's independence assumes of the values, when isl found it only so:
+  /// a dependence whose writes leave their elements unchanged while a
+  /// condition holds (Floyd-Warshall's step; PolyDependence::unchanged).
+  /// Empty when none.
+  std::string assumption(const clang::ForStmt *L) const;
   /// The scalar reductions across L's iterations that the test let through
   /// (docs/skeletonizer.md, "Reductions"): the kernel combines them.
   std::vector<ScalarReduction> reductions(const clang::ForStmt *L) const;

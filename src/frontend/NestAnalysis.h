@@ -63,10 +63,10 @@ struct NestPlan {
   std::map<const clang::VarDecl *, ArrayShape> shapes;
   std::vector<const clang::Stmt *> body;             ///< statements of the kernel body, in order
   std::string why;                                   ///< how independence was established
-  /// a dependence between some iterations that the OpenMP directive was
-  /// trusted against (Dependence.h), and the loop that carries it
-  std::string trustedAgainst;
-  const clang::ForStmt *trustedLoop = nullptr;
+  /// what a loop of the loop space is parallel on (NestDependences::assumption),
+  /// and that loop
+  std::string assumption;
+  const clang::ForStmt *assumedLoop = nullptr;
   /// copies of a loop-space loop written in place (LoopOrder.h), and what was reordered
   std::vector<const clang::ForStmt *> inPlace;
   std::string reordered;

@@ -123,8 +123,8 @@ public:
       throw Unsupported{outer->getBeginLoc(), why};
     plan.parallel.push_back(outer);
     addReductions(plan, deps.reductions(outer));
-    if (std::string d = deps.trustedAgainst(outer); !d.empty())
-      plan.trustedAgainst = d, plan.trustedLoop = outer;
+    if (std::string d = deps.assumption(outer); !d.empty())
+      plan.assumption = d, plan.assumedLoop = outer;
     plan.why = plan.omp ? fmt::format("OpenMP '{}'", directiveName(plan.omp->getDirectiveKind()))
                         : plan.independentPragma ? "'#pragma skelcast independent'"
                         : deps.how(outer).empty() ? "the dependence test"
@@ -146,8 +146,8 @@ public:
           throw Unsupported{inner->getBeginLoc(), r};
         break;
       }
-      if (std::string d = deps.trustedAgainst(inner); !d.empty() && plan.trustedAgainst.empty())
-        plan.trustedAgainst = d, plan.trustedLoop = inner;
+      if (std::string d = deps.assumption(inner); !d.empty() && plan.assumption.empty())
+        plan.assumption = d, plan.assumedLoop = inner;
       for (const clang::Stmt *s : prefix)
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
@@ -221,7 +221,7 @@ private:
           struct Decls : clang::RecursiveASTVisitor<Decls> {
             std::set<const clang::VarDecl *> *out;
             bool VisitVarDecl(clang::VarDecl *v) {
-              if (v->isLocalVarDecl())
+              if (v->isLocalVarDecl() && !v->isStaticLocal()) // a static local is one for all
                 out->insert(v);
               return true;
             }
@@ -780,14 +780,13 @@ private:
       if (count_ > 0)
         name += fmt::format("_{}", count_);
       skeleton::Kernel k = buildKernel(na, name, nestWarnings);
-      if (!plan.trustedAgainst.empty())
+      if (!plan.assumption.empty())
         nestWarnings.push_back(tu_.warning(
-            plan.trustedLoop->getBeginLoc(),
-            fmt::format("ported as parallel on the word of its {}, though isl finds "
-                        "a dependence between some of its iterations ({}); a port is right only "
-                        "if the values make it harmless",
-                        plan.omp ? "OpenMP directive" : "'#pragma skelcast independent'",
-                        plan.trustedAgainst)));
+            plan.assumedLoop->getBeginLoc(),
+            fmt::format("ported as parallel on an assumption about the values: isl finds a "
+                        "dependence between some of its iterations, {}; a port is right only "
+                        "where that holds",
+                        plan.assumption)));
       if (!seq_.empty() && seq_.back().indexed() &&
           (mentions(root, seq_.back().var) || na.usedPassValue)) {
         seq_.back().used = true;

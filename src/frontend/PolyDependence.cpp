@@ -154,7 +154,8 @@ const char *loopVerdictName(LoopVerdict v) {
 
 std::string PolyDependence::describe() const {
   return "'" + sourceText + "' (" + (sourceWrites ? "written" : "read") + ") and '" + sinkText +
-         "' (" + (sinkWrites ? "written" : "read") + ")";
+         "' (" + (sinkWrites ? "written" : "read") + ")" +
+         (acrossRows ? ", a subscript leaving its row's range to reach another row" : "");
 }
 
 const PolyLoopResult &PolyResult::loop(const std::string &index, int nth) const {
@@ -251,11 +252,14 @@ private:
   std::string tuple(int stmt, const std::string &prefix) const;
   std::string domain(int stmt, const std::string &prefix) const;
   std::string subscript(const AccessRef &r, size_t d, const std::string &prefix) const;
+  std::string dimSubscript(const AccessRef &r, size_t d, const std::string &prefix) const;
+  void flatten();
   std::string accessRelation(const AccessRef &r) const;
   std::string sameIterations(int a, int b, size_t depth, bool strictLast) const;
   bool inLoop(int stmt, int loop) const;
   std::string example(isl_map *m, int a, int b);
   void findCarried(std::vector<PolyLoopResult> &loops);
+  void unchangedWrites(PolyDependence &dep, isl_map *carried, const AccessRef &w, bool sourceWrites);
   std::set<std::pair<int, int>> findPrivatizable(const std::vector<PolyLoopResult> &loops);
   void decide(PolyLoopResult &l) const;
 
@@ -268,6 +272,8 @@ private:
   std::vector<std::vector<int>> stmtChain_; // enclosing loops of a statement
   std::vector<std::string> arrays_;        // base array names, by id
   std::vector<size_t> arrayDims_;
+  /// per array: its inner extents when it is taken flattened (flatten()), else empty
+  std::vector<std::vector<int64_t>> flatExtents_;
   std::vector<std::vector<int>> arrayOf_;  // [stmt][access] -> base array id
   std::vector<std::vector<std::vector<PolyAffine>>> offsetOf_; // [stmt][access] -> offset
   size_t maxDepth_ = 0;
@@ -368,6 +374,48 @@ void Analyzer::prepare() {
       offsetOf_[s].push_back(std::move(base->offset));
     }
   }
+  flatten();
+}
+
+// PolyNest::innerExtents: an array one of whose accesses may leave the range
+// of a dimension after the first is taken flattened, in every access.
+void Analyzer::flatten() {
+  flatExtents_.assign(arrays_.size(), {});
+  for (size_t s = 0; s < nest_.stmts.size(); ++s)
+    for (size_t a = 0; a < nest_.stmts[s].accesses.size(); ++a) {
+      int id = arrayOf_[s][a];
+      const PolyAccess &acc = nest_.stmts[s].accesses[a];
+      auto ext = nest_.innerExtents.find(acc.array);
+      if (!flatExtents_[id].empty() || ext == nest_.innerExtents.end() ||
+          ext->second.size() + 1 != arrayDims_[id] || acc.array != arrays_[id])
+        continue; // (an alias's extents are not its base's)
+      for (size_t d = 1; d < arrayDims_[id]; ++d) {
+        std::string sub = subscript({static_cast<int>(s), static_cast<int>(a)}, d, "i");
+        if (sub.empty())
+          continue;
+        // Only where it leaves for every size with which the statement runs:
+        // a bound `j < n` may exceed the extent for some n (the program then
+        // has n <= N), which is no reason to flatten; `j - 1` at j = 0 is.
+        newQuestion();
+        std::string dom = params_ + "{ " + tuple(static_cast<int>(s), "i") + " : " +
+                          domain(static_cast<int>(s), "i") + " and " + context_;
+        Set runs = own<Set>(isl_set_params(
+            own<Set>(isl_set_read_from_str(ctx_.get(), (dom + " }").c_str())).release()));
+        Set leaves = own<Set>(isl_set_params(
+            own<Set>(isl_set_read_from_str(
+                         ctx_.get(), (dom + " and (" + sub + " < 0 or " + sub +
+                                      " >= " + std::to_string(ext->second[d - 1]) + ") }")
+                                         .c_str()))
+                .release()));
+        if (!truth(isl_set_is_empty(runs.get())) && truth(isl_set_is_subset(runs.get(), leaves.get()))) {
+          flatExtents_[id] = ext->second;
+          break;
+        }
+      }
+    }
+  for (size_t id = 0; id < arrays_.size(); ++id)
+    if (!flatExtents_[id].empty())
+      arrayDims_[id] = 1;
 }
 
 std::string Analyzer::tuple(int stmt, const std::string &prefix) const {
@@ -398,6 +446,20 @@ std::string Analyzer::domain(int stmt, const std::string &prefix) const {
 
 // Subscript d of access r plus its alias offset, over prefix0, ...; "" when not affine.
 std::string Analyzer::subscript(const AccessRef &r, size_t d, const std::string &prefix) const {
+  int id = arrayOf_[r.stmt][r.access];
+  if (static_cast<size_t>(id) < flatExtents_.size() && !flatExtents_[id].empty()) {
+    const std::vector<int64_t> &flat = flatExtents_[id]; // row-major: ((s0 * e1 + s1) * e2 + s2) ...
+    std::string s = dimSubscript(r, 0, prefix);
+    for (size_t k = 1; k <= flat.size() && !s.empty(); ++k) {
+      std::string t = dimSubscript(r, k, prefix);
+      s = t.empty() ? "" : "(" + s + ") * " + std::to_string(flat[k - 1]) + " + " + t;
+    }
+    return s;
+  }
+  return dimSubscript(r, d, prefix);
+}
+
+std::string Analyzer::dimSubscript(const AccessRef &r, size_t d, const std::string &prefix) const {
   const PolyAccess &acc = nest_.stmts[r.stmt].accesses[r.access];
   if (!acc.subscripts[d])
     return "";
@@ -515,6 +577,7 @@ void Analyzer::findCarried(std::vector<PolyLoopResult> &loops) {
         dep.sourceText = ax.display(), dep.sinkText = ay.display();
         dep.sourceWrites = ax.isWrite, dep.sinkWrites = ay.isWrite;
         dep.approximate = approximate;
+        dep.acrossRows = !flatExtents_[array].empty();
         dep.reduction = !ax.reductionOp.empty() && ax.reductionOp == ay.reductionOp;
         dep.example = example(carried.get(), x.stmt, y.stmt);
         // uniform: one distance along the carrying loop (for given parameters),
@@ -530,9 +593,48 @@ void Analyzer::findCarried(std::vector<PolyLoopResult> &loops) {
           Set hi = own<Set>(isl_set_lexmax(dist.release()));
           dep.uniform = truth(isl_set_is_equal(lo.get(), hi.get()));
         }
+        if (!approximate && dep.kind != DepKind::Output)
+          unchangedWrites(dep, carried.get(), ax.isWrite ? x : y, ax.isWrite);
         loops[cx[depth]].carried.push_back(std::move(dep));
       }
     }
+}
+
+// The writes of `carried` (its domain when the source writes, else its
+// range), by access `w`, all relax their element through an addend that reads
+// that same element in the same instance: each is min(W, W + rest), no change
+// while rest >= 0 (PolyRelaxation). Sets dep.unchanged then.
+void Analyzer::unchangedWrites(PolyDependence &dep, isl_map *carried, const AccessRef &w,
+                               bool sourceWrites) {
+  const PolyStmt &st = nest_.stmts[w.stmt];
+  if (!st.relaxation || st.relaxation->write != w.access)
+    return;
+  const PolyAccess &wa = st.accesses[w.access];
+  Set writers = own<Set>(sourceWrites ? isl_map_domain(isl_map_copy(carried))
+                                      : isl_map_range(isl_map_copy(carried)));
+  for (const auto &[p, rest] : st.relaxation->addends) {
+    const PolyAccess &pa = st.accesses[p];
+    if (pa.array != wa.array || pa.subscripts.size() != wa.subscripts.size())
+      continue;
+    std::string cons = domain(w.stmt, "i");
+    bool affineAll = true;
+    for (size_t d = 0; d < wa.subscripts.size() && affineAll; ++d) {
+      std::string sw = subscript(w, d, "i"), sp = subscript({w.stmt, p}, d, "i");
+      affineAll = !sw.empty() && !sp.empty();
+      cons += " and " + sw + " = " + sp;
+    }
+    if (!affineAll)
+      continue;
+    Set same = own<Set>(isl_set_read_from_str(
+        ctx_.get(), (params_ + "{ " + tuple(w.stmt, "i") + " : " + cons + " }").c_str()));
+    if (truth(isl_set_is_subset(writers.get(), same.get()))) {
+      dep.unchanged = true;
+      dep.unchangedOp = st.relaxation->op;
+      dep.unchangedRest = rest;
+      dep.unchangedWhile = rest.empty() ? "" : rest + (st.relaxation->op == "min" ? " >= 0" : " <= 0");
+      return;
+    }
+  }
 }
 
 // Value-based flow (isl_union_access_info_compute_flow), per array: array X,
@@ -654,13 +756,24 @@ std::string quotedList(const std::vector<std::string> &names) {
 }
 
 void Analyzer::decide(PolyLoopResult &l) const {
-  auto blocking = [](const PolyDependence &d) { return !d.reduction && !d.privatized && !d.approximate; };
+  auto blocking = [](const PolyDependence &d) {
+    return !d.reduction && !d.privatized && !d.approximate && !d.unchanged;
+  };
   auto rank = [&](const PolyDependence &d) {
-    int group = blocking(d) ? 0 : (!d.reduction && !d.privatized) ? 1 : 2;
+    int group = blocking(d) ? 0 : (!d.reduction && !d.privatized && !d.unchanged) ? 1 : 2;
     return group * 3 + static_cast<int>(d.kind);
   };
   std::stable_sort(l.carried.begin(), l.carried.end(),
                    [&](const PolyDependence &a, const PolyDependence &b) { return rank(a) < rank(b); });
+  for (const auto &d : l.carried)
+    if (d.unchanged && !d.privatized) {
+      std::string a = d.describe() + "; where they meet, the write is " + d.unchangedOp +
+                      "(x, x" + (d.unchangedRest.empty() ? "" : " + " + d.unchangedRest) +
+                      ") of the element x it writes, " +
+                      (d.unchangedWhile.empty() ? "which is x" : "x while " + d.unchangedWhile);
+      if (std::find(l.assumptions.begin(), l.assumptions.end(), a) == l.assumptions.end())
+        l.assumptions.push_back(a);
+    }
   for (const auto &d : l.carried)
     if (d.reduction && !d.privatized &&
         std::find(l.reductions.begin(), l.reductions.end(), d.array) == l.reductions.end())

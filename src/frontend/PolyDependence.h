@@ -97,8 +97,22 @@ struct PolyLoop {
 /// Accesses are listed in evaluation order (reads of `a[i] = b[i] + c` before
 /// the write); the order does not change the answer, only which pair a
 /// message names first.
+/// A statement that relaxes its own element W toward a candidate value made
+/// of addends: `W = min(W, P + Q)` (the ternary, `fmin` and `if (P + Q < W)
+/// W = P + Q;` forms; `max` likewise). Where an addend P reads W itself, the
+/// write is min(W, W + Q), which leaves W unchanged while Q >= 0 (Q <= 0 for
+/// max): Floyd-Warshall's `path[i][k]` at j = k, with Q = `path[k][k]`.
+struct PolyRelaxation {
+  std::string op;  ///< "min" or "max"
+  int write = -1;  ///< the access (of the statement) that writes W
+  /// each addend that is an array read: its access, and the other addends' text
+  /// ("" when it is the only one: min(W, W) is W whatever the values)
+  std::vector<std::pair<int, std::string>> addends;
+};
+
 struct PolyStmt {
   std::vector<PolyAccess> accesses;
+  std::optional<PolyRelaxation> relaxation;
   /// Under a branch: its writes may not happen (they do not kill earlier
   /// values, which matters for privatization only).
   bool conditional = false;
@@ -130,6 +144,12 @@ struct PolyNest {
   std::vector<PolyAlias> aliases;
   std::vector<PolyLoop> loops;
   std::vector<PolyStmt> stmts;
+  /// The extents of an array's dimensions after the first, where known
+  /// (`double b[n][m]` with m = 100: {100}). A subscript that may leave its
+  /// dimension's range reaches a neighbouring row (`b[i][j-1]` at j = 0 is
+  /// `b[i-1][m-1]`): every access of that array is then taken in its
+  /// row-major place, one flattened subscript, so isl sees the overlap.
+  std::map<std::string, std::vector<int64_t>> innerExtents;
 
   /// Adds `loop` inside loop `parent` (-1: at top level); returns its id.
   int addLoop(int parent, PolyLoop loop);
@@ -165,6 +185,17 @@ struct PolyDependence {
   /// `a[i]`), not a dependence between some iterations only (Floyd-Warshall's
   /// `path[i][k]` read where j = k writes it)
   bool uniform = false;
+  /// on an array taken flattened (PolyNest::innerExtents): the elements met
+  /// through a subscript outside its dimension's range
+  bool acrossRows = false;
+  /// Every write of the dependence is a relaxation (PolyRelaxation) whose
+  /// addend reads the very element it writes: the write changes nothing while
+  /// this holds ("path[k][j] >= 0"; "" when always). Not blocking: the loop is
+  /// parallel under that assumption, which the caller says.
+  bool unchanged = false;
+  std::string unchangedWhile;
+  std::string unchangedOp;   ///< the relaxation's "min" or "max"
+  std::string unchangedRest; ///< the other addends ("path[k][j]")
   /// One instance pair, "i=0, j=1 -> i=1, j=0 (n=2)": the source's loop
   /// indices, the sink's, and the parameters.
   std::string example;
@@ -195,6 +226,9 @@ struct PolyLoopResult {
   /// no value of the loop read after it inside the nest. Whether one is read
   /// after the nest is the caller's question (its liveness scan).
   std::vector<std::string> privatized;
+  /// What the verdict assumes of the values (the `unchanged` dependences):
+  /// "'path[i][k]' (read) and 'path[i][j]' (written): unchanged while path[k][j] >= 0"
+  std::vector<std::string> assumptions;
   /// Sequential: "the iterations are not independent: 'a[i+1]' (read) and
   /// 'a[i]' (written)"; Unknown: why; Reduction / after privatization: what.
   std::string reason;

@@ -40,6 +40,97 @@ bool hasConditionalPart(const clang::Stmt *s) {
   return false;
 }
 
+bool sameExpr(const clang::Expr *a, const clang::Expr *b, const clang::ASTContext &ast) {
+  llvm::FoldingSetNodeID x, y;
+  a->IgnoreParenImpCasts()->Profile(x, ast, /*Canonical=*/true);
+  b->IgnoreParenImpCasts()->Profile(y, ast, /*Canonical=*/true);
+  return x == y;
+}
+
+/// W relaxed toward T (PolyRelaxation): the target W and the candidate T.
+struct Relax {
+  std::string op;
+  const clang::Expr *target = nullptr, *value = nullptr;
+};
+
+/// `a < b` (or <=, >, >=) as (smaller, larger) when it holds.
+std::optional<std::pair<const clang::Expr *, const clang::Expr *>> lessPair(const clang::Expr *c) {
+  auto *b = llvm::dyn_cast<clang::BinaryOperator>(c->IgnoreParenImpCasts());
+  if (!b)
+    return std::nullopt;
+  switch (b->getOpcode()) {
+  case clang::BO_LT:
+  case clang::BO_LE:
+    return std::make_pair(b->getLHS(), b->getRHS());
+  case clang::BO_GT:
+  case clang::BO_GE:
+    return std::make_pair(b->getRHS(), b->getLHS());
+  default:
+    return std::nullopt;
+  }
+}
+
+/// `W = W < T ? W : T`, `W = fmin(W, T)` (and the max forms, the operands in
+/// either order), or, with the `if` that guards it, `if (T < W) W = T;`.
+std::optional<Relax> relaxationOf(const clang::Stmt *s, const clang::Expr *guard,
+                                  const clang::ASTContext &ast) {
+  auto *as = llvm::dyn_cast_or_null<clang::BinaryOperator>(s);
+  if (!as || as->getOpcode() != clang::BO_Assign)
+    return std::nullopt;
+  const clang::Expr *w = as->getLHS(), *rhs = as->getRHS()->IgnoreParenImpCasts();
+  auto pick = [&](const std::string &op, const clang::Expr *x, const clang::Expr *y) -> std::optional<Relax> {
+    if (sameExpr(x, w, ast) && !sameExpr(y, w, ast))
+      return Relax{op, w, y};
+    if (sameExpr(y, w, ast) && !sameExpr(x, w, ast))
+      return Relax{op, w, x};
+    return std::nullopt;
+  };
+  if (guard) { // if (T < W) W = T;  if (T > W) W = T;
+    auto lt = lessPair(guard);
+    if (!lt)
+      return std::nullopt;
+    if (sameExpr(lt->second, w, ast) && sameExpr(lt->first, rhs, ast))
+      return Relax{"min", w, rhs};
+    if (sameExpr(lt->first, w, ast) && sameExpr(lt->second, rhs, ast))
+      return Relax{"max", w, rhs};
+    return std::nullopt;
+  }
+  if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(rhs)) {
+    auto lt = lessPair(co->getCond());
+    if (!lt)
+      return std::nullopt;
+    const clang::Expr *t = co->getTrueExpr(), *f = co->getFalseExpr();
+    // (a < b ? a : b) is min(a, b); (a < b ? b : a) is max(a, b)
+    if (sameExpr(t, lt->first, ast) && sameExpr(f, lt->second, ast))
+      return pick("min", lt->first, lt->second);
+    if (sameExpr(t, lt->second, ast) && sameExpr(f, lt->first, ast))
+      return pick("max", lt->first, lt->second);
+    return std::nullopt;
+  }
+  if (auto *call = llvm::dyn_cast<clang::CallExpr>(rhs)) {
+    const clang::FunctionDecl *fd = call->getDirectCallee();
+    if (!fd || call->getNumArgs() != 2 || !fd->getIdentifier())
+      return std::nullopt;
+    llvm::StringRef n = fd->getName();
+    if (n == "fmin" || n == "fminf" || n == "fminl" || n == "min")
+      return pick("min", call->getArg(0), call->getArg(1));
+    if (n == "fmax" || n == "fmaxf" || n == "fmaxl" || n == "max")
+      return pick("max", call->getArg(0), call->getArg(1));
+  }
+  return std::nullopt;
+}
+
+/// The addends of `e` (a + b + c), parentheses and casts taken off.
+void addends(const clang::Expr *e, std::vector<const clang::Expr *> &out) {
+  e = e->IgnoreParenImpCasts();
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(e); b && b->getOpcode() == clang::BO_Add) {
+    addends(b->getLHS(), out);
+    addends(b->getRHS(), out);
+    return;
+  }
+  out.push_back(e);
+}
+
 class Builder {
 public:
   Builder(NestAnalysis &na, const NestScan &scan) : na_(na), scan_(scan) {}
@@ -174,6 +265,14 @@ private:
     }
     if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
       statement(is->getCond(), loopId, conditional);
+      const clang::Stmt *then = is->getThen();
+      if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(then); cs && cs->size() == 1)
+        then = cs->body_front();
+      if (!is->getElse() && !is->getInit() && !is->hasVarStorage() &&
+          relaxationOf(then, is->getCond(), na_.tu.ast)) {
+        statement(then, loopId, true, is->getCond());
+        return;
+      }
       walk(is->getThen(), loopId, true);
       walk(is->getElse(), loopId, true);
       return;
@@ -186,9 +285,15 @@ private:
   }
 
   /// The accesses the scanner found inside `s`, in its (evaluation) order.
-  void statement(const clang::Stmt *s, int loopId, bool conditional) {
+  void statement(const clang::Stmt *s, int loopId, bool conditional,
+                 const clang::Expr *guard = nullptr) {
     if (!s)
       return;
+    std::optional<Relax> relax = relaxationOf(s, guard, na_.tu.ast);
+    std::vector<const clang::Expr *> candidate;
+    if (relax)
+      addends(relax->value, candidate);
+    PolyRelaxation relaxation;
     clang::SourceRange range = s->getSourceRange();
     const clang::SourceManager &sm = na_.tu.sm;
     auto within = [&](const clang::Stmt *e) {
@@ -234,10 +339,28 @@ private:
           pa = std::move(pa).reduction(reductionOp);
         return pa;
       };
-      if (a.read)
+      if (a.read) {
+        for (size_t k = 0; relax && k < candidate.size(); ++k)
+          if (sameExpr(a.expr, candidate[k], na_.tu.ast)) {
+            std::string rest;
+            for (size_t o = 0; o < candidate.size(); ++o)
+              if (o != k)
+                rest += (rest.empty() ? "" : " + ") +
+                        na_.tu.sourceText(candidate[o]->getSourceRange());
+            relaxation.addends.emplace_back(static_cast<int>(ps.accesses.size()), rest);
+            break;
+          }
         ps.accesses.push_back(make(false));
-      if (a.write)
+      }
+      if (a.write) {
+        if (relax && a.expr == relax->target->IgnoreParenImpCasts())
+          relaxation.write = static_cast<int>(ps.accesses.size());
         ps.accesses.push_back(make(true));
+      }
+    }
+    if (relax && relaxation.write >= 0 && !relaxation.addends.empty()) {
+      relaxation.op = relax->op;
+      ps.relaxation = std::move(relaxation);
     }
     if (!ps.accesses.empty())
       view_.nest.addStatement(loopId, std::move(ps));
@@ -252,9 +375,36 @@ private:
     for (int n = 2; taken_.count(name); ++n)
       name = fmt::format("{}_{}", base, n);
     taken_.insert(name);
+    if (std::vector<int64_t> inner = innerExtents(v); !inner.empty())
+      view_.nest.innerExtents[name] = std::move(inner);
     arrays_[v] = name;
     view_.arrays[name] = v;
     return name;
+  }
+
+  /// The extents after the first of an array declared as one (`b[n][m]`, a
+  /// parameter `d[][N]`), when all are known; empty otherwise (rows through
+  /// pointers have no place relative to each other).
+  std::vector<int64_t> innerExtents(const clang::VarDecl *v) {
+    clang::QualType t = v->getType();
+    if (auto *d = llvm::dyn_cast<clang::DecayedType>(t.getTypePtr()))
+      t = d->getOriginalType();
+    const clang::ArrayType *at = na_.tu.ast.getAsArrayType(t);
+    if (!at)
+      return {};
+    std::vector<int64_t> inner;
+    for (at = na_.tu.ast.getAsArrayType(at->getElementType()); at;
+         at = na_.tu.ast.getAsArrayType(at->getElementType())) {
+      std::optional<int64_t> n;
+      if (auto *c = llvm::dyn_cast<clang::ConstantArrayType>(at))
+        n = c->getSize().getSExtValue();
+      else if (auto *vla = llvm::dyn_cast<clang::VariableArrayType>(at))
+        n = na_.knownValue(vla->getSizeExpr());
+      if (!n || *n < 1)
+        return {};
+      inner.push_back(*n);
+    }
+    return inner;
   }
 
   NestAnalysis &na_;

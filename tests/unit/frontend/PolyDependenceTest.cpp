@@ -430,3 +430,92 @@ TEST(PolyDependenceTest, FailuresBecomeUnknown) {
   EXPECT_EQ(b.error, "invalid nest: unknown name 'n' in a bound of loop 'i'");
   EXPECT_EQ(b.loop("i").verdict, LoopVerdict::Unknown);
 }
+
+namespace {
+
+// Floyd-Warshall's step k: for i for j  path[i][j] = min(path[i][j], path[i][k] + path[k][j]).
+// `relaxed` marks the statement as the min relaxation it is (the builder does
+// that from the C); `addend` is which read of the candidate the test names.
+PolyNest floydStep(bool relaxed) {
+  PolyNest n;
+  n.params = {atLeast("n", 1), symbol("k")};
+  n.assumptions = {v("k"), v("n") - v("k") - 1}; // 0 <= k < n
+  int i = n.addLoop(-1, loop("i", 0, v("n")));
+  int j = n.addLoop(i, loop("j", 0, v("n")));
+  PolyStmt s = stmt({R("path", {v("i"), v("j")}, "path[i][j]"), R("path", {v("i"), v("k")}, "path[i][k]"),
+                     R("path", {v("k"), v("j")}, "path[k][j]"), W("path", {v("i"), v("j")}, "path[i][j]")});
+  if (relaxed)
+    s.relaxation = PolyRelaxation{"min", 3, {{1, "path[k][j]"}, {2, "path[i][k]"}}};
+  n.addStatement(j, s);
+  return n;
+}
+
+} // namespace
+
+// Without the relaxation the rows and columns k are read by every iteration
+// and written by those where i = k or j = k: both loops carry a dependence.
+// As a min relaxation, the writes that meet those reads (j = k: path[i][k];
+// i = k: path[k][j]) are min(x, x + path[k][k]) of their own element: both
+// loops are parallel, assuming path[k][k] >= 0, which the result names.
+TEST(PolyDependenceTest, AMinRelaxationMeetingItsOwnElementIsParallelOnAnAssumption) {
+  PolyResult plain = analyzeDependences(floydStep(false));
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_EQ(plain.loop("i").verdict, LoopVerdict::Sequential);
+  EXPECT_EQ(plain.loop("j").verdict, LoopVerdict::Sequential);
+
+  PolyResult r = analyzeDependences(floydStep(true));
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const char *idx : {"i", "j"}) {
+    const PolyLoopResult &l = r.loop(idx);
+    EXPECT_EQ(l.verdict, LoopVerdict::Parallel) << idx << ": " << l.reason;
+    ASSERT_FALSE(l.assumptions.empty()) << idx;
+    EXPECT_NE(l.assumptions.front().find("min(x, x + "), std::string::npos) << l.assumptions.front();
+    EXPECT_NE(l.assumptions.front().find(">= 0"), std::string::npos) << l.assumptions.front();
+  }
+}
+
+// The relaxation helps only where the conflicting writes read their own
+// element through an addend: min(a[i], a[i-1] + c) reads its neighbour's,
+// a chain every iteration of which changes what the next reads.
+TEST(PolyDependenceTest, ARelaxationThroughANeighbourStaysSequential) {
+  PolyNest n;
+  n.params = {atLeast("n", 2)};
+  int i = n.addLoop(-1, loop("i", 1, v("n")));
+  PolyStmt s = stmt({R("a", {v("i")}, "a[i]"), R("a", {v("i") - 1}, "a[i-1]"), W("a", {v("i")}, "a[i]")});
+  s.relaxation = PolyRelaxation{"min", 2, {{1, "c"}}};
+  n.addStatement(i, s);
+  PolyResult r = analyzeDependences(n);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.loop("i").verdict, LoopVerdict::Sequential) << r.loop("i").reason;
+  EXPECT_TRUE(r.loop("i").assumptions.empty());
+}
+
+// b[i][j] = b[i][j-1] for j from 0: at j = 0 the read is b[i][-1], the last
+// element of row i-1 in C's layout. Per dimension the rows look independent;
+// with the rows' extent known, the analysis takes the array flattened and
+// finds the i loop carrying the value. A subscript that stays in its row
+// (b[i][j+1] for j < m-1) and one whose bound is only a symbol (j < n, which
+// leaves a row only if n exceeds it) keep the array as it is.
+TEST(PolyDependenceTest, ASubscriptLeavingItsRowReachesTheRowAbove) {
+  auto nest = [](PolyAffine read, PolyAffine hi) {
+    PolyNest n;
+    n.params = {atLeast("n", 2)};
+    n.innerExtents["b"] = {100};
+    int i = n.addLoop(-1, loop("i", 1, 100));
+    int j = n.addLoop(i, loop("j", 0, std::move(hi)));
+    n.addStatement(j, stmt({R("b", {v("i"), std::move(read)}, "b[i][j-1]"), W("b", {v("i"), v("j")}, "b[i][j]")}));
+    return n;
+  };
+  PolyResult out = analyzeDependences(nest(v("j") - 1, 100));
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(out.loop("i").verdict, LoopVerdict::Sequential) << out.loop("i").reason;
+  EXPECT_NE(out.loop("i").reason.find("leaving its row"), std::string::npos) << out.loop("i").reason;
+
+  PolyResult in = analyzeDependences(nest(v("j") + 1, 99));
+  ASSERT_TRUE(in.ok) << in.error;
+  EXPECT_EQ(in.loop("i").verdict, LoopVerdict::Parallel) << in.loop("i").reason;
+
+  PolyResult symbolic = analyzeDependences(nest(v("j") + 1, v("n")));
+  ASSERT_TRUE(symbolic.ok) << symbolic.error;
+  EXPECT_EQ(symbolic.loop("i").verdict, LoopVerdict::Parallel) << symbolic.loop("i").reason;
+}

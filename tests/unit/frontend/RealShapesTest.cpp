@@ -26,7 +26,7 @@ const char *kRows = R"(
 void layer(float *in, float *out, float **wt, int nin, int nhid) {
   int j, k;
   float acc;
-#pragma omp parallel for private(k)
+#pragma omp parallel for private(k, acc)
   for (j = 1; j <= nhid; j++) {
     acc = 0.0f;
     for (k = 0; k <= nin; k++)

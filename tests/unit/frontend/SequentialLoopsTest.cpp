@@ -116,13 +116,25 @@ void kernel_floyd_warshall(int path[N][N]) {
   EXPECT_TRUE(has(o.text, "ld path[i][k]")) << o.text;
   EXPECT_TRUE(has(o.text, "ld path[k][j]")) << o.text;
   roundTrips(o);
-  // without the pragma the nest is refused for the true reason
-  std::string w = refused(R"(#define N 512
+  // without the pragma it ports as a min relaxation, on the assumption a
+  // warning names (RelaxationTest); keeping the wrong operand is refused for
+  // the true reason
+  Out plain = skel(R"(#define N 512
 void fw(int path[N][N]) {
   for (int k = 0; k < N; k++)
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++)
         path[i][j] = path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j];
+}
+)");
+  EXPECT_TRUE(has(plain.text, "parallel_for fw(N, N) : i, j {")) << plain.text << plain.warnings;
+  EXPECT_TRUE(has(plain.warnings, "ported as parallel on an assumption about the values")) << plain.warnings;
+  std::string w = refused(R"(#define N 512
+void fw(int path[N][N]) {
+  for (int k = 0; k < N; k++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        path[i][j] = path[i][j] < path[i][k] + path[k][j] ? path[i][k] : path[i][k] + path[k][j];
 }
 )");
   EXPECT_TRUE(has(w, "s.c:3:3: warning: cannot port this loop: the iterations are not independent"))
