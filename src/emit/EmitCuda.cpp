@@ -4,6 +4,7 @@
 // AST), launches, checks and times the kernel and prints a measurement record.
 #include "skelcast/emit/Emit.h"
 
+#include "frontend/ClangNodes.h"
 #include "frontend/LoopHeader.h"
 #include "frontend/NestAst.h"
 
@@ -248,6 +249,30 @@ public:
   // --- used by Helper ------------------------------------------------------
   bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
   bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
+  bool printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os);
+  /// The statements of f's body; for the root loop of a fission's kernel,
+  /// those of the kernel's group (NestAst::only).
+  std::vector<const clang::Stmt *> bodyOf(const clang::ForStmt *f) const {
+    auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody());
+    std::vector<const clang::Stmt *> out =
+        cs ? std::vector<const clang::Stmt *>(cs->body_begin(), cs->body_end())
+           : std::vector<const clang::Stmt *>{f->getBody()};
+    if (!nest_.only.empty() && f == frontend::asFor(nest_.root))
+      out.erase(std::remove_if(out.begin(), out.end(),
+                               [&](const clang::Stmt *x) { return !nest_.only.count(x); }),
+                out.end());
+    return out;
+  }
+  /// bodyOf as one statement on its own lines (for a loop's body).
+  std::string bodyText(const clang::ForStmt *f, unsigned indent) {
+    auto b = bodyOf(f);
+    if (b.size() == 1 && b.front() == f->getBody())
+      return stmt(f->getBody(), indent);
+    std::string t = std::string(2 * indent, ' ') + "{\n";
+    for (const clang::Stmt *x : b)
+      t += stmt(x, indent + 1);
+    return t + std::string(2 * indent, ' ') + "}\n";
+  }
   bool rolled(const clang::ForStmt *f) const;
   bool printPromoted(const clang::Stmt *s, llvm::raw_ostream &os);
   std::string print(const clang::Stmt *s, unsigned indent = 0) {
@@ -408,8 +433,11 @@ bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
     return true;
   if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s))
     return e_.printAccess(a, os);
-  if (auto *f = llvm::dyn_cast<clang::ForStmt>(s))
+  if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+    if (e_.printInPlace(f, os))
+      return true;
     return e_.printLoop(f, os);
+  }
   return false;
 }
 
@@ -450,7 +478,20 @@ void Emitter::analyse() {
   std::set<const clang::VarDecl *> arraySet(arrays_.begin(), arrays_.end());
 
   VarUses uses;
-  uses.TraverseStmt(const_cast<clang::ForStmt *>(outer));
+  const clang::ForStmt *rootFor = frontend::asFor(nest_.root);
+  if (rootFor && (rootFor != outer || !nest_.only.empty())) {
+    // what the kernel prints: the root loop's header (a loop each thread runs
+    // when the loop space was interchanged inside it) and its statements of
+    // this kernel (a fission's group)
+    for (const clang::Stmt *h : {rootFor->getInit(), static_cast<const clang::Stmt *>(rootFor->getCond()),
+                                 static_cast<const clang::Stmt *>(rootFor->getInc())})
+      if (h)
+        uses.TraverseStmt(const_cast<clang::Stmt *>(h));
+    for (const clang::Stmt *b : bodyOf(rootFor))
+      uses.TraverseStmt(const_cast<clang::Stmt *>(b));
+  } else {
+    uses.TraverseStmt(const_cast<clang::ForStmt *>(outer));
+  }
   for (const clang::Stmt *j : uses.jumps)
     fail(j->getBeginLoc(), "a 'return' or 'goto' inside the nest");
   std::set<const clang::VarDecl *> parVars;
@@ -923,6 +964,25 @@ bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
   return false;
 }
 
+/// A copy of a loop-space loop (NestAst::inPlace): the thread's own
+/// iteration, its body alone. The root loop of a fission's kernel: its
+/// header and only the statements of the kernel's group.
+bool Emitter::printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os) {
+  if (std::find(nest_.inPlace.begin(), nest_.inPlace.end(), f) != nest_.inPlace.end()) {
+    os << stmt(f->getBody(), 0);
+    return true;
+  }
+  if (nest_.only.empty() || f != frontend::asFor(nest_.root))
+    return false;
+  auto it = unroll_.find(f);
+  if (it != unroll_.end())
+    os << "\n#pragma unroll " << it->second << "\n";
+  else if (rolled(f))
+    os << "\n#pragma unroll 1\n";
+  os << loopHeader(f) << "\n" << bodyText(f, 0);
+  return true;
+}
+
 bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
   if (f == stagedFor_)
     return false;
@@ -1228,7 +1288,7 @@ std::string Emitter::stagedBody(const std::string &ind) {
     if (factor > 1)
       compute += fmt::format("#pragma unroll {}\n", factor);
     compute += cin + "  " + header + "\n";
-    compute += stmt(stagedFor_->getBody(), static_cast<unsigned>(cin.size() / 2 + 2));
+    compute += bodyText(stagedFor_, static_cast<unsigned>(cin.size() / 2 + 2));
     compute += cin + "}\n";
     return phase(at, compute);
   };
@@ -1455,10 +1515,13 @@ void Emitter::planTile() {
   }
   chain_ = {stream};
   for (;;) {
-    const clang::Stmt *b = chain_.back()->getBody();
-    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(b))
+    auto bs = bodyOf(chain_.back());
+    const clang::Stmt *b = bs.size() == 1 ? bs.front() : nullptr;
+    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
       b = cs->size() == 1 ? cs->body_front() : nullptr;
     auto *next = llvm::dyn_cast_or_null<clang::ForStmt>(b);
+    if (next && std::find(nest_.inPlace.begin(), nest_.inPlace.end(), next) != nest_.inPlace.end())
+      next = nullptr; // a loop-space loop: the thread's own iteration
     std::set<const clang::VarDecl *> with = own;
     if (!next || !sameForAll(next, with))
       break;
@@ -1472,7 +1535,8 @@ void Emitter::planTile() {
   for (size_t s = 0; s < nest_.body.size(); ++s)
     if (s != streamAt_)
       rest.TraverseStmt(const_cast<clang::Stmt *>(nest_.body[s]));
-  rest.TraverseStmt(const_cast<clang::Stmt *>(chain_.back()->getBody()));
+  for (const clang::Stmt *b : bodyOf(chain_.back()))
+    rest.TraverseStmt(const_cast<clang::Stmt *>(b));
   for (const clang::VarDecl *v : own) {
     if (rest.written.count(v))
       return fallback(fmt::format("'{}', an index of the streaming loop, is written in the body",
@@ -1690,12 +1754,7 @@ std::string Emitter::chainText(const std::string &ind, size_t from,
            (c == from ? " { // the thread's tasks run inside\n" : " {\n");
     in += "  ";
   }
-  const clang::Stmt *body = chain_.back()->getBody();
-  std::vector<const clang::Stmt *> stmts;
-  if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(body))
-    stmts.assign(cs->body_begin(), cs->body_end());
-  else
-    stmts.push_back(body);
+  std::vector<const clang::Stmt *> stmts = bodyOf(chain_.back());
   std::string bin = in + std::string(2 * taskDepth(), ' ');
   unsigned level = static_cast<unsigned>(bin.size() / 2);
   std::string text;
@@ -2120,9 +2179,28 @@ std::string Emitter::referenceFunction() {
   for (const auto *set : {&privates_, &parVarsOutside_})
     for (const clang::VarDecl *v : *set)
       priv += (priv.empty() ? "" : ", ") + v->getName().str();
-  out += "#ifdef _OPENMP\n#pragma omp parallel for" + (priv.empty() ? "" : " private(" + priv + ")") +
-         reductionClauses + "\n#endif\n";
-  out += printPlain(nest_.parallel.front(), 1);
+  const clang::ForStmt *rootFor = frontend::asFor(nest_.root);
+  bool whole = !rootFor || (rootFor == nest_.parallel.front() && nest_.only.empty());
+  if (whole || rootFor == nest_.parallel.front())
+    out += "#ifdef _OPENMP\n#pragma omp parallel for" + (priv.empty() ? "" : " private(" + priv + ")") +
+           reductionClauses + "\n#endif\n";
+  if (whole) {
+    out += printPlain(nest_.parallel.front(), 1);
+  } else {
+    // the C the kernel computes: the root loop (run in order when the loop
+    // space was interchanged inside it) with this kernel's statements
+    auto plain = [&](const clang::Stmt *x) {
+      std::string t = x ? printPlain(x) : "";
+      while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == ';'))
+        t.pop_back();
+      return t;
+    };
+    out += fmt::format("  for ({}; {}; {}) {{\n", plain(rootFor->getInit()), plain(rootFor->getCond()),
+                       plain(rootFor->getInc()));
+    for (const clang::Stmt *x : bodyOf(rootFor))
+      out += llvm::isa<clang::Expr>(x) ? "    " + printPlain(x) + ";\n" : printPlain(x, 2);
+    out += "  }\n";
+  }
   for (const Red &r : reds_)
     out += fmt::format("  *sk_result_{} = {};\n", r.var->getName().str(), r.var->getName().str());
   out += "}\n";

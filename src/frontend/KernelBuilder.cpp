@@ -300,7 +300,7 @@ void KernelBuilder::forgetWrittenIn(const clang::ForStmt *f) {
 void KernelBuilder::loop(const clang::ForStmt *f) {
   if (std::find(plan_.inPlace.begin(), plan_.inPlace.end(), f) != plan_.inPlace.end()) {
     // a copy of a loop-space loop (LoopOrder.h): this thread's iteration of it
-    stmt(f->getBody());
+    stmts(scan_.bodyOf(f));
     return;
   }
   const LoopHeader &h = scan_.headers.at(f);
@@ -427,7 +427,7 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   Block body{&l.body, 0};
   Block *outer = blk_;
   blk_ = &body;
-  stmt(f->getBody());
+  stmts(scan_.bodyOf(f));
   flush();
   blk_ = outer;
   avail_ = savedAvail;

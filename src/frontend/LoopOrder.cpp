@@ -70,14 +70,29 @@ std::string lines(TUContext &tu, const std::vector<const clang::ForStmt *> &loop
   return out;
 }
 
+/// `s` is or holds a `for` loop.
+bool containsFor(const clang::Stmt *s) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ForStmt>(s))
+    return true;
+  for (const clang::Stmt *c : s->children())
+    if (containsFor(c))
+      return true;
+  return false;
+}
+
 } // namespace
 
 std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan,
                                           const clang::ForStmt *outer,
                                           const std::function<bool(const LoopHeader &)> &spaceBounds,
-                                          std::string &whyNot) {
-  auto top = bodyStmts(outer);
-  if (top.size() < 2)
+                                          std::string &whyNot, bool interchangeOnly) {
+  std::vector<const clang::Stmt *> top;
+  for (const clang::Stmt *s : scan.bodyOf(outer))
+    if (!llvm::isa<clang::NullStmt>(s))
+      top.push_back(s);
+  if (interchangeOnly ? top.size() != 1 : top.size() < 2)
     return std::nullopt;
   std::vector<std::vector<const clang::ForStmt *>> chains;
   for (const clang::Stmt *s : top) {
@@ -226,6 +241,17 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
     if (arounds.find(n) == std::string::npos)
       arounds += (arounds.empty() ? "" : ", ") + n;
   }
+  if (interchangeOnly) {
+    r.note = fmt::format("loops reordered: '{}' (line {}) interchanged with '{}' (line {}){}, "
+                         "which carries a dependence between iterations of one '{}' only; '{}' "
+                         "is the loop space, each thread runs '{}' in order",
+                         jn, na.tu.line(r.dim->getBeginLoc()),
+                         scan.headers.at(outer).var->getName().str(),
+                         na.tu.line(outer->getBeginLoc()),
+                         arounds.empty() ? "" : " and " + arounds, jn, jn,
+                         scan.headers.at(outer).var->getName().str());
+    return r;
+  }
   r.note = fmt::format("loops reordered: the {} '{}' loops (lines {}) distributed out of '{}' "
                        "(line {}){}; '{}' is a loop-space dimension, each thread runs the "
                        "statements of its '{}' in their order",
@@ -234,6 +260,110 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
                        na.tu.line(outer->getBeginLoc()),
                        arounds.empty() ? "" : " and interchanged with " + arounds, jn, jn);
   return r;
+}
+
+std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, const NestScan &scan,
+                                                            const clang::ForStmt *outer,
+                                                            std::string &whyNot) {
+  std::vector<std::vector<const clang::Stmt *>> groups(1);
+  for (const clang::Stmt *s : bodyStmts(outer)) {
+    groups.back().push_back(s);
+    if (containsFor(s))
+      groups.emplace_back();
+  }
+  if (groups.back().empty())
+    groups.pop_back();
+  else if (groups.size() > 1) { // statements after the last loop join its group
+    auto tail = groups.back();
+    groups.pop_back();
+    groups.back().insert(groups.back().end(), tail.begin(), tail.end());
+  }
+  if (groups.size() < 2)
+    return {};
+  const clang::SourceManager &sm = na.tu.sm;
+  auto groupOf = [&](const clang::Stmt *e) -> int {
+    clang::SourceLocation at = sm.getExpansionLoc(e->getBeginLoc());
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (const clang::Stmt *s : groups[g])
+        if (!sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(s->getBeginLoc())) &&
+            !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()), at))
+          return static_cast<int>(g);
+    return -1;
+  };
+  const clang::VarDecl *I = scan.headers.at(outer).var;
+  std::string in = I->getName().str();
+  std::set<const clang::VarDecl *> indices;
+  for (const auto &[f, h] : scan.headers)
+    indices.insert(h.var);
+  for (const ScalarWrite &w : scan.scalarWrites) {
+    auto hd = scan.headers.find(w.loop);
+    if (!w.site && hd != scan.headers.end() && hd->second.var == w.var)
+      continue; // a loop header's start
+    auto ld = scan.localDecls.find(w.var);
+    if (ld != scan.localDecls.end() && ld->second != outer)
+      continue; // a local of a loop inside one group
+    whyNot = fmt::format("'{}' is assigned in the body of '{}'", w.var->getName().str(), in);
+    return {};
+  }
+  std::vector<std::pair<const AccessRec *, int>> acc;
+  for (const AccessRec &a : scan.accesses) {
+    int g = groupOf(a.expr);
+    if (g < 0) {
+      whyNot = fmt::format("'{}' is read in the header of '{}'", a.base->getName().str(), in);
+      return {};
+    }
+    if (scan.registerArrays.count(a.base)) {
+      auto ld = scan.localDecls.find(a.base);
+      if (ld != scan.localDecls.end() && ld->second != outer)
+        continue;
+      whyNot = fmt::format("the local array '{}' is shared by the statements of '{}'",
+                           a.base->getName().str(), in);
+      return {};
+    }
+    acc.emplace_back(&a, g);
+  }
+  auto sameIteration = [&](const AccessRec &w, const AccessRec &x) {
+    if (w.subs.size() != x.subs.size())
+      return false;
+    for (size_t d = 0; d < w.subs.size(); ++d) {
+      Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
+      if (!fw.valid || fw != fx || fw.coefOf(I) == 0)
+        continue;
+      bool onlyI = std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
+        auto *v = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
+        return v && (v == I || !indices.count(v));
+      });
+      if (onlyI)
+        return true;
+    }
+    return false;
+  };
+  for (const auto &[w, gw] : acc) {
+    if (!w->write)
+      continue;
+    for (const auto &[x, gx] : acc) {
+      if (gw == gx)
+        continue;
+      if (w->base != x->base) {
+        if (!namesApart(na, w->base, x->base)) {
+          whyNot = fmt::format("'{}' and '{}' may point to the same memory",
+                               w->base->getName().str(), x->base->getName().str());
+          return {};
+        }
+        continue;
+      }
+      if (!sameIteration(*w, *x)) {
+        whyNot = fmt::format("'{}' (written, line {}) and '{}' (line {}) may be the same element "
+                             "in two iterations of '{}'",
+                             na.tu.sourceText(w->expr->getSourceRange()),
+                             na.tu.line(w->expr->getBeginLoc()),
+                             na.tu.sourceText(x->expr->getSourceRange()),
+                             na.tu.line(x->expr->getBeginLoc()), in);
+        return {};
+      }
+    }
+  }
+  return groups;
 }
 
 } // namespace skelcast::frontend

@@ -31,6 +31,9 @@ struct Reordering {
   std::string note;
 };
 
+/// With `interchangeOnly`, `outer` is a loop that carries a dependence, not in
+/// the loop space, and its body one chain of loops: the reordering makes the
+/// chain's copy of j the loop space and `outer` a loop each thread runs.
 /// The reordering of `outer`'s body that exposes one more parallel loop, or
 /// nullopt (with `whyNot` saying why, when the shape matched but the test did
 /// not pass). `spaceBounds` says whether a loop's bounds can make a loop-space
@@ -38,6 +41,20 @@ struct Reordering {
 std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan,
                                           const clang::ForStmt *outer,
                                           const std::function<bool(const LoopHeader &)> &spaceBounds,
-                                          std::string &whyNot);
+                                          std::string &whyNot, bool interchangeOnly = false);
+
+/// A fission of loop `outer` (not in the loop space: it carries a dependence)
+/// into loops of its own, one per group of its body's statements: each group
+/// ends with a statement that holds a loop, statements after the last loop
+/// join the last group (atax: `tmp[i] = 0; for j tmp[i] += ...;` then
+/// `for j y[j] += A[i][j] * tmp[i];`). Legal when accesses of two groups to
+/// one element, either a write, come from the same iteration of `outer` (one
+/// subscript, the same affine form of its index in both, `tmp[i]`): the
+/// groups then keep their order within each iteration. No scalar but loop
+/// indices and locals of one group's loops may be assigned. Fewer than two
+/// groups, with `whyNot` set when the shape matched and the test failed.
+std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, const NestScan &scan,
+                                                            const clang::ForStmt *outer,
+                                                            std::string &whyNot);
 
 } // namespace skelcast::frontend

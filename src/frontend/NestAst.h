@@ -31,6 +31,12 @@ struct NestAst {
   std::vector<std::pair<const clang::VarDecl *, skeleton::ReduceOp>> reductions;
   /// skeleton array name -> the C variable behind it (after the file's renaming)
   std::map<std::string, const clang::VarDecl *> arrays;
+  /// copies of a loop-space loop inside the body (LoopOrder.h): each thread
+  /// runs its own iteration of them, their bodies written in place
+  std::vector<const clang::ForStmt *> inPlace;
+  /// when not empty: the statements of the root loop's body that are this
+  /// kernel's (a fission, LoopOrder.h's fissionGroups)
+  std::set<const clang::Stmt *> only;
 };
 
 /// What the callback sees: the skeletons, one NestAst per kernel of

@@ -116,6 +116,12 @@ public:
     // the outermost loop
     NestDependences deps(na, scan, plan);
     std::string reason = deps.loop(outer, trusted >= 1);
+    if (!reason.empty() && trusted == 0 && interchange(na, scan, plan, outer, reason)) {
+      for (auto &[v, s] : plan.shapes)
+        if (auto e = shapeErrors.find(v); e != shapeErrors.end())
+          throw e->second;
+      return;
+    }
     if (!reason.empty())
       throw Unsupported{outer->getBeginLoc(), reason};
     std::string why;
@@ -171,12 +177,8 @@ public:
     }
     for (const clang::ForStmt *f : plan.parallel)
       plan.loops[scan.headers.at(f).var].parallel = true;
-    const clang::Stmt *b = cur->getBody();
-    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
-      for (const clang::Stmt *s : cs->body())
-        plan.body.push_back(s);
-    else if (b)
-      plan.body.push_back(b);
+    for (const clang::Stmt *s : scan.bodyOf(cur))
+      plan.body.push_back(s);
 
     // shapes must be complete now
     for (auto &[v, s] : plan.shapes)
@@ -231,6 +233,35 @@ private:
         }
       }
     }
+  }
+
+  /// `for i { for j S }` whose i carries a dependence that joins iterations
+  /// of one j only (atax's `y[j] += A[i][j] * tmp[i]`, a sum over i): j
+  /// becomes the loop space and each thread runs i in order, as a port writes
+  /// A^T x (LoopOrder.h, the test of distributeInner with one copy). The plan
+  /// is then complete; false when the shape or the test does not allow it.
+  bool interchange(NestAnalysis &na, NestScan &scan, NestPlan &plan, const clang::ForStmt *outer,
+                   const std::string &reason) {
+    std::string whyNot, w;
+    if (!constantBounds(na, scan.headers.at(outer), w))
+      return false; // each thread runs it: its bounds must be known too
+    auto spaceBounds = [&](const LoopHeader &h) {
+      std::string w;
+      return constantBounds(na, h, w) && !mentions(h.init, scan.headers.at(outer).var) &&
+             !mentions(h.bound, scan.headers.at(outer).var);
+    };
+    auto r = distributeInner(na, scan, outer, spaceBounds, whyNot, /*interchangeOnly=*/true);
+    if (!r || r->copies.size() != 1)
+      return false;
+    plan.parallel = {r->dim};
+    plan.inPlace = r->copies;
+    plan.reordered = r->note;
+    plan.why = fmt::format("the loop-order test ('{}' carries a dependence: {})",
+                           scan.headers.at(outer).var->getName().str(), reason);
+    for (const clang::ForStmt *f : plan.parallel)
+      plan.loops[scan.headers.at(f).var].parallel = true;
+    plan.body = {outer};
+    return true;
   }
 
   /// Bounds that make a loop-space dimension: known constants, or affine
@@ -303,12 +334,7 @@ private:
   /// repeated by every thread (no stores, no loops) and stand before it.
   const clang::ForStmt *singleInnerLoop(const clang::ForStmt *f, const NestScan &scan,
                                         std::vector<const clang::Stmt *> &prefix) {
-    const clang::Stmt *b = f->getBody();
-    std::vector<const clang::Stmt *> stmts;
-    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
-      stmts.assign(cs->body_begin(), cs->body_end());
-    else if (b)
-      stmts.push_back(b);
+    std::vector<const clang::Stmt *> stmts = scan.bodyOf(f);
     const clang::ForStmt *inner = nullptr;
     for (const clang::Stmt *s : stmts) {
       if (llvm::isa<clang::NullStmt>(s))
@@ -741,70 +767,136 @@ private:
            : bits <= 32 ? skeleton::ElemType::Int : skeleton::ElemType::Long;
   }
 
-  void tryNest(const clang::Stmt *root) {
-    const clang::ForStmt *f = asFor(root);
+  /// Ports the nest at `root` (with `only`, the statements of its body that
+  /// make this nest: a fission, LoopOrder.h): its kernel and warnings go to
+  /// the output. Throws Unsupported, leaving the output as it found it but
+  /// for what `out_.mark()` rolls back.
+  void port(const clang::Stmt *root, const std::set<const clang::Stmt *> &only) {
     NestScan scan;
+    scan.only = only;
     NestPlan plan;
     std::vector<Warning> nestWarnings;
+    PlanMaker pm(tu_, facts_, callees_, enclosing_, seq_);
+    pm.make(root, scan, plan);
+    for (const AccessRec &a : scan.accesses) {
+      ArrayShape &s = plan.shapes.at(a.base);
+      if (!s.isRegister && s.name.empty())
+        s.name = out_.declareArray(s);
+    }
+    for (ScalarReduction &r : plan.reductions) {
+      // the result: one element on the device (docs/skeletonizer.md, "Reductions")
+      ArrayShape s;
+      s.decl = r.var;
+      s.type = scalarElemType(r.var->getType());
+      s.extents = {skeleton::Expr::lit(1)};
+      s.values = {1};
+      r.name = out_.declareArray(s);
+      nestWarnings.push_back(tu_.warning(
+          r.loop ? r.loop->getBeginLoc() : root->getBeginLoc(),
+          fmt::format("'{}' is a reduction ({}) across the iterations: ported as a GPU "
+                      "reduction, each thread's partial combined in shared memory and one "
+                      "atomic per block ('reduce({}: {})')",
+                      r.var->getName().str(), skeleton::reduceOpName(r.op),
+                      skeleton::reduceOpName(r.op), r.name)));
+      nestWarnings.back().note = true;
+    }
+    NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+    na.sequential = &seq_;
+    std::string name = fn_->getNameAsString();
+    if (count_ > 0)
+      name += fmt::format("_{}", count_);
+    skeleton::Kernel k = buildKernel(na, name, nestWarnings);
+    if (!plan.assumption.empty())
+      nestWarnings.push_back(tu_.warning(
+          plan.assumedLoop->getBeginLoc(),
+          fmt::format("ported as parallel on an assumption about the values: isl finds a "
+                      "dependence between some of its iterations, {}; a port is right only "
+                      "where that holds",
+                      plan.assumption)));
+    if (!seq_.empty() && seq_.back().indexed() &&
+        (mentions(root, seq_.back().var) || na.usedPassValue)) {
+      seq_.back().used = true;
+      k.comments.leading.push_back(fmt::format("// launched once per iteration of '{}' ({}:{})",
+                                               seq_.back().var->getName().str(), tu_.fileName,
+                                               seq_.back().line));
+    }
+    if (!only.empty()) {
+      unsigned first = ~0u, last = 0;
+      for (const clang::Stmt *s : only) {
+        first = std::min(first, tu_.line(s->getBeginLoc()));
+        last = std::max(last, tu_.line(s->getEndLoc()));
+      }
+      k.comments.leading.push_back(fmt::format(
+          "// loop '{}' (line {}) split into loops of its own (a fission): this kernel is its "
+          "statements of lines {}-{}",
+          scan.headers.at(asFor(root)).var->getName().str(), tu_.line(root->getBeginLoc()), first,
+          last));
+    }
+    ++count_;
+    host_.flushHost();
+    NestAst origin{fn_, root, plan.parallel, plan.body, plan.ompReductions, {}, {}, plan.inPlace, only};
+    for (const ScalarReduction &r : plan.reductions)
+      origin.reductions.push_back({r.var, r.op});
+    for (const auto &[decl, shape] : plan.shapes)
+      if (!shape.isRegister && !shape.name.empty())
+        origin.arrays[shape.name] = decl;
+    out_.addKernel(std::move(k), std::move(origin));
+    for (auto &w : nestWarnings)
+      out_.warnings.push_back(std::move(w));
+  }
+
+  /// A loop that is no nest as a whole, split into loops of its own that are
+  /// (LoopOrder.h, fissionGroups): true when every group ported; else the
+  /// output as it was.
+  bool fission(const clang::ForStmt *f) {
+    NestScan scan;
+    NestPlan plan;
+    std::vector<std::vector<const clang::Stmt *>> groups;
+    try {
+      scanNest(tu_, callees_, f, scan);
+      for (const auto &[g, h] : scan.headers)
+        plan.loops[h.var].hdr = h;
+      NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
+      std::string whyNot;
+      groups = fissionGroups(na, scan, f, whyNot);
+    } catch (const Unsupported &) {
+      return false;
+    }
+    if (groups.size() < 2)
+      return false;
+    FileAssembler::Mark mark = out_.mark();
+    auto macros = tu_.macros;
+    auto usedTrips = tu_.usedTrips;
+    int count = count_;
+    size_t warns = out_.warnings.size();
+    try {
+      for (const auto &g : groups)
+        port(f, std::set<const clang::Stmt *>(g.begin(), g.end()));
+    } catch (const Unsupported &) {
+      out_.rollback(mark);
+      tu_.macros = macros;
+      tu_.usedTrips = usedTrips;
+      count_ = count;
+      out_.warnings.resize(warns);
+      return false;
+    }
+    out_.warnings.push_back(tu_.warning(
+        f->getBeginLoc(),
+        fmt::format("loop '{}' split into {} loops, one per group of its statements, each "
+                    "ported on its own (a fission: what one group writes, another reads only "
+                    "in the same iteration)",
+                    scan.headers.at(f).var->getName().str(), groups.size())));
+    out_.warnings.back().note = true;
+    return true;
+  }
+
+  void tryNest(const clang::Stmt *root) {
+    const clang::ForStmt *f = asFor(root);
     FileAssembler::Mark mark = out_.mark();
     auto macros = tu_.macros;
     auto usedTrips = tu_.usedTrips;
     try {
-      PlanMaker pm(tu_, facts_, callees_, enclosing_, seq_);
-      pm.make(root, scan, plan);
-      for (const AccessRec &a : scan.accesses) {
-        ArrayShape &s = plan.shapes.at(a.base);
-        if (!s.isRegister && s.name.empty())
-          s.name = out_.declareArray(s);
-      }
-      for (ScalarReduction &r : plan.reductions) {
-        // the result: one element on the device (docs/skeletonizer.md, "Reductions")
-        ArrayShape s;
-        s.decl = r.var;
-        s.type = scalarElemType(r.var->getType());
-        s.extents = {skeleton::Expr::lit(1)};
-        s.values = {1};
-        r.name = out_.declareArray(s);
-        nestWarnings.push_back(tu_.warning(
-            r.loop ? r.loop->getBeginLoc() : root->getBeginLoc(),
-            fmt::format("'{}' is a reduction ({}) across the iterations: ported as a GPU "
-                        "reduction, each thread's partial combined in shared memory and one "
-                        "atomic per block ('reduce({}: {})')",
-                        r.var->getName().str(), skeleton::reduceOpName(r.op),
-                        skeleton::reduceOpName(r.op), r.name)));
-        nestWarnings.back().note = true;
-      }
-      NestAnalysis na(tu_, facts_, scan, plan, enclosing_);
-      na.sequential = &seq_;
-      std::string name = fn_->getNameAsString();
-      if (count_ > 0)
-        name += fmt::format("_{}", count_);
-      skeleton::Kernel k = buildKernel(na, name, nestWarnings);
-      if (!plan.assumption.empty())
-        nestWarnings.push_back(tu_.warning(
-            plan.assumedLoop->getBeginLoc(),
-            fmt::format("ported as parallel on an assumption about the values: isl finds a "
-                        "dependence between some of its iterations, {}; a port is right only "
-                        "where that holds",
-                        plan.assumption)));
-      if (!seq_.empty() && seq_.back().indexed() &&
-          (mentions(root, seq_.back().var) || na.usedPassValue)) {
-        seq_.back().used = true;
-        k.comments.leading.push_back(fmt::format("// launched once per iteration of '{}' ({}:{})",
-                                                 seq_.back().var->getName().str(), tu_.fileName,
-                                                 seq_.back().line));
-      }
-      ++count_;
-      host_.flushHost();
-      NestAst origin{fn_, root, plan.parallel, plan.body, plan.ompReductions, {}, {}};
-      for (const ScalarReduction &r : plan.reductions)
-        origin.reductions.push_back({r.var, r.op});
-      for (const auto &[decl, shape] : plan.shapes)
-        if (!shape.isRegister && !shape.name.empty())
-          origin.arrays[shape.name] = decl;
-      out_.addKernel(std::move(k), std::move(origin));
-      for (auto &w : nestWarnings)
-        out_.warnings.push_back(std::move(w));
+      port(root, {});
       return;
     } catch (const std::exception &e) {
       // a bug of ours: skip this nest with a warning rather than lose the file
@@ -818,7 +910,10 @@ private:
       out_.rollback(mark);
       tu_.macros = macros;
       tu_.usedTrips = usedTrips;
-      // not this loop: perhaps loops inside it
+      // not this loop as a whole: perhaps its statements, each group a loop
+      // of its own; else loops inside it
+      if (f && !llvm::isa<clang::OMPLoopDirective>(root) && fission(f))
+        return;
       size_t kernels = out_.kernels.size();
       size_t warns = out_.warnings.size();
       std::string posNote;

@@ -103,15 +103,17 @@ public:
     // `if (c) { ...; break; }` among the body's statements of an inner loop
     // ends it early (a search): a sequential loop of the thread. The nest's
     // own loop with one is no loop space: its `break` is refused below.
-    if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody()))
-      for (const clang::Stmt *c : cs->body())
+    std::vector<const clang::Stmt *> body = out_.bodyOf(f);
+    if (llvm::isa_and_nonnull<clang::CompoundStmt>(f->getBody()))
+      for (const clang::Stmt *c : body)
         if (auto *k = continueIf(c))
           continues_.insert(k);
     if (const clang::IfStmt *exit = parent ? earlyExit(f) : nullptr) {
       breaks_.insert(breakIf(exit));
       out_.earlyExits.insert(f);
     }
-    stmt(f->getBody(), f);
+    for (const clang::Stmt *c : body)
+      stmt(c, f);
   }
 
   void stmt(const clang::Stmt *s, const clang::ForStmt *loop) {
@@ -767,6 +769,20 @@ FunctionFacts scanFunction(const clang::FunctionDecl *fn) {
   FactsCollector fc(facts);
   fc.TraverseStmt(fn->getBody());
   return facts;
+}
+
+std::vector<const clang::Stmt *> NestScan::bodyOf(const clang::ForStmt *f) const {
+  std::vector<const clang::Stmt *> out;
+  const clang::Stmt *b = f->getBody();
+  if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
+    out.assign(cs->body_begin(), cs->body_end());
+  else if (b)
+    out.push_back(b);
+  auto p = parent.find(f);
+  if (!only.empty() && p != parent.end() && !p->second)
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const clang::Stmt *s) { return !only.count(s); }),
+              out.end());
+  return out;
 }
 
 bool NestScan::inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const {

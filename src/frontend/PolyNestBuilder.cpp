@@ -232,7 +232,8 @@ private:
     int id = view_.nest.addLoop(parent, pl);
     view_.loopIds[f] = id;
     scope_.push_back(hdr.var);
-    walk(f->getBody(), id, false);
+    for (const clang::Stmt *c : scan_.bodyOf(f))
+      walk(c, id, false);
     scope_.pop_back();
   }
 

@@ -172,3 +172,99 @@ void ov(double *p, double *x) {
   EXPECT_TRUE(has(o.text, "parallel_for ov(N) : i")) << o.text << o.diag;
   EXPECT_FALSE(has(o.text, ": i, j")) << o.text;
 }
+
+// A^T (A x) written row by row (PolyBench's atax): the row loop computes
+// tmp[i] and adds row i's share to every y[j], a sum over i. No loop of it
+// is parallel as written; split into one loop per group of statements (what
+// one writes, the other reads only in the same i: `tmp[i]`), the first is
+// parallel over i and the second, interchanged, over j, each thread walking
+// the rows: the two kernels a port writes.
+TEST(LoopOrder, RowsThenColumnsSplitAndInterchanged) {
+  Out o = run(R"(
+#define M 1900
+#define N 2100
+void at_a_x(double A[M][N], double x[N], double y[N], double tmp[M]) {
+  int i, j;
+  for (i = 0; i < M; i++) {
+    tmp[i] = 0.0;
+    for (j = 0; j < N; j++)
+      tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (j = 0; j < N; j++)
+      y[j] = y[j] + A[i][j] * tmp[i];
+  }
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_FALSE(has(o.text, "repeat")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for at_a_x(M) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for at_a_x_1(N) : j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream i = 0:M {")) << o.text;
+  EXPECT_TRUE(has(o.text, "// loop 'i' (line 6) split into loops of its own (a fission): this "
+                          "kernel is its statements of lines 7-9"))
+      << o.text;
+  EXPECT_TRUE(has(o.text, "// loops reordered: 'j' (line 10) interchanged with 'i' (line 6)"))
+      << o.text;
+  EXPECT_TRUE(has(o.warnings, "t.c:6:3: note: loop 'i' split into 2 loops")) << o.warnings;
+}
+
+// A column recurrence: each column on its own, its rows in order.
+TEST(LoopOrder, AColumnRecurrenceIsInterchanged) {
+  Out o = run(R"(
+#define N 512
+void sweep(float g[N][N]) {
+  for (int k = 1; k < N; k++)
+    for (int j = 0; j < N; j++)
+      g[k][j] = g[k - 1][j] * 0.5f + g[k][j];
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for sweep(N) : j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream k = 1:N {")) << o.text;
+}
+
+// Traps: a diagonal recurrence (thread j would read what thread j-1 has not
+// yet written), a row whose length is the outer index (the loop space would
+// change with i), a group that reads what a later group wrote in the
+// previous iteration (the split would run all of the first group before any
+// of the second), and a scalar carried from one group to the next.
+TEST(LoopOrder, ReorderingsThatWouldChangeTheResultAreRefused) {
+  Out o = run(R"(
+#define N 512
+float g[N][N], y[N], t[N], b[N], A[N][N];
+void diagonal(void) {
+  for (int k = 1; k < N; k++)
+    for (int j = 1; j < N; j++)
+      g[k][j] = g[k - 1][j - 1] * 0.5f;
+}
+void triangle(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < i; j++)
+      y[j] = y[j] + A[i][j];
+}
+void previous(void) {
+  int i, j;
+  for (i = 1; i < N; i++) {
+    for (j = 0; j < N; j++)
+      t[i] = t[i] + A[i][j] * b[i - 1];
+    for (j = 0; j < N; j++)
+      b[i] = b[i] + A[j][i];
+  }
+}
+void carried(void) {
+  int i, j;
+  float s = 0.0f;
+  for (i = 0; i < N; i++) {
+    for (j = 0; j < N; j++)
+      s = s + A[i][j];
+    for (j = 0; j < N; j++)
+      y[j] = y[j] + s;
+  }
+}
+)");
+  EXPECT_FALSE(has(o.text, "parallel_for diagonal(N - 1) : j")) << o.text;
+  EXPECT_FALSE(has(o.text, "interchanged")) << o.text;
+  EXPECT_FALSE(has(o.text, "fission")) << o.text;
+  EXPECT_FALSE(has(o.warnings, "split into")) << o.warnings;
+  EXPECT_FALSE(has(o.text, "parallel_for previous(N - 1) : i")) << o.text;
+  EXPECT_FALSE(has(o.text, "parallel_for triangle(N) : j")) << o.text;
+}

@@ -218,9 +218,12 @@ float x[N], y[N];
 void run(void) {
   for (int s = 0; s < 4; s++)
 #pragma skelcast trip(10)
-    for (int t = 0; t < 10; t++)
+    for (int t = 0; t < 10; t++) {
       for (int i = 0; i < N; i++)
-        y[i] = y[i] + x[i];
+        y[i] = x[i] + 1.0f;
+      for (int i = 0; i < N; i++)
+        x[i] = y[i] * 0.5f;
+    }
 }
 )");
   ASSERT_EQ(o.f.repeats.size(), 1u);

@@ -78,7 +78,9 @@ int main(void) { float **g = 0; sweep(g, 100, 200); return 0; }
 )");
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_FALSE(has(o.text, ") : k")) << o.text;
-  EXPECT_TRUE(has(o.text, "repeat k = 1:")) << o.text;
+  // each column on its own: j the loop space, k run in order by each thread
+  EXPECT_TRUE(has(o.text, "parallel_for sweep(m) : j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream k = 1:n {")) << o.text;
   EXPECT_TRUE(has(o.text, "ld g[k - 1][j]")) << o.text;
 }
 
