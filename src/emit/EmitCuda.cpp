@@ -265,9 +265,9 @@ public:
   }
   /// bodyOf as one statement on its own lines (for a loop's body).
   std::string bodyText(const clang::ForStmt *f, unsigned indent) {
-    auto b = bodyOf(f);
-    if (b.size() == 1 && b.front() == f->getBody())
+    if (nest_.only.empty() || f != frontend::asFor(nest_.root))
       return stmt(f->getBody(), indent);
+    auto b = bodyOf(f);
     std::string t = std::string(2 * indent, ' ') + "{\n";
     for (const clang::Stmt *x : b)
       t += stmt(x, indent + 1);

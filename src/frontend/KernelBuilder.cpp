@@ -94,6 +94,21 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
       loopVal_[h.var] = (lo.kind == Expr::Kind::IntLit && lo.value == 0)
                             ? scaled
                             : Expr::binary('+', lo, scaled);
+    } else if (auto box = plan_.boxes.find(f); box != plan_.boxes.end()) {
+      // the bounding box of a triangle (NestPlan::Box): the outer dimension's
+      // own bound where the box reaches it (syrk's `j <= i` gives 0:N)
+      const NestPlan::Box &b = box->second;
+      size_t d = 0;
+      while (scan_.headers.at(plan_.parallel[d]).var != b.outer)
+        ++d;
+      const LoopHeader &oh = scan_.headers.at(plan_.parallel[d]);
+      std::optional<int64_t> ohi = na_.knownValue(oh.bound);
+      if (ohi && oh.inclusive)
+        ++*ohi;
+      if (b.lo != 0)
+        dim.lo = Expr::lit(b.lo);
+      dim.hi = ohi && *ohi == b.hi ? k.dims[d].hi : Expr::lit(b.hi);
+      loopVal_[h.var] = Expr::ref(idx);
     } else {
       if (!(lo.kind == Expr::Kind::IntLit && lo.value == 0))
         dim.lo = lo;
@@ -129,7 +144,38 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
           r->getName().str()));
 
   countOps_ = true;
-  stmts(plan_.body);
+  if (plan_.boxes.empty()) {
+    stmts(plan_.body);
+  } else {
+    // a triangle in its bounding box: the body under the guard a port
+    // writes, taken by the share of the box's points inside
+    skeleton::Branch b;
+    b.prob = 1.0;
+    std::string what;
+    for (const auto &[f, box] : plan_.boxes) {
+      b.prob *= box.p;
+      const LoopHeader &h = scan_.headers.at(f);
+      what += fmt::format("{}'{}' from {} to {}{}", what.empty() ? "" : ", ", h.var->getName().str(),
+                          tu_.sourceText(h.init->getSourceRange()),
+                          h.inclusive ? "<= " : "< ", tu_.sourceText(h.bound->getSourceRange()));
+    }
+    Block inner{&b.thenBody, 0};
+    Block *outer = blk_;
+    blk_ = &inner;
+    ++underBranch_;
+    stmts(plan_.body);
+    flush();
+    --underBranch_;
+    blk_ = outer;
+    skeleton::Stmt st;
+    st.kind = skeleton::Stmt::Kind::Branch;
+    st.branch = std::move(b);
+    st.comments.leading.push_back(fmt::format(
+        "// a triangle in its bounding box ({}): the threads inside run the body, p = the "
+        "share of the box's points inside",
+        what));
+    emit(std::move(st));
+  }
   flush();
   for (const auto &[line, text] : clamps_)
     k.comments.leading.push_back(fmt::format(

@@ -136,9 +136,13 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
   for (const clang::ForStmt *c : r.copies) {
     const LoopHeader &h = scan.headers.at(c);
     auto lo = na.knownValue(h.init), hi = na.knownValue(h.bound);
+    // known values, or one affine form of the indices around (a triangle, `j <= i`)
+    Affine alo = na.affine(h.init), ahi = na.affine(h.bound);
+    bool same = lo && hi ? lo == na.knownValue(h0.init) && hi == na.knownValue(h0.bound)
+                         : alo.valid && ahi.valid && alo == na.affine(h0.init) &&
+                               ahi == na.affine(h0.bound);
     if (h.stepExpr || h.step != 1 || h.decreasing != h0.decreasing ||
-        h.inclusive != h0.inclusive || !lo || !hi || lo != na.knownValue(h0.init) ||
-        hi != na.knownValue(h0.bound) || !spaceBounds(h)) {
+        h.inclusive != h0.inclusive || !same || !spaceBounds(h)) {
       whyNot = fmt::format("the '{}' loops (lines {}) do not all run over the same known bounds",
                            jn, lines(na.tu, r.copies));
       return std::nullopt;

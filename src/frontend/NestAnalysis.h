@@ -70,6 +70,17 @@ struct NestPlan {
   /// copies of a loop-space loop written in place (LoopOrder.h), and what was reordered
   std::vector<const clang::ForStmt *> inPlace;
   std::string reordered;
+  /// A loop-space loop whose bounds use an outer loop-space index (`j <= i`,
+  /// syrk's triangle): its dimension is the bounding box [lo, hi) of the
+  /// values it takes, and the body runs under a guard taken with probability
+  /// p, the share of the box's points inside, as a port launches the box and
+  /// guards the triangle (docs/skeletonizer.md, "Triangular loop spaces").
+  struct Box {
+    int64_t lo = 0, hi = 0;
+    double p = 1;
+    const clang::VarDecl *outer = nullptr; ///< the index its bounds use
+  };
+  std::map<const clang::ForStmt *, Box> boxes;
 };
 
 /// A sequential loop around the nest, not ported itself (docs/skeletonizer.md,

@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace skelcast::frontend {
 
@@ -144,7 +145,8 @@ public:
       if (!inner || scan.earlyExits.count(inner))
         break; // (a loop that a `break` ends runs as far as its data says)
       std::string w;
-      if (!constantBounds(na, scan.headers.at(inner), w))
+      std::optional<NestPlan::Box> box;
+      if (!constantBounds(na, scan.headers.at(inner), w) && !(box = boxedBounds(na, scan, plan, inner)))
         break;
       bool trust = trusted >= plan.parallel.size() + 1;
       if (std::string r = deps.loop(inner, trust); !r.empty()) {
@@ -157,6 +159,8 @@ public:
       for (const clang::Stmt *s : prefix)
         plan.body.push_back(s);
       plan.parallel.push_back(inner);
+      if (box)
+        plan.boxes[inner] = *box;
       addReductions(plan, deps.reductions(inner));
       cur = inner;
     }
@@ -165,11 +169,14 @@ public:
       std::string whyNot;
       auto spaceBounds = [&](const LoopHeader &h) {
         std::string w;
-        return constantBounds(na, h, w);
+        return constantBounds(na, h, w) || boxedBounds(na, scan, plan, h).has_value();
       };
       for (const clang::ForStmt *f : plan.parallel)
         plan.loops[scan.headers.at(f).var].parallel = true;
       if (auto r = distributeInner(na, scan, cur, spaceBounds, whyNot)) {
+        std::string w;
+        if (!constantBounds(na, scan.headers.at(r->dim), w))
+          plan.boxes[r->dim] = *boxedBounds(na, scan, plan, r->dim);
         plan.parallel.push_back(r->dim);
         plan.inPlace = r->copies;
         plan.reordered = r->note;
@@ -233,6 +240,58 @@ private:
         }
       }
     }
+  }
+
+  /// The bounding box of a loop whose bounds are affine in one outer index
+  /// of the loop space (NestPlan::Box), counting the points inside exactly
+  /// over the outer index's range (up to 2^24 values); nullopt otherwise.
+  static std::optional<NestPlan::Box> boxedBounds(NestAnalysis &na, const NestScan &scan,
+                                                  const NestPlan &plan, const clang::ForStmt *inner) {
+    return boxedBounds(na, scan, plan, scan.headers.at(inner));
+  }
+  static std::optional<NestPlan::Box> boxedBounds(NestAnalysis &na, const NestScan &scan,
+                                                  const NestPlan &plan, const LoopHeader &h) {
+    if (h.decreasing || h.stepExpr || h.step != 1)
+      return std::nullopt;
+    Affine lo = na.affine(h.init), hi = na.affine(h.bound);
+    if (!lo.valid || !hi.valid)
+      return std::nullopt;
+    if (h.inclusive)
+      hi.constant += 1;
+    const clang::VarDecl *v = nullptr;
+    for (const Affine *a : {&lo, &hi})
+      for (const auto &[var, c] : a->coef) {
+        auto *d = llvm::dyn_cast<clang::VarDecl>(var.decl);
+        bool space = std::any_of(plan.parallel.begin(), plan.parallel.end(), [&](const clang::ForStmt *f) {
+          const LoopHeader &o = scan.headers.at(f);
+          return o.var == d && !o.decreasing && !o.stepExpr && o.step == 1;
+        });
+        if (!space || (v && v != d))
+          return std::nullopt;
+        v = d;
+      }
+    std::optional<Interval> r = v ? na.varRange(v) : std::nullopt;
+    if (!r || r->hi < r->lo || r->hi - r->lo >= (int64_t(1) << 24))
+      return std::nullopt;
+    NestPlan::Box box;
+    box.outer = v;
+    box.lo = std::numeric_limits<int64_t>::max();
+    box.hi = std::numeric_limits<int64_t>::min();
+    double inside = 0;
+    for (int64_t x = r->lo; x <= r->hi; ++x) {
+      int64_t l = lo.constant + lo.coefOf(v) * x, u = hi.constant + hi.coefOf(v) * x;
+      if (u > l) {
+        inside += static_cast<double>(u - l);
+        box.lo = std::min(box.lo, l);
+        box.hi = std::max(box.hi, u);
+      }
+    }
+    if (inside == 0)
+      return std::nullopt;
+    // four significant digits, as branch probabilities are written
+    box.p = std::stod(fmt::format(
+        "{:.4g}", inside / (static_cast<double>(r->hi - r->lo + 1) * static_cast<double>(box.hi - box.lo))));
+    return box;
   }
 
   /// `for i { for j S }` whose i carries a dependence that joins iterations

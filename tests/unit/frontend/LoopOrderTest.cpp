@@ -268,3 +268,60 @@ void carried(void) {
   EXPECT_FALSE(has(o.text, "parallel_for previous(N - 1) : i")) << o.text;
   EXPECT_FALSE(has(o.text, "parallel_for triangle(N) : j")) << o.text;
 }
+
+// syrk written row by row (PolyBench 4.2): its j loops run to i. The loop
+// space is the bounding box (N, N) with the triangle as a guard, taken by
+// the share of the box inside: sum over i of (i + 1) = N(N+1)/2 of N*N
+// points, (N + 1) / 2N = 1201/2400 = 0.5004 at N = 1200.
+TEST(LoopOrder, ATriangleIsItsBoundingBoxWithAGuard) {
+  Out o = run(R"(
+#define N 1200
+#define M 1000
+void syrk(double alpha, double beta, double C[N][N], double A[N][M]) {
+  int i, j, k;
+  for (i = 0; i < N; i++) {
+    for (j = 0; j <= i; j++)
+      C[i][j] *= beta;
+    for (k = 0; k < M; k++)
+      for (j = 0; j <= i; j++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+  }
+}
+void upper(double S[N][N], double B[N][N]) {
+  for (int i = 0; i < N; i++)
+    for (int j = i + 1; j < N; j++)
+      S[i][j] = B[i][j] + B[j][i];
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.text, "parallel_for syrk(N, N) : i, j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "if (p=0.5004) {")) << o.text;
+  EXPECT_TRUE(has(o.text, "// a triangle in its bounding box ('j' from 0 to <= i)")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream k = 0:M {")) << o.text;
+  // above the diagonal: 1:N, sum over i of (N - 1 - i) = N(N-1)/2 of N(N-1) points
+  EXPECT_TRUE(has(o.text, "parallel_for upper(N, 1:N) : i, j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "if (p=0.5) {")) << o.text;
+}
+
+// Bounds a box cannot take: read from data, or using two outer indices of
+// the loop space: the loop stays inside each thread.
+TEST(LoopOrder, BoundsFromDataOrTwoIndicesStayInTheThread) {
+  Out o = run(R"(
+#define N 256
+int len[N];
+float a[N][N], b[N][N][N];
+void ragged(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < len[i]; j++)
+      a[i][j] = 0.0f;
+}
+void two(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < i + j && k < N; k++)
+        b[i][j][k] = 1.0f;
+}
+)");
+  EXPECT_FALSE(has(o.text, "a triangle in its bounding box")) << o.text;
+  EXPECT_FALSE(has(o.text, ") : i, j, k")) << o.text;
+}
