@@ -243,12 +243,13 @@ TEST(Dependence, OuterLoopParallelInnerCarried) {
 }
 
 TEST(Dependence, CarriedOuterLoopLeavesItsInnerLoopAsTheNest) {
-  // the i loop carries a dependence; j is parallel and uses i: one launch per
-  // iteration of i (SequentialLoopsTest.cpp has more)
-  Out w = skel(fn("for (int i = 1; i < N; i++) for (int j = 0; j < N; j++) "
-                  "c[i][j] = c[i - 1][j];"));
+  // the i loop carries a dependence across columns (a diagonal: no
+  // interchange either); j is parallel and uses i: one launch per iteration
+  // of i (SequentialLoopsTest.cpp has more)
+  Out w = skel(fn("for (int i = 1; i < N; i++) for (int j = 1; j < N; j++) "
+                  "c[i][j] = c[i - 1][j - 1];"));
   EXPECT_TRUE(has(w.text, "repeat i = 1:N {")) << w.text;
-  EXPECT_TRUE(has(w.text, "parallel_for f(N) : j {")) << w.text;
+  EXPECT_TRUE(has(w.text, "parallel_for f(1:N) : j {")) << w.text;
   // a time loop around an independent nest: the nest is the kernel
   Out o = skel(fn("for (int t = 0; t < 10; t++) for (int i = 0; i < N; i++) a[i] = b[i] + a[i];"));
   EXPECT_TRUE(has(o.text, "parallel_for f(N) : i {")) << o.text;
