@@ -250,22 +250,36 @@ public:
   bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
   bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
   bool printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os);
-  /// The statements of f's body; for the root loop of a fission's kernel,
-  /// those of the kernel's group (NestAst::only).
+  /// The statements of f's body; in a fission's kernel, of a loop some of
+  /// whose statements are the kernel's group, those (NestAst::only).
   std::vector<const clang::Stmt *> bodyOf(const clang::ForStmt *f) const {
     auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody());
     std::vector<const clang::Stmt *> out =
         cs ? std::vector<const clang::Stmt *>(cs->body_begin(), cs->body_end())
            : std::vector<const clang::Stmt *>{f->getBody()};
-    if (!nest_.only.empty() && f == frontend::asFor(nest_.root))
+    if (filtered(f))
       out.erase(std::remove_if(out.begin(), out.end(),
                                [&](const clang::Stmt *x) { return !nest_.only.count(x); }),
                 out.end());
     return out;
   }
+  /// Some of f's statements, not all, are the kernel's (a fission's group).
+  bool filtered(const clang::ForStmt *f) const {
+    if (nest_.only.empty())
+      return false;
+    auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody());
+    if (!cs)
+      return false;
+    return std::any_of(cs->body_begin(), cs->body_end(),
+                       [&](const clang::Stmt *x) { return nest_.only.count(x) > 0; });
+  }
+  /// The kernel's statements inside `x`, in `uses` (a fission's group).
+  void traverseKept(VarUses &uses, const clang::Stmt *x) const;
+  /// `x` as plain C, a fission's loops with the group's statements only.
+  std::string plainKept(const clang::Stmt *x, unsigned indent);
   /// bodyOf as one statement on its own lines (for a loop's body).
   std::string bodyText(const clang::ForStmt *f, unsigned indent) {
-    if (nest_.only.empty() || f != frontend::asFor(nest_.root))
+    if (!filtered(f))
       return stmt(f->getBody(), indent);
     auto b = bodyOf(f);
     std::string t = std::string(2 * indent, ' ') + "{\n";
@@ -488,7 +502,7 @@ void Emitter::analyse() {
       if (h)
         uses.TraverseStmt(const_cast<clang::Stmt *>(h));
     for (const clang::Stmt *b : bodyOf(rootFor))
-      uses.TraverseStmt(const_cast<clang::Stmt *>(b));
+      traverseKept(uses, b);
   } else {
     uses.TraverseStmt(const_cast<clang::ForStmt *>(outer));
   }
@@ -964,15 +978,47 @@ bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
   return false;
 }
 
+void Emitter::traverseKept(VarUses &uses, const clang::Stmt *x) const {
+  auto *f = llvm::dyn_cast<clang::ForStmt>(x);
+  if (!f || !filtered(f)) {
+    uses.TraverseStmt(const_cast<clang::Stmt *>(x));
+    return;
+  }
+  for (const clang::Stmt *h : {f->getInit(), static_cast<const clang::Stmt *>(f->getCond()),
+                               static_cast<const clang::Stmt *>(f->getInc())})
+    if (h)
+      uses.TraverseStmt(const_cast<clang::Stmt *>(h));
+  for (const clang::Stmt *b : bodyOf(f))
+    traverseKept(uses, b);
+}
+
+std::string Emitter::plainKept(const clang::Stmt *x, unsigned indent) {
+  std::string in(2 * indent, ' ');
+  auto *f = llvm::dyn_cast<clang::ForStmt>(x);
+  if (!f || (!filtered(f) && f != frontend::asFor(nest_.root)))
+    return llvm::isa<clang::Expr>(x) ? in + printPlain(x) + ";\n" : printPlain(x, indent);
+  auto plain = [&](const clang::Stmt *e) {
+    std::string t = e ? printPlain(e) : "";
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == ';'))
+      t.pop_back();
+    return t;
+  };
+  std::string out = fmt::format("{}for ({}; {}; {}) {{\n", in, plain(f->getInit()), plain(f->getCond()),
+                                plain(f->getInc()));
+  for (const clang::Stmt *b : bodyOf(f))
+    out += plainKept(b, indent + 1);
+  return out + in + "}\n";
+}
+
 /// A copy of a loop-space loop (NestAst::inPlace): the thread's own
 /// iteration, its body alone. The root loop of a fission's kernel: its
 /// header and only the statements of the kernel's group.
 bool Emitter::printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os) {
   if (std::find(nest_.inPlace.begin(), nest_.inPlace.end(), f) != nest_.inPlace.end()) {
-    os << stmt(f->getBody(), 0);
+    os << bodyText(f, 0);
     return true;
   }
-  if (nest_.only.empty() || f != frontend::asFor(nest_.root))
+  if (!filtered(f))
     return false;
   auto it = unroll_.find(f);
   if (it != unroll_.end())
@@ -2189,17 +2235,7 @@ std::string Emitter::referenceFunction() {
   } else {
     // the C the kernel computes: the root loop (run in order when the loop
     // space was interchanged inside it) with this kernel's statements
-    auto plain = [&](const clang::Stmt *x) {
-      std::string t = x ? printPlain(x) : "";
-      while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == ';'))
-        t.pop_back();
-      return t;
-    };
-    out += fmt::format("  for ({}; {}; {}) {{\n", plain(rootFor->getInit()), plain(rootFor->getCond()),
-                       plain(rootFor->getInc()));
-    for (const clang::Stmt *x : bodyOf(rootFor))
-      out += llvm::isa<clang::Expr>(x) ? "    " + printPlain(x) + ";\n" : printPlain(x, 2);
-    out += "  }\n";
+    out += plainKept(rootFor, 1);
   }
   for (const Red &r : reds_)
     out += fmt::format("  *sk_result_{} = {};\n", r.var->getName().str(), r.var->getName().str());

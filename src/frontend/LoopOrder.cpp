@@ -269,84 +269,109 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
 std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, const NestScan &scan,
                                                             const clang::ForStmt *outer,
                                                             std::string &whyNot) {
-  std::vector<std::vector<const clang::Stmt *>> groups(1);
-  for (const clang::Stmt *s : bodyStmts(outer)) {
-    groups.back().push_back(s);
-    if (containsFor(s))
-      groups.emplace_back();
-  }
-  if (groups.back().empty())
-    groups.pop_back();
-  else if (groups.size() > 1) { // statements after the last loop join its group
-    auto tail = groups.back();
-    groups.pop_back();
-    groups.back().insert(groups.back().end(), tail.begin(), tail.end());
-  }
-  if (groups.size() < 2)
-    return {};
-  const clang::SourceManager &sm = na.tu.sm;
-  auto groupOf = [&](const clang::Stmt *e) -> int {
-    clang::SourceLocation at = sm.getExpansionLoc(e->getBeginLoc());
-    for (size_t g = 0; g < groups.size(); ++g)
-      for (const clang::Stmt *s : groups[g])
-        if (!sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(s->getBeginLoc())) &&
-            !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()), at))
-          return static_cast<int>(g);
-    return -1;
-  };
   const clang::VarDecl *I = scan.headers.at(outer).var;
   std::string in = I->getName().str();
   std::set<const clang::VarDecl *> indices;
   for (const auto &[f, h] : scan.headers)
     indices.insert(h.var);
+  // scalars: only loop indices, and locals of a loop inside the body
+  std::set<const clang::ForStmt *> withLocals; // such loops are not distributed
   for (const ScalarWrite &w : scan.scalarWrites) {
     auto hd = scan.headers.find(w.loop);
     if (!w.site && hd != scan.headers.end() && hd->second.var == w.var)
       continue; // a loop header's start
     auto ld = scan.localDecls.find(w.var);
-    if (ld != scan.localDecls.end() && ld->second != outer)
-      continue; // a local of a loop inside one group
+    if (ld != scan.localDecls.end() && ld->second != outer) {
+      withLocals.insert(ld->second);
+      continue;
+    }
     whyNot = fmt::format("'{}' is assigned in the body of '{}'", w.var->getName().str(), in);
     return {};
   }
+
+  // The leaves: the body's statements, and those of a loop of it whose body
+  // is statements without loops (distributed among the groups: bicg's
+  // `for j { s[j] += ...; q[i] += ...; }`).
+  struct Leaf {
+    const clang::Stmt *stmt;
+    const clang::ForStmt *loop; ///< the distributed loop it is in, or null
+  };
+  std::vector<Leaf> leaves;
+  for (const clang::Stmt *s : bodyStmts(outer)) {
+    auto *f = llvm::dyn_cast<clang::ForStmt>(s);
+    std::vector<const clang::Stmt *> inner = f ? bodyStmts(f) : std::vector<const clang::Stmt *>{};
+    bool split = f && inner.size() > 1 && llvm::isa<clang::CompoundStmt>(f->getBody()) &&
+                 !withLocals.count(f) && !scan.earlyExits.count(f) &&
+                 std::none_of(inner.begin(), inner.end(), [](const clang::Stmt *x) {
+                   return containsFor(x) || continueIf(x) || llvm::isa<clang::DeclStmt>(x);
+                 });
+    if (split)
+      for (const clang::Stmt *x : inner)
+        leaves.push_back({x, f});
+    else
+      leaves.push_back({s, nullptr});
+  }
+  if (leaves.size() < 2)
+    return {};
+  const clang::SourceManager &sm = na.tu.sm;
+  auto leafOf = [&](const clang::Stmt *e) -> int {
+    clang::SourceLocation at = sm.getExpansionLoc(e->getBeginLoc());
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      const clang::Stmt *s = leaves[l].stmt;
+      if (!sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(s->getBeginLoc())) &&
+          !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()), at))
+        return static_cast<int>(l);
+    }
+    return -1;
+  };
   std::vector<std::pair<const AccessRec *, int>> acc;
   for (const AccessRec &a : scan.accesses) {
-    int g = groupOf(a.expr);
-    if (g < 0) {
-      whyNot = fmt::format("'{}' is read in the header of '{}'", a.base->getName().str(), in);
+    int l = leafOf(a.expr);
+    if (l < 0) {
+      whyNot = fmt::format("'{}' is read in the header of a loop of '{}'", a.base->getName().str(), in);
       return {};
     }
     if (scan.registerArrays.count(a.base)) {
       auto ld = scan.localDecls.find(a.base);
-      if (ld != scan.localDecls.end() && ld->second != outer)
+      if (ld != scan.localDecls.end() && ld->second != outer &&
+          std::none_of(leaves.begin(), leaves.end(), [&](const Leaf &x) { return x.loop == ld->second; }))
         continue;
       whyNot = fmt::format("the local array '{}' is shared by the statements of '{}'",
                            a.base->getName().str(), in);
       return {};
     }
-    acc.emplace_back(&a, g);
+    acc.emplace_back(&a, l);
   }
-  auto sameIteration = [&](const AccessRec &w, const AccessRec &x) {
+  // one subscript with the same affine form of `v` in both, and no other index
+  auto sameIteration = [&](const AccessRec &w, const AccessRec &x, const clang::VarDecl *v) {
     if (w.subs.size() != x.subs.size())
       return false;
     for (size_t d = 0; d < w.subs.size(); ++d) {
       Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
-      if (!fw.valid || fw != fx || fw.coefOf(I) == 0)
+      if (!fw.valid || fw != fx || fw.coefOf(v) == 0)
         continue;
-      bool onlyI = std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
-        auto *v = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
-        return v && (v == I || !indices.count(v));
+      bool onlyV = std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
+        auto *u = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
+        return u && (u == v || !indices.count(u));
       });
-      if (onlyI)
+      if (onlyV)
         return true;
     }
     return false;
   };
-  for (const auto &[w, gw] : acc) {
+  // Leaves that meet across iterations stay in one group (union-find); the
+  // others meet only in one iteration of `outer` (and of the distributed
+  // loop, for two of its statements), and their groups keep that order.
+  std::vector<int> comp(leaves.size());
+  for (size_t l = 0; l < leaves.size(); ++l)
+    comp[l] = static_cast<int>(l);
+  std::function<int(int)> find = [&](int x) { return comp[x] == x ? x : comp[x] = find(comp[x]); };
+  std::vector<std::pair<int, int>> before; // leaf pairs that meet, in their order
+  for (const auto &[w, lw] : acc) {
     if (!w->write)
       continue;
-    for (const auto &[x, gx] : acc) {
-      if (gw == gx)
+    for (const auto &[x, lx] : acc) {
+      if (lw == lx)
         continue;
       if (w->base != x->base) {
         if (!namesApart(na, w->base, x->base)) {
@@ -356,18 +381,76 @@ std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, co
         }
         continue;
       }
-      if (!sameIteration(*w, *x)) {
-        whyNot = fmt::format("'{}' (written, line {}) and '{}' (line {}) may be the same element "
-                             "in two iterations of '{}'",
-                             na.tu.sourceText(w->expr->getSourceRange()),
-                             na.tu.line(w->expr->getBeginLoc()),
-                             na.tu.sourceText(x->expr->getSourceRange()),
-                             na.tu.line(x->expr->getBeginLoc()), in);
-        return {};
-      }
+      const clang::ForStmt *shared = leaves[lw].loop && leaves[lw].loop == leaves[lx].loop ? leaves[lw].loop
+                                                                                        : nullptr;
+      bool apart = sameIteration(*w, *x, I) &&
+                   (!shared || sameIteration(*w, *x, scan.headers.at(shared).var));
+      if (!apart)
+        comp[find(lw)] = find(lx);
+      else
+        before.emplace_back(std::min(lw, lx), std::max(lw, lx));
     }
   }
-  return groups;
+  // the groups, in the order of their first leaf; every pair that meets must
+  // keep its order between groups
+  std::map<int, int> groupOf;
+  std::vector<std::vector<int>> groups;
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    int c = find(static_cast<int>(l));
+    if (!groupOf.count(c)) {
+      groupOf[c] = static_cast<int>(groups.size());
+      groups.emplace_back();
+    }
+    groups[groupOf[c]].push_back(static_cast<int>(l));
+  }
+  // a group without a loop (`tmp[i] = 0;`) joins the next group it meets,
+  // else the one before
+  auto hasLoop = [&](const std::vector<int> &g) {
+    return std::any_of(g.begin(), g.end(), [&](int l) { return leaves[l].loop || containsFor(leaves[l].stmt); });
+  };
+  for (size_t g = 0; g < groups.size();) {
+    if (hasLoop(groups[g]) || groups.size() < 2) {
+      ++g;
+      continue;
+    }
+    std::optional<size_t> into;
+    for (size_t h = g + 1; h < groups.size() && !into; ++h)
+      for (const auto &[a, b] : before)
+        if ((std::count(groups[g].begin(), groups[g].end(), a) && std::count(groups[h].begin(), groups[h].end(), b)))
+          into = h;
+    if (!into)
+      into = g > 0 ? g - 1 : g + 1;
+    for (int l : groups[g])
+      groups[*into].push_back(l);
+    std::sort(groups[*into].begin(), groups[*into].end());
+    groups.erase(groups.begin() + static_cast<long>(g));
+    g = 0; // the order of the groups changed: look again
+  }
+  if (groups.size() < 2)
+    return {};
+  std::map<int, size_t> at;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int l : groups[g])
+      at[l] = g;
+  // groups run in their order: a pair that meets must not run backwards
+  for (const auto &[a, b] : before)
+    if (at[a] > at[b]) {
+      whyNot = fmt::format("the statements at lines {} and {} meet in one iteration in this order, "
+                           "which the groups would reverse",
+                           na.tu.line(leaves[a].stmt->getBeginLoc()), na.tu.line(leaves[b].stmt->getBeginLoc()));
+      return {};
+    }
+  std::vector<std::vector<const clang::Stmt *>> out;
+  for (const auto &g : groups) {
+    out.emplace_back();
+    for (int l : g) {
+      if (leaves[l].loop &&
+          std::find(out.back().begin(), out.back().end(), leaves[l].loop) == out.back().end())
+        out.back().push_back(leaves[l].loop);
+      out.back().push_back(leaves[l].stmt);
+    }
+  }
+  return out;
 }
 
 } // namespace skelcast::frontend

@@ -880,16 +880,21 @@ private:
                                                seq_.back().line));
     }
     if (!only.empty()) {
-      unsigned first = ~0u, last = 0;
+      // the group's statements (a loop distributed among the groups is
+      // named by the statements of it that are this group's)
+      std::set<unsigned> lines;
       for (const clang::Stmt *s : only) {
-        first = std::min(first, tu_.line(s->getBeginLoc()));
-        last = std::max(last, tu_.line(s->getEndLoc()));
+        auto *l = llvm::dyn_cast<clang::ForStmt>(s);
+        auto *cs = l ? llvm::dyn_cast_or_null<clang::CompoundStmt>(l->getBody()) : nullptr;
+        if (!cs || std::none_of(cs->body_begin(), cs->body_end(),
+                                [&](const clang::Stmt *x) { return only.count(x) > 0; }))
+          lines.insert(tu_.line(s->getBeginLoc()));
       }
       k.comments.leading.push_back(fmt::format(
           "// loop '{}' (line {}) split into loops of its own (a fission): this kernel is its "
-          "statements of lines {}-{}",
-          scan.headers.at(asFor(root)).var->getName().str(), tu_.line(root->getBeginLoc()), first,
-          last));
+          "statements at line{} {}",
+          scan.headers.at(asFor(root)).var->getName().str(), tu_.line(root->getBeginLoc()),
+          lines.size() > 1 ? "s" : "", fmt::join(lines, ", ")));
     }
     ++count_;
     host_.flushHost();

@@ -778,8 +778,9 @@ std::vector<const clang::Stmt *> NestScan::bodyOf(const clang::ForStmt *f) const
     out.assign(cs->body_begin(), cs->body_end());
   else if (b)
     out.push_back(b);
-  auto p = parent.find(f);
-  if (!only.empty() && p != parent.end() && !p->second)
+  // a loop some of whose statements are listed keeps those (a fission's
+  // group); one none of whose statements are listed is the group's whole
+  if (std::any_of(out.begin(), out.end(), [&](const clang::Stmt *s) { return only.count(s) > 0; }))
     out.erase(std::remove_if(out.begin(), out.end(), [&](const clang::Stmt *s) { return !only.count(s); }),
               out.end());
   return out;

@@ -90,14 +90,15 @@ struct NestScan {
   /// in the loop space, their trip count data's (KernelBuilder::loop).
   std::set<const clang::ForStmt *> earlyExits;
 
-  /// When not empty: the statements of the root loop's body that make this
-  /// nest, the others left to nests of their own (a fission of the root loop,
-  /// NestFinder). Every walk of the root's body goes through bodyOf.
+  /// When not empty: the statements that make this nest, the others left to
+  /// nests of their own (a fission of the root loop, LoopOrder.h): of the
+  /// root's body, and of a loop inside it distributed among the groups. Every
+  /// walk of a loop's body goes through bodyOf.
   std::set<const clang::Stmt *> only;
 
   bool inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const;
   /// The statements of f's body (the body itself when it is not a block);
-  /// for the root, those in `only` when it is set.
+  /// those in `only` when some of them are.
   std::vector<const clang::Stmt *> bodyOf(const clang::ForStmt *f) const;
 };
 

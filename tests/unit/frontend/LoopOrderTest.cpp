@@ -200,7 +200,7 @@ void at_a_x(double A[M][N], double x[N], double y[N], double tmp[M]) {
   EXPECT_TRUE(has(o.text, "parallel_for at_a_x_1(N) : j {")) << o.text;
   EXPECT_TRUE(has(o.text, "stream i = 0:M {")) << o.text;
   EXPECT_TRUE(has(o.text, "// loop 'i' (line 6) split into loops of its own (a fission): this "
-                          "kernel is its statements of lines 7-9"))
+                          "kernel is its statements at lines 7, 8"))
       << o.text;
   EXPECT_TRUE(has(o.text, "// loops reordered: 'j' (line 10) interchanged with 'i' (line 6)"))
       << o.text;
@@ -324,4 +324,56 @@ void two(void) {
 )");
   EXPECT_FALSE(has(o.text, "a triangle in its bounding box")) << o.text;
   EXPECT_FALSE(has(o.text, ") : i, j, k")) << o.text;
+}
+
+// Two products in one loop (PolyBench's bicg): `s = A^T r` and `q = A p`
+// share the row loop and its inner loop. The inner loop's two statements
+// are distributed between the groups (they share nothing it writes), the
+// initialisation of q[i] joins the group that reads it: s over j with the
+// rows walked by each thread, q over i.
+TEST(LoopOrder, TwoProductsInOneLoopAreSplitThroughTheInnerLoop) {
+  Out o = run(R"(
+#define M 1900
+#define N 2100
+void bicg(double A[N][M], double s[M], double q[N], double p[M], double r[N]) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    q[i] = 0.0;
+    for (j = 0; j < M; j++) {
+      s[j] = s[j] + r[i] * A[i][j];
+      q[i] = q[i] + A[i][j] * p[j];
+    }
+  }
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_FALSE(has(o.text, "repeat")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for bicg(M) : j {")) << o.text;
+  EXPECT_TRUE(has(o.text, "stream i = 0:N {")) << o.text;
+  EXPECT_TRUE(has(o.text, "this kernel is its statements at line 9\n")) << o.text;
+  EXPECT_TRUE(has(o.text, "parallel_for bicg_1(N) : i {")) << o.text;
+  EXPECT_TRUE(has(o.text, "this kernel is its statements at lines 7, 10\n")) << o.text;
+  // the s kernel loads no q, the q kernel no s
+  size_t second = o.text.find("parallel_for bicg_1");
+  EXPECT_EQ(o.text.substr(0, second).find("ld q["), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.substr(second).find("ld s["), std::string::npos) << o.text;
+}
+
+// A statement of the inner loop that reads what the other writes at another
+// j keeps the loop whole: distributing it would run every s before any t.
+TEST(LoopOrder, AnInnerLoopWhoseStatementsMeetAcrossItsIterationsStaysWhole) {
+  Out o = run(R"(
+#define N 512
+double A[N][N], s[N], t[N];
+void f(void) {
+  int i, j;
+  for (i = 0; i < N; i++)
+    for (j = 1; j < N; j++) {
+      s[j] = s[j] + A[i][j];
+      t[j] = t[j] + s[j - 1];
+    }
+}
+)");
+  EXPECT_FALSE(has(o.warnings, "split into")) << o.warnings;
+  EXPECT_FALSE(has(o.text, "fission")) << o.text;
 }
