@@ -302,8 +302,6 @@ private:
       return std::any_of(plan.ompPrivate.begin(), plan.ompPrivate.end(),
                          [&](const clang::VarDecl *p) { return p->getName() == array; });
     };
-    if (!lr->assumptions.empty())
-      assumptions_[L] = lr->assumptions.front();
     for (const PolyDependence &d : lr->carried) {
       if (d.approximate || d.privatized || d.unchanged || owned(d.array))
         continue;
@@ -314,6 +312,8 @@ private:
       return fmt::format("{} declares the iterations independent, but they are not: {}: {}",
                          dir, d.describe(), race);
     }
+    if (!lr->assumptions.empty())
+      assumptions_[L] = fmt::format("{}", fmt::join(lr->assumptions, "; and "));
     return {};
   }
 
@@ -377,7 +377,7 @@ private:
       case LoopVerdict::Parallel:
         if (!lr->assumptions.empty()) {
           islNotes_[L] = "isl: independent where the writes that meet leave their elements unchanged";
-          assumptions_[L] = lr->assumptions.front();
+          assumptions_[L] = fmt::format("{}", fmt::join(lr->assumptions, "; and "));
         } else {
           islNotes_[L] = "isl: no dependence carried";
         }

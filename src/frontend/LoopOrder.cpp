@@ -60,6 +60,8 @@ bool namesApart(NestAnalysis &na, const clang::VarDecl *a, const clang::VarDecl 
   if (na.tu.opts.assumeAliasing || !na.facts.fn)
     return false;
   AliasVerdict v = na.tu.origins.relate(na.facts.fn, a, b);
+  if (v.kind == AliasVerdict::Kind::AssumedDistinct) // said in the function's warning
+    na.tu.assumedDistinct[na.facts.fn].insert(v.params.begin(), v.params.end());
   return v.kind == AliasVerdict::Kind::Distinct || v.kind == AliasVerdict::Kind::AssumedDistinct;
 }
 
@@ -68,6 +70,24 @@ std::string lines(TUContext &tu, const std::vector<const clang::ForStmt *> &loop
   for (const clang::ForStmt *f : loops)
     out += (out.empty() ? "" : ", ") + std::to_string(tu.line(f->getBeginLoc()));
   return out;
+}
+
+/// `s` leaves the loop body it stands in: a `continue` or `break` not inside a
+/// loop or switch of its own, or a `return` or `goto` anywhere.
+bool jumpsOut(const clang::Stmt *s, bool nested = false) {
+  if (!s)
+    return false;
+  if (llvm::isa<clang::ReturnStmt>(s) || llvm::isa<clang::GotoStmt>(s) ||
+      llvm::isa<clang::IndirectGotoStmt>(s))
+    return true;
+  if (!nested && (llvm::isa<clang::ContinueStmt>(s) || llvm::isa<clang::BreakStmt>(s)))
+    return true;
+  bool inner = nested || llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) ||
+               llvm::isa<clang::DoStmt>(s) || llvm::isa<clang::SwitchStmt>(s);
+  for (const clang::Stmt *c : s->children())
+    if (jumpsOut(c, inner))
+      return true;
+  return false;
 }
 
 /// `s` is or holds a `for` loop.
@@ -199,8 +219,8 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
     acc.push_back(&a);
   }
   auto separatesJ = [&](const AccessRec &w, const AccessRec &x) {
-    if (w.subs.size() != x.subs.size())
-      return false;
+    if (w.subs.size() != x.subs.size() || !na.staysInRows(w) || !na.staysInRows(x))
+      return false; // (a subscript leaving its row meets another j's element)
     for (size_t d = 0; d < w.subs.size(); ++d) {
       Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
       if (!fw.valid || fw != fx || fw.coefOf(J) == 0)
@@ -298,6 +318,12 @@ std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, co
   };
   std::vector<Leaf> leaves;
   for (const clang::Stmt *s : bodyStmts(outer)) {
+    if (jumpsOut(s)) {
+      whyNot = fmt::format("the statement at line {} leaves the body of '{}' early ('continue', "
+                           "'break', 'return' or 'goto'): every group would need its test",
+                           na.tu.line(s->getBeginLoc()), in);
+      return {};
+    }
     auto *f = llvm::dyn_cast<clang::ForStmt>(s);
     std::vector<const clang::Stmt *> inner = f ? bodyStmts(f) : std::vector<const clang::Stmt *>{};
     bool split = f && inner.size() > 1 && llvm::isa<clang::CompoundStmt>(f->getBody()) &&
@@ -313,22 +339,28 @@ std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, co
   }
   if (leaves.size() < 2)
     return {};
-  const clang::SourceManager &sm = na.tu.sm;
+  // each access's leaf, by the AST (statements from one macro share a place)
+  std::map<const clang::Stmt *, int> leafOfNode;
+  std::function<void(const clang::Stmt *, int)> mark = [&](const clang::Stmt *s, int l) {
+    if (!s)
+      return;
+    leafOfNode[s] = l;
+    for (const clang::Stmt *c : s->children())
+      mark(c, l);
+  };
+  for (size_t l = 0; l < leaves.size(); ++l)
+    mark(leaves[l].stmt, static_cast<int>(l));
   auto leafOf = [&](const clang::Stmt *e) -> int {
-    clang::SourceLocation at = sm.getExpansionLoc(e->getBeginLoc());
-    for (size_t l = 0; l < leaves.size(); ++l) {
-      const clang::Stmt *s = leaves[l].stmt;
-      if (!sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(s->getBeginLoc())) &&
-          !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()), at))
-        return static_cast<int>(l);
-    }
-    return -1;
+    auto it = leafOfNode.find(e);
+    return it == leafOfNode.end() ? -1 : it->second;
   };
   std::vector<std::pair<const AccessRec *, int>> acc;
   for (const AccessRec &a : scan.accesses) {
     int l = leafOf(a.expr);
     if (l < 0) {
-      whyNot = fmt::format("'{}' is read in the header of a loop of '{}'", a.base->getName().str(), in);
+      whyNot = fmt::format("'{}' is accessed outside the statements of '{}' (a loop's header, or "
+                           "a called function)",
+                           a.base->getName().str(), in);
       return {};
     }
     if (scan.registerArrays.count(a.base)) {
@@ -344,8 +376,8 @@ std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, co
   }
   // one subscript with the same affine form of `v` in both, and no other index
   auto sameIteration = [&](const AccessRec &w, const AccessRec &x, const clang::VarDecl *v) {
-    if (w.subs.size() != x.subs.size())
-      return false;
+    if (w.subs.size() != x.subs.size() || !na.staysInRows(w) || !na.staysInRows(x))
+      return false; // (a subscript leaving its row meets another iteration's element)
     for (size_t d = 0; d < w.subs.size(); ++d) {
       Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
       if (!fw.valid || fw != fx || fw.coefOf(v) == 0)

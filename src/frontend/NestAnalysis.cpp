@@ -598,3 +598,47 @@ Affine NestAnalysis::dimAffine(const DimForm &d) {
 }
 
 } // namespace skelcast::frontend
+
+namespace skelcast::frontend {
+
+std::vector<int64_t> NestAnalysis::innerExtents(const clang::VarDecl *v) {
+  clang::QualType t = v->getType();
+  if (auto *d = llvm::dyn_cast<clang::DecayedType>(t.getTypePtr()))
+    t = d->getOriginalType();
+  const clang::ArrayType *at = tu.ast.getAsArrayType(t);
+  if (!at)
+    return {};
+  std::vector<int64_t> inner;
+  for (at = tu.ast.getAsArrayType(at->getElementType()); at; at = tu.ast.getAsArrayType(at->getElementType())) {
+    std::optional<int64_t> n;
+    if (auto *c = llvm::dyn_cast<clang::ConstantArrayType>(at))
+      n = c->getSize().getSExtValue();
+    else if (auto *vla = llvm::dyn_cast<clang::VariableArrayType>(at))
+      n = knownValue(vla->getSizeExpr());
+    if (!n || *n < 1)
+      return {};
+    inner.push_back(*n);
+  }
+  return inner;
+}
+
+bool NestAnalysis::staysInRows(const AccessRec &a) {
+  if (a.subs.size() < 2)
+    return true;
+  std::vector<int64_t> ext = innerExtents(a.base);
+  if (ext.empty()) {
+    // rows through pointers are placed apart; any other shape is unknown
+    clang::QualType t = a.base->getType();
+    return t->isPointerType() && t->getPointeeType()->isPointerType();
+  }
+  if (ext.size() + 1 != a.subs.size())
+    return false;
+  for (size_t d = 1; d < a.subs.size(); ++d) {
+    std::optional<Interval> r = range(affine(a.subs[d]));
+    if (!r || r->lo < 0 || r->hi >= ext[d - 1])
+      return false;
+  }
+  return true;
+}
+
+} // namespace skelcast::frontend

@@ -174,6 +174,16 @@ public:
 
   /// The reason a scalar has no value the skeleton can use.
   std::string noValueReason(const clang::VarDecl *v);
+  /// The extents after the first of an array declared as one (`b[n][m]`, a
+  /// parameter `d[][N]`), when all are known; empty otherwise (rows through
+  /// pointers have no place relative to each other).
+  std::vector<int64_t> innerExtents(const clang::VarDecl *v);
+  /// Every subscript after the first of `a` stays in its dimension's range
+  /// over the nest's loops (or the array's rows are apart: rows through
+  /// pointers), so equal subscripts mean one element and different ones
+  /// different elements; false when a subscript may reach another row
+  /// (`b[i][j-1]` at j = 0) or the range is unknown.
+  bool staysInRows(const AccessRec &a);
 
 private:
   struct PassDef {

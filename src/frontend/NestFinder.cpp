@@ -146,7 +146,9 @@ public:
         break; // (a loop that a `break` ends runs as far as its data says)
       std::string w;
       std::optional<NestPlan::Box> box;
-      if (!constantBounds(na, scan.headers.at(inner), w) && !(box = boxedBounds(na, scan, plan, inner)))
+      // one triangle a kernel (two would not make their shares multiply)
+      if (!constantBounds(na, scan.headers.at(inner), w) &&
+          (!plan.boxes.empty() || !(box = boxedBounds(na, scan, plan, inner))))
         break;
       bool trust = trusted >= plan.parallel.size() + 1;
       if (std::string r = deps.loop(inner, trust); !r.empty()) {
@@ -169,7 +171,7 @@ public:
       std::string whyNot;
       auto spaceBounds = [&](const LoopHeader &h) {
         std::string w;
-        return constantBounds(na, h, w) || boxedBounds(na, scan, plan, h).has_value();
+        return constantBounds(na, h, w) || (plan.boxes.empty() && boxedBounds(na, scan, plan, h).has_value());
       };
       for (const clang::ForStmt *f : plan.parallel)
         plan.loops[scan.headers.at(f).var].parallel = true;

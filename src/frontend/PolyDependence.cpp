@@ -767,8 +767,11 @@ void Analyzer::decide(PolyLoopResult &l) const {
                    [&](const PolyDependence &a, const PolyDependence &b) { return rank(a) < rank(b); });
   for (const auto &d : l.carried)
     if (d.unchanged && !d.privatized) {
-      std::string a = d.describe() + "; where they meet, the write is " + d.unchangedOp +
-                      "(x, x" + (d.unchangedRest.empty() ? "" : " + " + d.unchangedRest) +
+      // one text for the pair, whichever runs first (flow and anti)
+      const std::string &written = d.sourceWrites ? d.sourceText : d.sinkText;
+      const std::string &read = d.sourceWrites ? d.sinkText : d.sourceText;
+      std::string a = "'" + written + "' (written) and '" + read + "' (read); where they meet, the write is " +
+                      d.unchangedOp + "(x, x" + (d.unchangedRest.empty() ? "" : " + " + d.unchangedRest) +
                       ") of the element x it writes, " +
                       (d.unchangedWhile.empty() ? "which is x" : "x while " + d.unchangedWhile);
       if (std::find(l.assumptions.begin(), l.assumptions.end(), a) == l.assumptions.end())

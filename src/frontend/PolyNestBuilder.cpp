@@ -112,9 +112,10 @@ std::optional<Relax> relaxationOf(const clang::Stmt *s, const clang::Expr *guard
     if (!fd || call->getNumArgs() != 2 || !fd->getIdentifier())
       return std::nullopt;
     llvm::StringRef n = fd->getName();
-    if (n == "fmin" || n == "fminf" || n == "fminl" || n == "min")
+    // the C library's (a function of the file called min could do anything)
+    if (n == "fmin" || n == "fminf" || n == "fminl")
       return pick("min", call->getArg(0), call->getArg(1));
-    if (n == "fmax" || n == "fmaxf" || n == "fmaxl" || n == "max")
+    if (n == "fmax" || n == "fmaxf" || n == "fmaxl")
       return pick("max", call->getArg(0), call->getArg(1));
   }
   return std::nullopt;
@@ -346,8 +347,7 @@ private:
             std::string rest;
             for (size_t o = 0; o < candidate.size(); ++o)
               if (o != k)
-                rest += (rest.empty() ? "" : " + ") +
-                        na_.tu.sourceText(candidate[o]->getSourceRange());
+                rest += (rest.empty() ? "" : " + ") + printed(candidate[o]);
             relaxation.addends.emplace_back(static_cast<int>(ps.accesses.size()), rest);
             break;
           }
@@ -376,36 +376,19 @@ private:
     for (int n = 2; taken_.count(name); ++n)
       name = fmt::format("{}_{}", base, n);
     taken_.insert(name);
-    if (std::vector<int64_t> inner = innerExtents(v); !inner.empty())
+    if (std::vector<int64_t> inner = na_.innerExtents(v); !inner.empty())
       view_.nest.innerExtents[name] = std::move(inner);
     arrays_[v] = name;
     view_.arrays[name] = v;
     return name;
   }
 
-  /// The extents after the first of an array declared as one (`b[n][m]`, a
-  /// parameter `d[][N]`), when all are known; empty otherwise (rows through
-  /// pointers have no place relative to each other).
-  std::vector<int64_t> innerExtents(const clang::VarDecl *v) {
-    clang::QualType t = v->getType();
-    if (auto *d = llvm::dyn_cast<clang::DecayedType>(t.getTypePtr()))
-      t = d->getOriginalType();
-    const clang::ArrayType *at = na_.tu.ast.getAsArrayType(t);
-    if (!at)
-      return {};
-    std::vector<int64_t> inner;
-    for (at = na_.tu.ast.getAsArrayType(at->getElementType()); at;
-         at = na_.tu.ast.getAsArrayType(at->getElementType())) {
-      std::optional<int64_t> n;
-      if (auto *c = llvm::dyn_cast<clang::ConstantArrayType>(at))
-        n = c->getSize().getSExtValue();
-      else if (auto *vla = llvm::dyn_cast<clang::VariableArrayType>(at))
-        n = na_.knownValue(vla->getSizeExpr());
-      if (!n || *n < 1)
-        return {};
-      inner.push_back(*n);
-    }
-    return inner;
+  /// `e` as C (not its source text, which a macro's expansion hides)
+  std::string printed(const clang::Expr *e) const {
+    std::string t;
+    llvm::raw_string_ostream os(t);
+    e->printPretty(os, nullptr, na_.tu.ast.getPrintingPolicy());
+    return os.str();
   }
 
   NestAnalysis &na_;

@@ -377,3 +377,75 @@ void f(void) {
   EXPECT_FALSE(has(o.warnings, "split into")) << o.warnings;
   EXPECT_FALSE(has(o.text, "fission")) << o.text;
 }
+
+// Traps a review found (2026-11-27): a `continue` in the body (each group
+// would need its test), statements from one macro (one place in the
+// source: the AST tells them apart), a subscript leaving its row (a[i][j-M]
+// is a[i-1][j]; a[j][i-1] at i = 0 is the row above's last element), all
+// refused; pointer parameters a fission assumes apart are said.
+TEST(LoopOrder, ReorderingTrapsAReviewFoundAreRefused) {
+  Out o = run(R"(
+#define N 64
+#define M 32
+#define BODY(i, j) t[i][j] = x[i - 1][j + 1] * 2.0; x[i][j] = t[i][j] + A[i][j]
+void skip(double A[N][M], double x[N], double y[N], double s[M]) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    for (j = 0; j < M; j++)
+      y[i] += A[i][j];
+    if (y[i] < 0.0)
+      continue;
+    for (j = 0; j < M; j++)
+      s[j] += A[i][j] * x[i];
+  }
+}
+void macro(double A[N][M], double t[N][M], double x[N][M]) {
+  int i, j;
+  for (i = 1; i < N; i++)
+    for (j = 0; j < M - 1; j++) {
+      BODY(i, j);
+    }
+}
+void rows(double a[N][M], double b[N][M]) {
+  int i, j;
+  for (i = 1; i < N; i++) {
+    for (j = 0; j < M; j++)
+      b[i][j] = a[i][j - M] * 2.0;
+    for (j = 0; j < M; j++)
+      a[i][j] = b[i][j] + 1.0;
+  }
+}
+void wrap(double a[M][N], double b[M][N]) {
+  int i, j;
+  for (i = 0; i < N; i++)
+    for (j = 1; j < M; j++)
+      a[j][i] = a[j][i - 1] * 0.5 + b[j][i];
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_FALSE(has(o.warnings, "split into")) << o.warnings;
+  EXPECT_FALSE(has(o.text, "fission")) << o.text;
+  EXPECT_FALSE(has(o.text, "interchanged")) << o.text;
+  for (const char *f : {"skip", "macro", "rows", "wrap"})
+    EXPECT_TRUE(has(o.text, std::string("parallel_for ") + f + "(") && has(o.text, "repeat i = "))
+        << f << "\n" << o.text;
+
+  Out p = run(R"(
+#define N 64
+#define M 32
+void apart(double A[N][M], double *x, double *y, double s[M]) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    x[i] = 0.0;
+    for (j = 0; j < M; j++)
+      x[i] += A[i][j];
+    for (j = 0; j < M; j++)
+      s[j] += A[i][j] * y[i];
+  }
+}
+)");
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(has(p.warnings, "split into 2 loops")) << p.warnings;
+  EXPECT_TRUE(has(p.warnings, "'apart' assumes its pointer parameters 'x', 'y' do not overlap"))
+      << p.warnings;
+}

@@ -107,3 +107,26 @@ void next_row(void) {
   EXPECT_TRUE(has(o.text, "parallel_for next_row(N) : j")) << o.text; // j alone is parallel
   EXPECT_FALSE(has(o.warnings, "assumption about the values")) << o.warnings;
 }
+
+// Two relaxations in one nest: both conditions are said. Through a macro
+// (PolyBench's min), the condition names the addend, not the macro's text.
+TEST(Relaxation, EveryAssumptionIsSaidInTheWordsOfTheCode) {
+  Out o = run(R"(#define N 64
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+double fmax(double, double);
+void two(double a[N][N], double b[N][N], double w[N][N], double v[N][N]) {
+  int i, j, k;
+  for (k = 0; k < N; k++)
+    for (i = 0; i < N; i++)
+      for (j = 0; j < N; j++) {
+        a[i][j] = MIN(a[i][j], a[k][j] + w[i][k]);
+        b[i][j] = fmax(b[i][j], b[k][j] + v[i][k]);
+      }
+}
+)");
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(has(o.warnings, "min(x, x + w[i][k]) of the element x it writes, x while w[i][k] >= 0"))
+      << o.warnings;
+  EXPECT_TRUE(has(o.warnings, "max(x, x + v[i][k]) of the element x it writes, x while v[i][k] <= 0"))
+      << o.warnings;
+}
