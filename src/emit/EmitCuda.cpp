@@ -250,29 +250,16 @@ public:
   bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
   bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
   bool printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os);
-  /// The statements of f's body; in a fission's kernel, of a loop some of
-  /// whose statements are the kernel's group, those (NestAst::only).
+  /// The statements of f's body that are the kernel's (a fission's group,
+  /// NestAst::only: frontend::keptBody).
   std::vector<const clang::Stmt *> bodyOf(const clang::ForStmt *f) const {
-    auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody());
-    std::vector<const clang::Stmt *> out =
-        cs ? std::vector<const clang::Stmt *>(cs->body_begin(), cs->body_end())
-           : std::vector<const clang::Stmt *>{f->getBody()};
-    if (filtered(f))
-      out.erase(std::remove_if(out.begin(), out.end(),
-                               [&](const clang::Stmt *x) { return !nest_.only.count(x); }),
-                out.end());
-    return out;
+    return frontend::keptBody(f, nest_.only);
   }
-  /// Some of f's statements, not all, are the kernel's (a fission's group).
-  bool filtered(const clang::ForStmt *f) const {
-    if (nest_.only.empty())
-      return false;
-    auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(f->getBody());
-    if (!cs)
-      return false;
-    return std::any_of(cs->body_begin(), cs->body_end(),
-                       [&](const clang::Stmt *x) { return nest_.only.count(x) > 0; });
-  }
+  /// Some, not all, of f's statements are the kernel's.
+  bool filtered(const clang::ForStmt *f) const { return frontend::partlyKept(f, nest_.only); }
+  /// `#pragma unroll N` for a loop the layout unrolls, `1` for one that runs
+  /// rolled (rolled()), else empty: the compiler's choice.
+  std::string unrollPragma(const clang::ForStmt *f) const;
   /// The kernel's statements inside `x`, in `uses` (a fission's group).
   void traverseKept(VarUses &uses, const clang::Stmt *x) const;
   /// `x` as plain C, a fission's loops with the group's statements only.
@@ -492,20 +479,11 @@ void Emitter::analyse() {
   std::set<const clang::VarDecl *> arraySet(arrays_.begin(), arrays_.end());
 
   VarUses uses;
+  // what the kernel prints: from the root loop when the loop space was
+  // interchanged inside it (each thread runs it) or a fission's group is
+  // this kernel's, else from the outer parallel loop
   const clang::ForStmt *rootFor = frontend::asFor(nest_.root);
-  if (rootFor && (rootFor != outer || !nest_.only.empty())) {
-    // what the kernel prints: the root loop's header (a loop each thread runs
-    // when the loop space was interchanged inside it) and its statements of
-    // this kernel (a fission's group)
-    for (const clang::Stmt *h : {rootFor->getInit(), static_cast<const clang::Stmt *>(rootFor->getCond()),
-                                 static_cast<const clang::Stmt *>(rootFor->getInc())})
-      if (h)
-        uses.TraverseStmt(const_cast<clang::Stmt *>(h));
-    for (const clang::Stmt *b : bodyOf(rootFor))
-      traverseKept(uses, b);
-  } else {
-    uses.TraverseStmt(const_cast<clang::ForStmt *>(outer));
-  }
+  traverseKept(uses, rootFor && (rootFor != outer || !nest_.only.empty()) ? rootFor : outer);
   for (const clang::Stmt *j : uses.jumps)
     fail(j->getBeginLoc(), "a 'return' or 'goto' inside the nest");
   std::set<const clang::VarDecl *> parVars;
@@ -979,8 +957,9 @@ bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
 }
 
 void Emitter::traverseKept(VarUses &uses, const clang::Stmt *x) const {
+  // a loop whose statements are all kept may still hold a loop partly kept
   auto *f = llvm::dyn_cast<clang::ForStmt>(x);
-  if (!f || !filtered(f)) {
+  if (!f || nest_.only.empty()) {
     uses.TraverseStmt(const_cast<clang::Stmt *>(x));
     return;
   }
@@ -1020,25 +999,24 @@ bool Emitter::printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os) {
   }
   if (!filtered(f))
     return false;
+  os << unrollPragma(f) << loopHeader(f) << "\n" << bodyText(f, 0);
+  return true;
+}
+
+std::string Emitter::unrollPragma(const clang::ForStmt *f) const {
   auto it = unroll_.find(f);
   if (it != unroll_.end())
-    os << "\n#pragma unroll " << it->second << "\n";
-  else if (rolled(f))
-    os << "\n#pragma unroll 1\n";
-  os << loopHeader(f) << "\n" << bodyText(f, 0);
-  return true;
+    return fmt::format("\n#pragma unroll {}\n", it->second);
+  return rolled(f) ? "\n#pragma unroll 1\n" : "";
 }
 
 bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
   if (f == stagedFor_)
     return false;
-  auto it = unroll_.find(f);
-  if (it != unroll_.end())
-    os << "\n#pragma unroll " << it->second << "\n";
-  else if (rolled(f))
-    os << "\n#pragma unroll 1\n";
-  else
+  std::string pragma = unrollPragma(f);
+  if (pragma.empty())
     return false;
+  os << pragma;
   helper_.skip = f;
   const_cast<clang::ForStmt *>(f)->printPretty(os, &helper_, policy_, 0, "\n", &ctx_);
   return true;

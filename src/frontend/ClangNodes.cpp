@@ -2,6 +2,8 @@
 
 #include <llvm/Frontend/OpenMP/OMP.h>
 
+#include <algorithm>
+
 namespace skelcast::frontend {
 
 const clang::VarDecl *refVar(const clang::Expr *e) {
@@ -59,6 +61,26 @@ const clang::ForStmt *asFor(const clang::Stmt *s) {
   if (auto *d = llvm::dyn_cast_or_null<clang::OMPLoopDirective>(s))
     return llvm::dyn_cast_or_null<clang::ForStmt>(directiveBody(d));
   return nullptr;
+}
+
+std::vector<const clang::Stmt *> keptBody(const clang::ForStmt *f,
+                                          const std::set<const clang::Stmt *> &only) {
+  std::vector<const clang::Stmt *> out;
+  const clang::Stmt *b = f->getBody();
+  if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
+    out.assign(cs->body_begin(), cs->body_end());
+  else if (b)
+    out.push_back(b);
+  // a loop some of whose statements are listed keeps those; one none of
+  // whose statements are listed is the group's whole
+  if (std::any_of(out.begin(), out.end(), [&](const clang::Stmt *s) { return only.count(s) > 0; }))
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const clang::Stmt *s) { return !only.count(s); }),
+              out.end());
+  return out;
+}
+
+bool partlyKept(const clang::ForStmt *f, const std::set<const clang::Stmt *> &only) {
+  return !only.empty() && keptBody(f, only).size() != keptBody(f, {}).size();
 }
 
 namespace {

@@ -37,6 +37,14 @@ const clang::Stmt *directiveBody(const clang::OMPExecutableDirective *d);
 /// A `for` statement, also when an OpenMP loop directive wraps it.
 const clang::ForStmt *asFor(const clang::Stmt *s);
 
+/// The statements of f's body (the body itself when it is not a block); when
+/// some of them are in `only`, those alone: the statements of a fission's
+/// group (LoopOrder.h, fissionGroups), at any depth of the loop split.
+std::vector<const clang::Stmt *> keptBody(const clang::ForStmt *f,
+                                          const std::set<const clang::Stmt *> &only);
+/// Some, not all, of f's statements are in `only`: f is written with those alone.
+bool partlyKept(const clang::ForStmt *f, const std::set<const clang::Stmt *> &only);
+
 /// `if (c) continue;` or `if (c) { ...; continue; }` with no `else`: the rest
 /// of the loop body is skipped when c holds. The `then` statements before the
 /// `continue` go to `before`. The `continue` itself, or null when `s` is not

@@ -239,6 +239,10 @@ private:
   std::map<const clang::ForStmt *, std::string> islNotes_; ///< how isl found a loop parallel
   /// loops found parallel on what the values must be (PolyLoopResult::assumptions)
   std::map<const clang::ForStmt *, std::string> assumptions_;
+  void noteAssumptions(const clang::ForStmt *L, const PolyLoopResult &lr) {
+    if (!lr.assumptions.empty())
+      assumptions_[L] = fmt::format("{}", fmt::join(lr.assumptions, "; and "));
+  }
   /// the scalar reductions that a loop found parallel ports (docs/skeletonizer.md, "Reductions")
   std::map<const clang::ForStmt *, std::vector<ScalarReduction>> reductions_;
 
@@ -312,8 +316,7 @@ private:
       return fmt::format("{} declares the iterations independent, but they are not: {}: {}",
                          dir, d.describe(), race);
     }
-    if (!lr->assumptions.empty())
-      assumptions_[L] = fmt::format("{}", fmt::join(lr->assumptions, "; and "));
+    noteAssumptions(L, *lr);
     return {};
   }
 
@@ -377,7 +380,7 @@ private:
       case LoopVerdict::Parallel:
         if (!lr->assumptions.empty()) {
           islNotes_[L] = "isl: independent where the writes that meet leave their elements unchanged";
-          assumptions_[L] = fmt::format("{}", fmt::join(lr->assumptions, "; and "));
+          noteAssumptions(L, *lr);
         } else {
           islNotes_[L] = "isl: no dependence carried";
         }

@@ -20,6 +20,7 @@ using skeleton::Expr;
 namespace {
 
 constexpr int64_t kDefaultTrip = 16;   ///< trip count assumed for data-dependent bounds
+constexpr int64_t kSmallTrip = 16;     ///< constant trip counts up to this make a `for`
 
 /// The variables `s` assigns (`v = e`, `v op= e`; with `incDec` also `v++`).
 void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, bool incDec) {
@@ -34,7 +35,6 @@ void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, boo
   for (const clang::Stmt *c : s->children())
     assignedIn(c, out, incDec);
 }
-constexpr int64_t kSmallTrip = 16;     ///< constant trip counts up to this make a `for`
 
 } // namespace
 
@@ -149,16 +149,14 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
   } else {
     // a triangle in its bounding box: the body under the guard a port
     // writes, taken by the share of the box's points inside
+    // (one triangle a kernel: NestFinder)
+    const auto &[f, box] = *plan_.boxes.begin();
+    const LoopHeader &h = scan_.headers.at(f);
     skeleton::Branch b;
-    b.prob = 1.0;
-    std::string what;
-    for (const auto &[f, box] : plan_.boxes) {
-      b.prob *= box.p;
-      const LoopHeader &h = scan_.headers.at(f);
-      what += fmt::format("{}'{}' from {} to {}{}", what.empty() ? "" : ", ", h.var->getName().str(),
-                          tu_.sourceText(h.init->getSourceRange()),
-                          h.inclusive ? "<= " : "< ", tu_.sourceText(h.bound->getSourceRange()));
-    }
+    b.prob = box.p;
+    std::string what = fmt::format("'{}' from {} to {}{}", h.var->getName().str(),
+                                   tu_.sourceText(h.init->getSourceRange()), h.inclusive ? "<= " : "< ",
+                                   tu_.sourceText(h.bound->getSourceRange()));
     Block inner{&b.thenBody, 0};
     Block *outer = blk_;
     blk_ = &inner;

@@ -72,6 +72,28 @@ std::string lines(TUContext &tu, const std::vector<const clang::ForStmt *> &loop
   return out;
 }
 
+/// `w` and `x` touch one element only in one iteration of loop index `v`: a
+/// subscript has the same affine form in both, with `v` in it and no
+/// variable but `v` and those `fixed` says are fixed there; and no subscript
+/// after the first may leave its row (NestAnalysis::staysInRows), where equal
+/// forms no longer mean one element.
+bool oneIndexApart(NestAnalysis &na, const AccessRec &w, const AccessRec &x, const clang::VarDecl *v,
+                   const std::function<bool(const clang::VarDecl *)> &fixed) {
+  if (w.subs.size() != x.subs.size() || !na.staysInRows(w) || !na.staysInRows(x))
+    return false;
+  for (size_t d = 0; d < w.subs.size(); ++d) {
+    Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
+    if (!fw.valid || fw != fx || fw.coefOf(v) == 0)
+      continue;
+    if (std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
+          auto *u = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
+          return u && (u == v || fixed(u));
+        }))
+      return true;
+  }
+  return false;
+}
+
 /// `s` leaves the loop body it stands in: a `continue` or `break` not inside a
 /// loop or switch of its own, or a `return` or `goto` anywhere.
 bool jumpsOut(const clang::Stmt *s, bool nested = false) {
@@ -218,22 +240,10 @@ std::optional<Reordering> distributeInner(NestAnalysis &na, const NestScan &scan
     }
     acc.push_back(&a);
   }
+  // the same form of j and of values fixed within one body of the outer loop
   auto separatesJ = [&](const AccessRec &w, const AccessRec &x) {
-    if (w.subs.size() != x.subs.size() || !na.staysInRows(w) || !na.staysInRows(x))
-      return false; // (a subscript leaving its row meets another j's element)
-    for (size_t d = 0; d < w.subs.size(); ++d) {
-      Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
-      if (!fw.valid || fw != fx || fw.coefOf(J) == 0)
-        continue;
-      // the same form of j and of values fixed within one body of the outer loop
-      bool fixed = std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
-        auto *v = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
-        return v && (v == J || space.count(v) || !indices.count(v));
-      });
-      if (fixed)
-        return true;
-    }
-    return false;
+    return oneIndexApart(na, w, x, J,
+                         [&](const clang::VarDecl *v) { return space.count(v) || !indices.count(v); });
   };
   for (const AccessRec *w : acc) {
     if (!w->write)
@@ -376,20 +386,7 @@ std::vector<std::vector<const clang::Stmt *>> fissionGroups(NestAnalysis &na, co
   }
   // one subscript with the same affine form of `v` in both, and no other index
   auto sameIteration = [&](const AccessRec &w, const AccessRec &x, const clang::VarDecl *v) {
-    if (w.subs.size() != x.subs.size() || !na.staysInRows(w) || !na.staysInRows(x))
-      return false; // (a subscript leaving its row meets another iteration's element)
-    for (size_t d = 0; d < w.subs.size(); ++d) {
-      Affine fw = na.affine(w.subs[d]), fx = na.affine(x.subs[d]);
-      if (!fw.valid || fw != fx || fw.coefOf(v) == 0)
-        continue;
-      bool onlyV = std::all_of(fw.coef.begin(), fw.coef.end(), [&](const auto &c) {
-        auto *u = llvm::dyn_cast<clang::VarDecl>(c.first.decl);
-        return u && (u == v || !indices.count(u));
-      });
-      if (onlyV)
-        return true;
-    }
-    return false;
+    return oneIndexApart(na, w, x, v, [&](const clang::VarDecl *u) { return !indices.count(u); });
   };
   // Leaves that meet across iterations stay in one group (union-find); the
   // others meet only in one iteration of `outer` (and of the distributed

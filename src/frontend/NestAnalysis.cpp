@@ -597,10 +597,6 @@ Affine NestAnalysis::dimAffine(const DimForm &d) {
   return r;
 }
 
-} // namespace skelcast::frontend
-
-namespace skelcast::frontend {
-
 std::vector<int64_t> NestAnalysis::innerExtents(const clang::VarDecl *v) {
   clang::QualType t = v->getType();
   if (auto *d = llvm::dyn_cast<clang::DecayedType>(t.getTypePtr()))

@@ -148,7 +148,7 @@ public:
       std::optional<NestPlan::Box> box;
       // one triangle a kernel (two would not make their shares multiply)
       if (!constantBounds(na, scan.headers.at(inner), w) &&
-          (!plan.boxes.empty() || !(box = boxedBounds(na, scan, plan, inner))))
+          (!plan.boxes.empty() || !(box = boxedBounds(na, scan, plan, scan.headers.at(inner)))))
         break;
       bool trust = trusted >= plan.parallel.size() + 1;
       if (std::string r = deps.loop(inner, trust); !r.empty()) {
@@ -178,7 +178,7 @@ public:
       if (auto r = distributeInner(na, scan, cur, spaceBounds, whyNot)) {
         std::string w;
         if (!constantBounds(na, scan.headers.at(r->dim), w))
-          plan.boxes[r->dim] = *boxedBounds(na, scan, plan, r->dim);
+          plan.boxes[r->dim] = *boxedBounds(na, scan, plan, scan.headers.at(r->dim));
         plan.parallel.push_back(r->dim);
         plan.inPlace = r->copies;
         plan.reordered = r->note;
@@ -247,10 +247,6 @@ private:
   /// The bounding box of a loop whose bounds are affine in one outer index
   /// of the loop space (NestPlan::Box), counting the points inside exactly
   /// over the outer index's range (up to 2^24 values); nullopt otherwise.
-  static std::optional<NestPlan::Box> boxedBounds(NestAnalysis &na, const NestScan &scan,
-                                                  const NestPlan &plan, const clang::ForStmt *inner) {
-    return boxedBounds(na, scan, plan, scan.headers.at(inner));
-  }
   static std::optional<NestPlan::Box> boxedBounds(NestAnalysis &na, const NestScan &scan,
                                                   const NestPlan &plan, const LoopHeader &h) {
     if (h.decreasing || h.stepExpr || h.step != 1)
@@ -887,9 +883,7 @@ private:
       std::set<unsigned> lines;
       for (const clang::Stmt *s : only) {
         auto *l = llvm::dyn_cast<clang::ForStmt>(s);
-        auto *cs = l ? llvm::dyn_cast_or_null<clang::CompoundStmt>(l->getBody()) : nullptr;
-        if (!cs || std::none_of(cs->body_begin(), cs->body_end(),
-                                [&](const clang::Stmt *x) { return only.count(x) > 0; }))
+        if (!l || !partlyKept(l, only))
           lines.insert(tu_.line(s->getBeginLoc()));
       }
       k.comments.leading.push_back(fmt::format(

@@ -772,18 +772,7 @@ FunctionFacts scanFunction(const clang::FunctionDecl *fn) {
 }
 
 std::vector<const clang::Stmt *> NestScan::bodyOf(const clang::ForStmt *f) const {
-  std::vector<const clang::Stmt *> out;
-  const clang::Stmt *b = f->getBody();
-  if (auto *cs = llvm::dyn_cast_or_null<clang::CompoundStmt>(b))
-    out.assign(cs->body_begin(), cs->body_end());
-  else if (b)
-    out.push_back(b);
-  // a loop some of whose statements are listed keeps those (a fission's
-  // group); one none of whose statements are listed is the group's whole
-  if (std::any_of(out.begin(), out.end(), [&](const clang::Stmt *s) { return only.count(s) > 0; }))
-    out.erase(std::remove_if(out.begin(), out.end(), [&](const clang::Stmt *s) { return !only.count(s); }),
-              out.end());
-  return out;
+  return keptBody(f, only);
 }
 
 bool NestScan::inside(const clang::ForStmt *inner, const clang::ForStmt *outer) const {
