@@ -210,6 +210,18 @@ struct RegElem {
   bool load = true;                    ///< its value before the body is read
 };
 
+/// An element accumulated inside one loop of the task (trmm's `B[i][j] +=
+/// A[k][i] * B[k][j]` in the k loop) that the loop also reads elsewhere in its
+/// array: a register across that loop, loaded before it and stored after it.
+/// nvcc keeps such an element in memory, since it cannot tell `B[k][j]` from
+/// `B[i][j]`, and every iteration then waits for the last one's store.
+struct LoopAcc {
+  const clang::VarDecl *array = nullptr;
+  const clang::ArraySubscriptExpr *access = nullptr; ///< one of its accesses, as written
+  std::vector<std::string> subs; ///< its subscripts, innermost first, as plain C
+  std::string reg;               ///< the register
+};
+
 class Emitter;
 
 /// Prints the nest's statements as CUDA: cached arrays read from their
@@ -359,6 +371,10 @@ private:
   std::string tasksPhase(const std::string &ind, const std::vector<const clang::Stmt *> &stmts,
                          bool first, bool last);
   void planRegisters();
+  void planLoopAccumulators();
+  std::vector<std::string> subscriptTexts(const clang::ArraySubscriptExpr *a);
+  bool distinctInLoop(const frontend::LoopHeader &h, const clang::Expr *other,
+                      const std::string &own);
   std::string sharedChain(const std::string &ind);
   std::string interleaved(const std::string &ind, size_t from, const std::string &firstHeader);
   clang::QualType kernelParamType(const clang::VarDecl *v, bool restrict) const;
@@ -414,6 +430,8 @@ private:
   std::vector<const clang::VarDecl *> promotedOrder_;
   std::vector<RegElem> regs_;                          ///< elements kept in registers
   std::map<const clang::VarDecl *, size_t> regOf_;
+  std::map<const clang::ForStmt *, std::vector<LoopAcc>> accOf_; ///< per loop
+  std::vector<const LoopAcc *> activeAcc_; ///< those of the loops being printed
   int64_t smemBytes_ = 0; ///< dynamic shared memory per block
   std::map<const clang::VarDecl *, size_t> tileOf_;
   std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor
@@ -893,6 +911,11 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
     os << regs_[r->second].reg << "[sk_fl]";
     return true;
   }
+  for (const LoopAcc *acc : activeAcc_)
+    if (acc->array == v && subscriptTexts(a) == acc->subs) {
+      os << acc->reg;
+      return true;
+    }
   auto it = tileOf_.find(v);
   if (it == tileOf_.end())
     return false;
@@ -1014,11 +1037,26 @@ bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
   if (f == stagedFor_)
     return false;
   std::string pragma = unrollPragma(f);
-  if (pragma.empty())
+  auto acc = accOf_.find(f);
+  if (pragma.empty() && acc == accOf_.end())
     return false;
+  if (acc != accOf_.end()) {
+    os << "{\n";
+    for (const LoopAcc &a : acc->second)
+      os << typed(elemType(a.array).getUnqualifiedType(), a.reg) << " = " << print(a.access)
+         << "; // in a register across the loop '" << loopIndexName(f) << "'\n";
+    for (const LoopAcc &a : acc->second)
+      activeAcc_.push_back(&a);
+  }
   os << pragma;
   helper_.skip = f;
   const_cast<clang::ForStmt *>(f)->printPretty(os, &helper_, policy_, 0, "\n", &ctx_);
+  if (acc != accOf_.end()) {
+    activeAcc_.resize(activeAcc_.size() - acc->second.size());
+    for (const LoopAcc &a : acc->second)
+      os << print(a.access) << " = " << a.reg << ";\n";
+    os << "}\n";
+  }
   return true;
 }
 
@@ -1962,6 +2000,168 @@ void Emitter::planRegisters() {
   }
 }
 
+/// An access's subscripts as plain C, innermost first.
+std::vector<std::string> Emitter::subscriptTexts(const clang::ArraySubscriptExpr *a) {
+  std::vector<std::string> subs;
+  const clang::Expr *e = a;
+  while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+    subs.push_back(printPlain(x->getIdx()));
+    e = x->getBase();
+  }
+  return subs;
+}
+
+/// Whether the subscript `other`, in every iteration of the loop `h`, differs
+/// from the loop-invariant value printed as `own`: `other` is the loop's index
+/// and its header keeps it on one side of `own` (`k = i + 1; k < M; k++`, or
+/// `k = 0; k < i; k++`).
+bool Emitter::distinctInLoop(const frontend::LoopHeader &h, const clang::Expr *other,
+                             const std::string &own) {
+  auto *r = llvm::dyn_cast<clang::DeclRefExpr>(other->IgnoreParenImpCasts());
+  if (!r || r->getDecl() != h.var || h.stepExpr || h.step == 0)
+    return false;
+  // `e` is `own + c` (sign +1) or `own - c` (sign -1) with the constant c >= 1
+  auto offsetFrom = [&](const clang::Expr *e, int sign) {
+    auto *b = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+    if (!b || b->getOpcode() != (sign > 0 ? clang::BO_Add : clang::BO_Sub))
+      return false;
+    auto *c = llvm::dyn_cast<clang::IntegerLiteral>(b->getRHS()->IgnoreParenImpCasts());
+    return c && c->getValue().getSExtValue() >= 1 && printPlain(b->getLHS()) == own;
+  };
+  bool boundIsOwn = h.bound && printPlain(h.bound) == own;
+  if (!h.decreasing) // k rises from init while below the bound
+    return (h.init && offsetFrom(h.init, +1)) || (boundIsOwn && !h.inclusive) ||
+           (h.bound && offsetFrom(h.bound, -1));
+  return (h.init && offsetFrom(h.init, -1)) || (boundIsOwn && !h.inclusive) ||
+         (h.bound && offsetFrom(h.bound, +1));
+}
+
+/// The elements a loop of the task accumulates into while it reads other
+/// elements of the same array (LoopAcc): sound when the element is the task's
+/// own (its subscripts name every parallel index, read no memory, and nothing
+/// in the loop writes them) and every other access of the array in the loop
+/// differs from it in a subscript that the loop's header keeps apart
+/// (distinctInLoop). The outermost such loop keeps it; folded layouts (their
+/// tasks interleaved or looped over) and the staged loop are left as they are.
+void Emitter::planLoopAccumulators() {
+  if (foldLoops_)
+    return;
+  std::set<const clang::VarDecl *> parVars;
+  for (const auto &h : par_)
+    parVars.insert(h.var);
+  std::set<const clang::VarDecl *> passed;
+  {
+    VarUses all;
+    for (const clang::Stmt *st : nest_.body)
+      all.TraverseStmt(const_cast<clang::Stmt *>(st));
+    for (const clang::CallExpr *c : all.calls)
+      for (const clang::Expr *arg : c->arguments()) {
+        VarUses au;
+        au.TraverseStmt(const_cast<clang::Expr *>(arg));
+        passed.insert(au.used.begin(), au.used.end());
+      }
+  }
+  std::vector<std::pair<const clang::VarDecl *, std::vector<std::string>>> held; // by outer loops
+  int count = 0;
+  std::function<void(const clang::Stmt *)> visit = [&](const clang::Stmt *s) {
+    if (!s)
+      return;
+    auto *f = llvm::dyn_cast<clang::ForStmt>(s);
+    size_t heldBefore = held.size();
+    std::string why;
+    std::optional<frontend::LoopHeader> h;
+    if (f && f != stagedFor_ && !filtered(f))
+      h = frontend::parseLoopHeader(f, ctx_, why);
+    if (h) {
+      VarUses inLoop;
+      inLoop.TraverseStmt(const_cast<clang::Stmt *>(f->getBody()));
+      for (const clang::VarDecl *v : arrays_) {
+        if (readOnly_.count(v) || tileOf_.count(v) || regOf_.count(v) || passed.count(v) ||
+            nest_.ompReductions.count(v))
+          continue;
+        ArrayUses uses(v);
+        uses.TraverseStmt(const_cast<clang::Stmt *>(f->getBody()));
+        if (uses.elements.size() < 2 || uses.escapes ||
+            uses.refs != static_cast<int>(uses.elements.size()))
+          continue;
+        // the accumulated element: the left side of an assignment
+        const clang::ArraySubscriptExpr *acc = nullptr;
+        std::function<void(const clang::Stmt *)> findWrite = [&](const clang::Stmt *x) {
+          if (!x || acc)
+            return;
+          if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(x))
+            if (b->isAssignmentOp())
+              if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(b->getLHS()->IgnoreParens()))
+                if (ArrayUses::base(a) == v && !a->getType()->isArrayType())
+                  acc = a;
+          for (const clang::Stmt *c : x->children())
+            findWrite(c);
+        };
+        findWrite(f->getBody());
+        if (!acc)
+          continue;
+        std::vector<std::string> subs = subscriptTexts(acc);
+        bool already = false;
+        for (const auto &[hv, hs] : held)
+          already = already || (hv == v && hs == subs);
+        if (already)
+          continue;
+        // the task's own element, the same in every iteration of the loop
+        VarUses su;
+        bool ok = true;
+        std::vector<const clang::Expr *> accIdx;
+        const clang::Expr *e = acc;
+        while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+          su.TraverseStmt(const_cast<clang::Expr *>(x->getIdx()));
+          ok = ok && !readsMemory(x->getIdx());
+          accIdx.push_back(x->getIdx());
+          e = x->getBase();
+        }
+        for (const clang::VarDecl *u : su.used)
+          ok = ok && u != h->var && !inLoop.written.count(u) && !inLoop.declaredInside.count(u);
+        for (const auto &p : par_)
+          ok = ok && su.used.count(p.var);
+        // every other access: the same element, or one the header keeps apart
+        bool others = false;
+        for (const clang::ArraySubscriptExpr *a : uses.elements) {
+          if (!ok)
+            break;
+          std::vector<std::string> as = subscriptTexts(a);
+          if (as == subs)
+            continue;
+          others = true;
+          if (as.size() != subs.size()) {
+            ok = false;
+            break;
+          }
+          bool apart = false;
+          const clang::Expr *ae = a;
+          for (size_t d = 0; d < subs.size(); ++d) {
+            auto *x = llvm::cast<clang::ArraySubscriptExpr>(ae->IgnoreParenImpCasts());
+            apart = apart || distinctInLoop(*h, x->getIdx(), subs[d]);
+            ae = x->getBase();
+          }
+          ok = apart;
+        }
+        if (!ok || !others)
+          continue;
+        LoopAcc la;
+        la.array = v;
+        la.access = acc;
+        la.subs = subs;
+        la.reg = fmt::format("sk_{}_acc{}", v->getName().str(), count++);
+        accOf_[f].push_back(la);
+        held.emplace_back(v, subs);
+      }
+    }
+    for (const clang::Stmt *c : s->children())
+      visit(c);
+    held.resize(heldBefore);
+  };
+  for (const clang::Stmt *st : nest_.body)
+    visit(st);
+}
+
 /// The fold loops (when folded) around `body`, with the task's coordinates:
 /// one phase over the thread's tasks, in its own scope. Fully unrolled when
 /// the tasks form a register tile, so their promoted values are registers.
@@ -2032,6 +2232,7 @@ std::string Emitter::kernel() {
     promote(); // the phases are scopes of their own
     planRegisters();
   }
+  planLoopAccumulators();
   for (const clang::VarDecl *v : privates_)
     if (!promoted_.count(v))
       out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,

@@ -296,6 +296,53 @@ void mm_acc(void) {
   at(cu, "tmp[i][j + 0] += A[i][k] * B[k][j];");
 }
 
+TEST(Emit, AnElementAccumulatedInAnInnerLoopBesideItsArraysOtherRowsIsARegister) {
+  // trmm by columns: B[i][j] accumulates over k while the loop reads B[k][j];
+  // k > i in every iteration, so the element is a register across the k loop
+  // (nvcc cannot tell the two apart and keeps it in memory)
+  const std::string trmm = R"(#define M 64
+#define N 96
+double A[M][M], B[M][N];
+void trmm(double alpha) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      for (int k = i + 1; k < M; k++)
+        B[i][j] += A[k][i] * B[k][j];
+      B[i][j] = alpha * B[i][j];
+    }
+}
+)";
+  std::string cu = emitOne(trmm, "block=j:32 unroll=k:4");
+  size_t load = at(cu, "double sk_B_acc0 = B[i][j]; // in a register across the loop 'k'");
+  size_t loop = at(cu, "for (int k = i + 1; k < 64; k++)", load);
+  size_t body = at(cu, "sk_B_acc0 += A[k][i] * B[k][j];", loop);
+  at(cu, "B[i][j] = sk_B_acc0;", body);
+  // k = 0 .. i - 1 and k > i walked downwards: apart as well
+  for (const char *header : {"for (int k = 0; k < i; k++)", "for (int k = M - 1; k > i; k--)"}) {
+    std::string other = trmm;
+    other.replace(other.find("for (int k = i + 1; k < M; k++)"), 31, header);
+    at(emitOne(other, "naive"), "double sk_B_acc0 = B[i][j];");
+  }
+  // k meets i (every row, its own included): the element stays in memory
+  std::string every = trmm;
+  every.replace(every.find("k = i + 1"), 9, "k = 0");
+  cu = emitOne(every, "naive");
+  EXPECT_EQ(cu.find("sk_B_acc"), std::string::npos) << cu;
+  at(cu, "B[i][j] += A[k][i] * B[k][j];");
+  // the only access of its array in the loop: left to the compiler
+  cu = emitOne(R"(#define N 64
+float A[N][N], B[N][N], C[N][N];
+void mm(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+)",
+               "naive");
+  EXPECT_EQ(cu.find("sk_C_acc"), std::string::npos) << cu;
+}
+
 TEST(Emit, ATileOverADataBoundLoopSharesTheUnfoldedIndex) {
   // CSR times dense (IspinEx): the n loop's bounds read J at j; with j not
   // folded they are the same for the thread's tasks, which run inside it
