@@ -17,11 +17,11 @@ public:
   Evaluator(const layout::KernelInfo &ki, const hw::HwSpec &hw, const ModelOptions &mo)
       : ki_(ki), model_(makeModel(mo.model, ki, hw)) {}
 
-  /// Projects `l`; timeMs(), coreMs() and projection() then describe it.
+  /// Projects `l`; timeMs(), effects() and projection() then describe it.
   void evaluate(const layout::Layout &l, const layout::Characterization &c) { model_->evaluate(l, c, ev_); }
 
   double timeMs() const { return ev_.result.timeMs; }
-  double coreMs() const { return ev_.effects.coreMs; }
+  const TermEffects &effects() const { return ev_.effects; }
 
   /// The last evaluated layout as a LayoutProjection.
   LayoutProjection projection(const layout::Layout &l, const layout::Characterization &c) const {
@@ -51,14 +51,43 @@ double rankTime(double ms) {
   return std::round(ms * scale) / scale;
 }
 
+namespace {
+
+/// Where a layout stands in the ranking, before its layout string.
+struct RankKey {
+  double time = 0;   ///< rankTime of the projected time
+  double floors = 0; ///< rankTime of the sum of the shared resources' floors
+  double core = 0;   ///< the Hong-Kim core's time
+};
+
+/// The DRAM, departure, L1 and L2 floors summed: at one projected time, the
+/// layout that leaves the most headroom on the resources its warps and the
+/// other SMs contend for runs fastest (resources near saturation together slow
+/// each other; docs/model.md, section 2, "Ties").
+RankKey rankKey(double timeMs, const TermEffects &e) {
+  return {rankTime(timeMs),
+          rankTime(e.dramFloorMs + e.departureFloorMs + e.lsuFloorMs + e.l2FloorMs), e.coreMs};
+}
+
+/// -1 when `a` ranks before `b`, 1 after, 0 when only the layout string decides.
+int compareKeys(const RankKey &a, const RankKey &b) {
+  if (a.time != b.time)
+    return a.time < b.time ? -1 : 1;
+  if (a.floors != b.floors)
+    return a.floors < b.floors ? -1 : 1;
+  if (a.core != b.core)
+    return a.core < b.core ? -1 : 1;
+  return 0;
+}
+
+} // namespace
+
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
   bool summed = a.launchesMs && b.launchesMs;
-  double ta = rankTime(summed ? *a.launchesMs : a.result.timeMs),
-         tb = rankTime(summed ? *b.launchesMs : b.result.timeMs);
-  if (ta != tb)
-    return ta < tb;
-  if (a.effects.coreMs != b.effects.coreMs)
-    return a.effects.coreMs < b.effects.coreMs;
+  int c = compareKeys(rankKey(summed ? *a.launchesMs : a.result.timeMs, a.effects),
+                      rankKey(summed ? *b.launchesMs : b.result.timeMs, b.effects));
+  if (c != 0)
+    return c < 0;
   return a.layoutString < b.layoutString;
 }
 
@@ -127,8 +156,8 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &h
   }
   // With keepTop = N, kp.layouts is a max-heap under `rankedBefore` (its front
   // the worst kept) until the end: a layout that does not beat the front is
-  // dropped after its time (on a tie, its core time, then its string) is
-  // compared, without building a LayoutProjection.
+  // dropped after its rank key (then, on a tie, its string) is compared,
+  // without building a LayoutProjection.
   const size_t keep = mo.keepTop;
   std::string tieString;
   layout::EnumerationStats st = layout::enumerateLayouts(
@@ -144,20 +173,15 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &h
           return;
         }
         const LayoutProjection &worst = kp.layouts.front();
-        double t = rankTime(ev.timeMs()), worstTime = rankTime(worst.result.timeMs);
-        if (!(t < worstTime)) {
-          if (t != worstTime)
+        int order = compareKeys(rankKey(ev.timeMs(), ev.effects()),
+                            rankKey(worst.result.timeMs, worst.effects));
+        if (order > 0)
+          return;
+        if (order == 0) {
+          tieString.clear();
+          layout::appendLayoutString(tieString, ki, l);
+          if (!(tieString < worst.layoutString))
             return;
-          double core = ev.coreMs();
-          if (core != worst.effects.coreMs) {
-            if (core > worst.effects.coreMs)
-              return;
-          } else {
-            tieString.clear();
-            layout::appendLayoutString(tieString, ki, l);
-            if (!(tieString < worst.layoutString))
-              return;
-          }
         }
         std::pop_heap(kp.layouts.begin(), kp.layouts.end(), rankedBefore);
         kp.layouts.back() = ev.projection(l, c);

@@ -66,8 +66,9 @@ LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layou
 double rankTime(double ms);
 
 /// The ranking: the faster first (rankTime; launchesMs when both have it); on equal times (layouts held at
-/// the same floor) the one whose Hong-Kim core time lies further below it,
-/// then the layout string (docs/model.md, section 2).
+/// the same bound) the one whose DRAM, departure, L1 and L2 floors sum lower (the most headroom
+/// on the shared resources), then the one whose Hong-Kim core time is lower, then the layout
+/// string (docs/model.md, section 2, "Ties").
 bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
 
 /// When `arrays` (name, bytes) exceed the spec's device memory

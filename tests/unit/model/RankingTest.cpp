@@ -95,3 +95,27 @@ TEST(Ranking, EachProjectionEqualsProjectLayoutAlone) {
       }
     }
 }
+
+TEST(Ranking, TiesGoToTheLowerFloorsThenTheLowerCore) {
+  // Two layouts held at one DRAM floor (0.61 ms): the one whose L1 floor
+  // leaves more headroom ranks first, whatever their core times; with equal
+  // floors the lower core time does; with both equal, the layout string.
+  model::LayoutProjection a, b;
+  a.result.timeMs = b.result.timeMs = 0.61;
+  a.layoutString = "block=i:128";
+  b.layoutString = "block=i:32";
+  a.effects.dramFloorMs = b.effects.dramFloorMs = 0.60;
+  a.effects.lsuFloorMs = 0.56; // 64 SMs
+  b.effects.lsuFloorMs = 0.27; // 132 SMs
+  a.effects.coreMs = 0.30;
+  b.effects.coreMs = 0.61;
+  EXPECT_TRUE(model::rankedBefore(b, a)) << "F = 0.87 ms ranks before F = 1.16 ms";
+  EXPECT_FALSE(model::rankedBefore(a, b));
+  b.effects.lsuFloorMs = 0.56;
+  EXPECT_TRUE(model::rankedBefore(a, b)) << "equal floors: the lower core time first";
+  b.effects.coreMs = 0.30;
+  EXPECT_TRUE(model::rankedBefore(a, b)) << "all equal: the layout string";
+  // a shorter time wins whatever the floors
+  a.result.timeMs = 0.62;
+  EXPECT_TRUE(model::rankedBefore(b, a));
+}
