@@ -179,6 +179,53 @@ struct ArrayUses : clang::RecursiveASTVisitor<ArrayUses> {
   }
 };
 
+/// The file's own typedefs a kernel's code names (`typedef char base;` for
+/// PolyBench's nussinov), each after the typedefs its own type names; those of
+/// system headers are left to the headers.
+struct TypedefUses : clang::RecursiveASTVisitor<TypedefUses> {
+  explicit TypedefUses(const clang::SourceManager &sm) : sm(sm) {}
+  const clang::SourceManager &sm;
+  std::vector<const clang::TypedefNameDecl *> order;
+  std::set<const clang::TypedefNameDecl *> seen;
+  void addType(clang::QualType t) {
+    if (t.isNull())
+      return;
+    const clang::Type *ty = t.getTypePtr();
+    if (auto *tt = llvm::dyn_cast<clang::TypedefType>(ty))
+      return addDecl(tt->getDecl());
+    if (auto *pt = llvm::dyn_cast<clang::PointerType>(ty))
+      return addType(pt->getPointeeType());
+    if (auto *at = llvm::dyn_cast<clang::ArrayType>(ty))
+      return addType(at->getElementType());
+    if (auto *dt = llvm::dyn_cast<clang::DecayedType>(ty))
+      return addType(dt->getOriginalType());
+    if (auto *pt = llvm::dyn_cast<clang::ParenType>(ty))
+      return addType(pt->getInnerType());
+    if (auto *et = llvm::dyn_cast<clang::ElaboratedType>(ty))
+      return addType(et->getNamedType());
+    if (auto *at = llvm::dyn_cast<clang::AttributedType>(ty))
+      return addType(at->getModifiedType());
+  }
+  void addDecl(const clang::TypedefNameDecl *d) {
+    if (!d || sm.isInSystemHeader(d->getLocation()) || !seen.insert(d).second)
+      return;
+    addType(d->getUnderlyingType());
+    order.push_back(d);
+  }
+  bool VisitTypedefTypeLoc(clang::TypedefTypeLoc tl) {
+    addDecl(tl.getTypedefNameDecl());
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr *e) {
+    addType(e->getDecl()->getType());
+    return true;
+  }
+  bool VisitValueDecl(clang::ValueDecl *v) {
+    addType(v->getType());
+    return true;
+  }
+};
+
 /// A cached array's shared-memory tile: per dimension of the array, the
 /// first element (a runtime expression) and the extent (a constant).
 struct Tile {
@@ -1131,6 +1178,25 @@ std::string Emitter::header(const std::string &layoutText) {
   out += "#define restrict __restrict__\n";
   out += fmt::format("#define SKELCAST_BARRIERS {} // the kernel calls __syncthreads\n\n",
                      barriers_ ? 1 : 0);
+  {
+    TypedefUses types(ctx_.getSourceManager());
+    for (const clang::VarDecl *v : arrays_)
+      types.addType(v->getType());
+    for (const clang::VarDecl *v : scalars_)
+      types.addType(v->getType());
+    for (const clang::VarDecl *v : privates_)
+      types.addType(v->getType());
+    for (const clang::Stmt *st : nest_.body)
+      types.TraverseStmt(const_cast<clang::Stmt *>(st));
+    for (const clang::FunctionDecl *fd : helpers_)
+      types.TraverseDecl(const_cast<clang::FunctionDecl *>(fd));
+    for (const clang::TypedefNameDecl *d : types.order)
+      out += fmt::format("typedef {}; // as {} declares it\n",
+                         typed(d->getUnderlyingType(), d->getName().str()),
+                         std::filesystem::path(path_).filename().string());
+    if (!types.order.empty())
+      out += "\n";
+  }
   if (!reds_.empty())
     out += R"(#if defined(__CUDA__) && !defined(__CUDACC__) // the atomics, without the CUDA headers
 __device__ inline int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }

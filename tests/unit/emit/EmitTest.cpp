@@ -343,6 +343,27 @@ void mm(void) {
   EXPECT_EQ(cu.find("sk_C_acc"), std::string::npos) << cu;
 }
 
+TEST(Emit, TheFilesOwnTypedefsAreWrittenBeforeTheKernel) {
+  // PolyBench's nussinov names its element type `base`; a typedef naming
+  // another comes after it; those of system headers are the headers' business
+  std::string cu = emitOne(R"(#include <stddef.h>
+#define N 64
+typedef float real;
+typedef real pair[2];
+pair p[N];
+real y[N];
+void f(void) {
+  for (size_t i = 0; i < N; i++)
+    y[i] = (real)i * p[i][0];
+}
+)",
+                           "naive");
+  size_t real = at(cu, "typedef float real; // as k.c declares it");
+  size_t pair = at(cu, "typedef real pair[2]; // as k.c declares it", real);
+  at(cu, "__global__", pair);
+  EXPECT_EQ(cu.find("typedef unsigned long size_t"), std::string::npos) << cu;
+}
+
 TEST(Emit, ATileOverADataBoundLoopSharesTheUnfoldedIndex) {
   // CSR times dense (IspinEx): the n loop's bounds read J at j; with j not
   // folded they are the same for the thread's tasks, which run inside it
