@@ -205,13 +205,44 @@ struct TypedefUses : clang::RecursiveASTVisitor<TypedefUses> {
       return addType(et->getNamedType());
     if (auto *at = llvm::dyn_cast<clang::AttributedType>(ty))
       return addType(at->getModifiedType());
+    if (auto *ft = llvm::dyn_cast<clang::FunctionProtoType>(ty)) {
+      addType(ft->getReturnType());
+      for (clang::QualType p : ft->getParamTypes())
+        addType(p);
+    }
   }
   void addDecl(const clang::TypedefNameDecl *d) {
-    if (!d || sm.isInSystemHeader(d->getLocation()) || !seen.insert(d).second)
+    if (!d || !seen.insert(d).second)
       return;
-    addType(d->getUnderlyingType());
+    if (sm.isInSystemHeader(d->getLocation())) {
+      system = true;
+      return;
+    }
+    // not written: a name C++ keeps for itself (`typedef int bool;`: the
+    // kernel then uses C++'s bool, as before), a struct, union or enum (their
+    // definitions are not emitted; a typedef alone would declare another,
+    // incomplete type), and `__typeof__`, which C++ spells otherwise
+    clang::QualType u = d->getUnderlyingType();
+    static const std::set<std::string> keywords = {"bool", "wchar_t", "char8_t", "char16_t",
+                                                   "char32_t"};
+    if (keywords.count(d->getName().str()))
+      return;
+    if (u->getAsTagDecl() || llvm::isa<clang::TypeOfExprType>(u.getTypePtr()) ||
+        llvm::isa<clang::TypeOfType>(u.getTypePtr())) {
+      if (!unwritable)
+        unwritable = d;
+      return;
+    }
+    for (const clang::TypedefNameDecl *o : order)
+      if (o->getName() == d->getName() && !unwritable)
+        unwritable = d; // two typedefs of one name (one local to a function)
+    addType(u);
     order.push_back(d);
   }
+  /// A typedef emit cannot write: of a struct, union or enum (their
+  /// definitions are not emitted), of `__typeof__`, or a second one of a name.
+  const clang::TypedefNameDecl *unwritable = nullptr;
+  bool system = false; ///< a typedef of a system header is named (`uint32_t`)
   bool VisitTypedefTypeLoc(clang::TypedefTypeLoc tl) {
     addDecl(tl.getTypedefNameDecl());
     return true;
@@ -1190,11 +1221,18 @@ std::string Emitter::header(const std::string &layoutText) {
       types.TraverseStmt(const_cast<clang::Stmt *>(st));
     for (const clang::FunctionDecl *fd : helpers_)
       types.TraverseDecl(const_cast<clang::FunctionDecl *>(fd));
+    if (types.unwritable)
+      fail(types.unwritable->getLocation(),
+           fmt::format("it names the type '{}', which emit cannot write (a struct, union or "
+                       "enum, a __typeof__, or a second typedef of the name)",
+                       types.unwritable->getName().str()));
+    if (types.system) // the headers of the C library's typedefs the C file may name
+      out += "#include <stddef.h>\n#include <stdint.h>\n";
     for (const clang::TypedefNameDecl *d : types.order)
       out += fmt::format("typedef {}; // as {} declares it\n",
                          typed(d->getUnderlyingType(), d->getName().str()),
                          std::filesystem::path(path_).filename().string());
-    if (!types.order.empty())
+    if (!types.order.empty() || types.system)
       out += "\n";
   }
   if (!reds_.empty())
@@ -2129,7 +2167,10 @@ void Emitter::planLoopAccumulators() {
   }
   std::vector<std::pair<const clang::VarDecl *, std::vector<std::string>>> held; // by outer loops
   int count = 0;
-  std::function<void(const clang::Stmt *)> visit = [&](const clang::Stmt *s) {
+  // `siblings`: the statements of the compound statement (or the nest's body)
+  // that holds `s`, or empty when `s` is not directly in one
+  std::function<void(const clang::Stmt *, const std::vector<const clang::Stmt *> &)> visit =
+      [&](const clang::Stmt *s, const std::vector<const clang::Stmt *> &siblings) {
     if (!s)
       return;
     auto *f = llvm::dyn_cast<clang::ForStmt>(s);
@@ -2183,8 +2224,16 @@ void Emitter::planLoopAccumulators() {
           accIdx.push_back(x->getIdx());
           e = x->getBase();
         }
-        for (const clang::VarDecl *u : su.used)
+        // the header alone says which indices the loop visits: nothing in the
+        // body may write its index
+        ok = ok && !inLoop.written.count(h->var);
+        for (const clang::VarDecl *u : su.used) {
           ok = ok && u != h->var && !inLoop.written.count(u) && !inLoop.declaredInside.count(u);
+          // accesses are matched by their printed subscripts: no variable
+          // declared in the loop may carry the name of one the element reads
+          for (const clang::VarDecl *d : inLoop.declaredInside)
+            ok = ok && d->getName() != u->getName();
+        }
         for (const auto &p : par_)
           ok = ok && su.used.count(p.var);
         // every other access: the same element, or one the header keeps apart
@@ -2209,7 +2258,41 @@ void Emitter::planLoopAccumulators() {
           }
           ok = apart;
         }
-        if (!ok || !others)
+        // the C touches the element whether or not the loop runs: a statement
+        // beside the loop, in the same block, reads or writes it outside any
+        // condition (trmm's `B[i][j] = alpha * B[i][j];` after the k loop), so
+        // the load before the loop and the store after it touch only memory the
+        // C touches
+        bool beside = false;
+        for (const clang::Stmt *sib : siblings) // a name the block declares again: refuse
+          if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(sib))
+            for (const clang::Decl *d : ds->decls())
+              if (auto *nd = llvm::dyn_cast<clang::NamedDecl>(d))
+                for (const clang::VarDecl *u : su.used)
+                  ok = ok && nd->getName() != u->getName();
+        for (const clang::Stmt *sib : siblings) {
+          if (sib == f || !llvm::isa<clang::Expr>(sib) || beside)
+            continue;
+          std::function<void(const clang::Stmt *)> find = [&](const clang::Stmt *x) {
+            if (!x || beside)
+              return;
+            if (llvm::isa<clang::ConditionalOperator>(x) ||
+                llvm::isa<clang::BinaryConditionalOperator>(x))
+              return;
+            if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(x))
+              if (b->getOpcode() == clang::BO_LAnd || b->getOpcode() == clang::BO_LOr ||
+                  b->getOpcode() == clang::BO_Comma)
+                return;
+            if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(x))
+              if (!a->getType()->isArrayType() && ArrayUses::base(a) == v &&
+                  subscriptTexts(a) == subs)
+                beside = true;
+            for (const clang::Stmt *c : x->children())
+              find(c);
+          };
+          find(sib);
+        }
+        if (!ok || !others || !beside)
           continue;
         LoopAcc la;
         la.array = v;
@@ -2220,12 +2303,18 @@ void Emitter::planLoopAccumulators() {
         held.emplace_back(v, subs);
       }
     }
-    for (const clang::Stmt *c : s->children())
-      visit(c);
+    if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      std::vector<const clang::Stmt *> inside(cs->body_begin(), cs->body_end());
+      for (const clang::Stmt *c : inside)
+        visit(c, inside);
+    } else {
+      for (const clang::Stmt *c : s->children())
+        visit(c, {});
+    }
     held.resize(heldBefore);
   };
   for (const clang::Stmt *st : nest_.body)
-    visit(st);
+    visit(st, nest_.body);
 }
 
 /// The fold loops (when folded) around `body`, with the task's coordinates:

@@ -329,6 +329,33 @@ void trmm(double alpha) {
   cu = emitOne(every, "naive");
   EXPECT_EQ(cu.find("sk_B_acc"), std::string::npos) << cu;
   at(cu, "B[i][j] += A[k][i] * B[k][j];");
+  // what a review found (each kept the element in a register wrongly):
+  // a variable of the loop named like one of the element's subscripts (another
+  // `i` naming rows 0 and 1), the loop's index written in the body (the header
+  // no longer says which rows it visits), and no access of the element beside
+  // the loop (the loop may run zero times, or touch the element under a test:
+  // the load before it would read memory the C never touches)
+  for (const char *body :
+       {"for (int k = i + 1; k < M; k++) {\n        B[i][j] += A[k][i] * B[k][j];\n"
+        "        for (int i = 0; i < 2; i++) B[i][j] += 0.001 * A[k][i];\n      }",
+        "for (int k = i + 1; k < M; k++) {\n        B[i][j] += A[k][i] * B[k][j];\n"
+        "        if (k == M - 1 && i > 0) k = i - 1;\n      }"}) {
+    std::string bad = trmm;
+    size_t from = bad.find("for (int k = i + 1; k < M; k++)");
+    size_t to = bad.find("B[i][j] = alpha");
+    bad.replace(from, to - from, std::string(body) + "\n      ");
+    cu = emitOne(bad, "naive");
+    EXPECT_EQ(cu.find("sk_B_acc"), std::string::npos) << cu;
+  }
+  std::string alone = trmm;
+  alone.replace(alone.find("      B[i][j] = alpha * B[i][j];\n"), 33, "");
+  cu = emitOne(alone, "naive");
+  EXPECT_EQ(cu.find("sk_B_acc"), std::string::npos) << cu;
+  std::string guarded = trmm;
+  guarded.replace(guarded.find("      B[i][j] = alpha * B[i][j];\n"), 33,
+                  "      if (i > 0) B[i][j] = alpha * B[i][j];\n");
+  cu = emitOne(guarded, "naive");
+  EXPECT_EQ(cu.find("sk_B_acc"), std::string::npos) << cu;
   // the only access of its array in the loop: left to the compiler
   cu = emitOne(R"(#define N 64
 float A[N][N], B[N][N], C[N][N];
@@ -362,6 +389,55 @@ void f(void) {
   size_t pair = at(cu, "typedef real pair[2]; // as k.c declares it", real);
   at(cu, "__global__", pair);
   EXPECT_EQ(cu.find("typedef unsigned long size_t"), std::string::npos) << cu;
+  at(cu, "#include <stdint.h>"); // size_t's header, before the file's typedefs
+  // a typedef C++ keeps for itself is not written (the kernel uses C++'s bool)
+  cu = emitOne(R"(#define N 64
+typedef int bool;
+bool on[N];
+float y[N];
+void g(void) {
+  for (int i = 0; i < N; i++)
+    y[i] = on[i] ? 1.0f : 0.0f;
+}
+)",
+               "naive");
+  EXPECT_EQ(cu.find("typedef int bool"), std::string::npos) << cu;
+}
+
+TEST(Emit, ATypedefOfAnEnumIsRefusedAtTheTypedef) {
+  // emit writes no struct, union or enum definitions: the kernel is refused,
+  // positioned at the typedef, instead of a file nvcc cannot build
+  skelcast::testsupport::TempDir dir("skelcast-emit");
+  std::string path = dir.write("k.c", R"(#define N 64
+typedef enum { LOW, HIGH } level_t;
+double x[N], y[N];
+void h(void) {
+  for (int i = 0; i < N; i++) {
+    level_t l = x[i] > 0.5 ? HIGH : LOW;
+    y[i] = l == HIGH ? 1.0 : x[i];
+  }
+}
+)");
+  skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
+  std::ostringstream diag;
+  std::vector<skelcast::Warning> warnings;
+  try {
+    emit::emitCuda(
+        path, {}, {},
+        [&](const skelcast::frontend::SkeletonizeResult &res) {
+          emit::KernelChoice c;
+          c.kernel = 0;
+          c.layout = emit::naiveLayout(layout::analyzeKernel(res.file, 0));
+          c.tag = "t";
+          return std::vector<emit::KernelChoice>{c};
+        },
+        diag, warnings);
+    FAIL() << "emitted a kernel naming an enum typedef";
+  } catch (const skelcast::InputError &e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("k.c:2:28"), std::string::npos) << what;
+    EXPECT_NE(what.find("the type 'level_t', which emit cannot write"), std::string::npos) << what;
+  }
 }
 
 TEST(Emit, ATileOverADataBoundLoopSharesTheUnfoldedIndex) {
