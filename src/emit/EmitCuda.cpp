@@ -146,6 +146,19 @@ bool readsMemory(const clang::Stmt *s) {
   return false;
 }
 
+/// The variables `uses` saw passed to a call (inside an argument): an array
+/// among them may be written through it, so none is kept in a register.
+std::set<const clang::VarDecl *> passedToCalls(const VarUses &uses) {
+  std::set<const clang::VarDecl *> passed;
+  for (const clang::CallExpr *c : uses.calls)
+    for (const clang::Expr *arg : c->arguments()) {
+      VarUses au;
+      au.TraverseStmt(const_cast<clang::Expr *>(arg));
+      passed.insert(au.used.begin(), au.used.end());
+    }
+  return passed;
+}
+
 /// The uses of one array in a statement: its full accesses (an element, not
 /// a row) and whether it is used otherwise (a row, its address, the array
 /// itself passed on).
@@ -2031,13 +2044,7 @@ void Emitter::planRegisters() {
   VarUses all;
   for (const clang::Stmt *st : nest_.body)
     all.TraverseStmt(const_cast<clang::Stmt *>(st));
-  std::set<const clang::VarDecl *> passed;
-  for (const clang::CallExpr *c : all.calls)
-    for (const clang::Expr *arg : c->arguments()) {
-      VarUses au;
-      au.TraverseStmt(const_cast<clang::Expr *>(arg));
-      passed.insert(au.used.begin(), au.used.end());
-    }
+  const std::set<const clang::VarDecl *> passed = passedToCalls(all);
   for (const clang::VarDecl *v : arrays_) {
     if (readOnly_.count(v) || tileOf_.count(v) || passed.count(v) ||
         nest_.ompReductions.count(v))
@@ -2051,19 +2058,10 @@ void Emitter::planRegisters() {
       continue;
     // the subscripts: the same in every access, of the parallel indices and
     // invariant values only
-    auto subscripts = [&](const clang::ArraySubscriptExpr *a) {
-      std::vector<std::string> subs;
-      const clang::Expr *e = a;
-      while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
-        subs.push_back(printPlain(x->getIdx()));
-        e = x->getBase();
-      }
-      return subs;
-    };
-    std::vector<std::string> subs = subscripts(uses.elements.front());
+    std::vector<std::string> subs = subscriptTexts(uses.elements.front());
     bool same = true;
     for (const clang::ArraySubscriptExpr *a : uses.elements)
-      same = same && subscripts(a) == subs;
+      same = same && subscriptTexts(a) == subs;
     if (!same)
       continue;
     VarUses su;
@@ -2150,21 +2148,10 @@ bool Emitter::distinctInLoop(const frontend::LoopHeader &h, const clang::Expr *o
 void Emitter::planLoopAccumulators() {
   if (foldLoops_)
     return;
-  std::set<const clang::VarDecl *> parVars;
-  for (const auto &h : par_)
-    parVars.insert(h.var);
-  std::set<const clang::VarDecl *> passed;
-  {
-    VarUses all;
-    for (const clang::Stmt *st : nest_.body)
-      all.TraverseStmt(const_cast<clang::Stmt *>(st));
-    for (const clang::CallExpr *c : all.calls)
-      for (const clang::Expr *arg : c->arguments()) {
-        VarUses au;
-        au.TraverseStmt(const_cast<clang::Expr *>(arg));
-        passed.insert(au.used.begin(), au.used.end());
-      }
-  }
+  VarUses all;
+  for (const clang::Stmt *st : nest_.body)
+    all.TraverseStmt(const_cast<clang::Stmt *>(st));
+  const std::set<const clang::VarDecl *> passed = passedToCalls(all);
   std::vector<std::pair<const clang::VarDecl *, std::vector<std::string>>> held; // by outer loops
   int count = 0;
   // `siblings`: the statements of the compound statement (or the nest's body)
@@ -2216,12 +2203,10 @@ void Emitter::planLoopAccumulators() {
         // the task's own element, the same in every iteration of the loop
         VarUses su;
         bool ok = true;
-        std::vector<const clang::Expr *> accIdx;
         const clang::Expr *e = acc;
         while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
           su.TraverseStmt(const_cast<clang::Expr *>(x->getIdx()));
           ok = ok && !readsMemory(x->getIdx());
-          accIdx.push_back(x->getIdx());
           e = x->getBase();
         }
         // the header alone says which indices the loop visits: nothing in the

@@ -174,7 +174,7 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &h
         }
         const LayoutProjection &worst = kp.layouts.front();
         int order = compareKeys(rankKey(ev.timeMs(), ev.effects()),
-                            rankKey(worst.result.timeMs, worst.effects));
+                                rankKey(worst.result.timeMs, worst.effects));
         if (order > 0)
           return;
         if (order == 0) {
