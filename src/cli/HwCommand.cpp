@@ -78,6 +78,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("l2_bandwidth_gbps", h.l2BandwidthGBps);
   if (h.l2ResidentBytes > 0)
     field("l2_resident_bytes", h.l2ResidentBytes);
+  if (h.l2ThrashBytes > 0)
+    field("l2_thrash_bytes", h.l2ThrashBytes);
   if (h.atomicSameAddressNs > 0)
     field("atomic_same_address_ns", h.atomicSameAddressNs);
   return f;

@@ -441,6 +441,7 @@ private:
 
   void analyse();
   void planTiles();
+  void planIndexType();
   std::string header(const std::string &layoutText);
   std::string kernel();
   std::string taskCoords(const std::string &ind, bool guardContinue);
@@ -509,6 +510,9 @@ private:
   enum class Tasks { Loop, Tile, Unrolled } tasks_ = Tasks::Loop;
   std::string tileWhy_;
   bool guardsOff_ = false; ///< writing the fast path where every task is in range
+  /// The type of the thread's task, trip and tile coordinates (planIndexType):
+  /// `int` where every value they take fits, else `long long`.
+  std::string idx_ = "long long";
   /// parallel dimensions, not folded, whose index the streaming loops' headers read
   std::vector<size_t> sharedDims_;
   std::vector<const clang::DeclStmt *> sharedLocals_; ///< locals computed once per thread
@@ -731,6 +735,7 @@ void Emitter::analyse() {
   }
   barriers_ = !l_.cached.empty() || !reds_.empty();
   planTiles();
+  planIndexType();
   for (Red &r : reds_) { // after the tiles, each T x threads, 16-byte aligned
     r.offset = smemBytes_;
     smemBytes_ += (static_cast<int64_t>(ctx_.getTypeSize(r.var->getType()) / 8) *
@@ -866,6 +871,36 @@ clang::QualType Emitter::kernelParamType(const clang::VarDecl *v, bool restrict)
 /// The tiles of the cached arrays (GROPHECY's cached data): the bounding box
 /// of the block's footprint, over one stage of the staged loop for the arrays
 /// it reads, over the whole nest otherwise (docs/model.md, section 2, cache).
+/// `int` for the thread's task, trip and tile coordinates where each value
+/// they can take fits in 32 bits, as a hand-written port has them: 64-bit
+/// index arithmetic doubles the instructions of a stencil's addresses and
+/// compares (the naive 7-point stencil of examples/stencil3d.c: 88 SASS
+/// instructions a thread with `long long`, 48 with `int`), and its division
+/// is a call. It fits where every parallel index is a signed C type of at
+/// most 32 bits (the C loop itself cannot count further), its trips and a
+/// tile more stay below 2^30, and every cached array holds fewer than 2^30
+/// elements (a tile element's flat offset).
+void Emitter::planIndexType() {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  for (size_t d = 0; d < par_.size(); ++d) {
+    clang::QualType t = par_[d].var->getType();
+    if (!t->isSignedIntegerType() || ctx_.getTypeSize(t) > 32 || ki_.dimSize[d] < 0 ||
+        ki_.dimSize[d] + 2 * l_.block[d] * l_.fold[d] >= kLimit)
+      return;
+  }
+  for (const Tile &t : tiles_) {
+    const layout::ArrayInfo &ai = ki_.arrays[t.array];
+    int64_t n = 1;
+    for (int64_t e : ai.extents)
+      if (e <= 0 || (n *= e) >= kLimit)
+        return;
+    for (size_t d = 0; d < t.extent.size(); ++d)
+      if (std::abs(t.baseMin[d]) >= kLimit || std::abs(t.baseMax[d]) + t.extent[d] >= kLimit)
+        return;
+  }
+  idx_ = "int";
+}
+
 void Emitter::planTiles() {
   for (int a : l_.cached) {
     Tile t;
@@ -953,7 +988,7 @@ void Emitter::planTiles() {
           count = l_.block[var.dim] * l_.fold[var.dim];
           tiles = (ki_.dimSize[var.dim] + count - 1) / count;
           size_t axis = ndim - 1 - static_cast<size_t>(var.dim);
-          first = fmt::format("({} + (long long)blockIdx.{} * {} * {})", var.lo, kAxis[axis],
+          first = fmt::format("({} + ({})blockIdx.{} * {} * {})", var.lo, idx_, kAxis[axis],
                               count, var.step);
         } else {
           count = stageSize_;
@@ -1019,7 +1054,7 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
       coord[d] = print(subs[d]);
   } else if (subs.size() == 1) {
     // a flat subscript of a delinearised array: its coordinates
-    std::string flat = "(long long)(" + print(subs[0]) + ")";
+    std::string flat = "(" + idx_ + ")(" + print(subs[0]) + ")";
     for (size_t d = 0; d < rank; ++d)
       coord[d] = d == 0 ? fmt::format("{} / {}", flat, ai.strides[0])
                         : fmt::format("{} / {} % {}", flat, ai.strides[d], ai.extents[d]);
@@ -1315,16 +1350,16 @@ std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
     int64_t tile = l_.block[d] * l_.fold[d];
     std::string task =
         l_.fold[d] > 1
-            ? fmt::format("(long long)blockIdx.{} * {} + sk_f{} * {} + threadIdx.{}", kAxis[axis],
-                          tile, d, l_.block[d], kAxis[axis])
-            : fmt::format("(long long)blockIdx.{} * {} + threadIdx.{}", kAxis[axis], tile,
-                          kAxis[axis]);
+            ? fmt::format("({})blockIdx.{} * {} + sk_f{} * {} + ({})threadIdx.{}", idx_,
+                          kAxis[axis], tile, d, l_.block[d], idx_, kAxis[axis])
+            : fmt::format("({})blockIdx.{} * {} + ({})threadIdx.{}", idx_, kAxis[axis], tile,
+                          idx_, kAxis[axis]);
     std::string init = printPlain(h.init);
     int64_t step = h.step;
-    out += fmt::format("{}const long long sk_t{} = {};\n", ind, d, task);
+    out += fmt::format("{}const {} sk_t{} = {};\n", ind, idx_, d, task);
     bool guard = needsGuard(d) && !guardsOff_;
     if (guard)
-      out += fmt::format("{}const long long sk_n{} = {}; // trips of '{}'\n", ind, d,
+      out += fmt::format("{}const {} sk_n{} = {}; // trips of '{}'\n", ind, idx_, d,
                          tripsText(d), name);
     std::string value = fmt::format("({}) {} sk_t{}{}", init, h.decreasing ? "-" : "+", d,
                                     step == 1 ? "" : fmt::format(" * {}", step));
@@ -1357,14 +1392,14 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
     const layout::ArrayInfo &ai = ki_.arrays[t.array];
     size_t rank = t.extent.size();
     for (size_t d = 0; d < rank; ++d)
-      out += fmt::format("{}const long long sk_{}_b{} = {};\n", ind, t.name, d, t.base[d]);
+      out += fmt::format("{}const {} sk_{}_b{} = {};\n", ind, idx_, t.name, d, t.base[d]);
     // element sk_q of the tile: its coordinates in the array, the test that
     // they are inside it, and the copy
     auto element = [&](const std::string &at, bool test) {
       std::string text, rest = "sk_q", inside, flat;
       for (size_t d = rank; d-- > 0;) {
         std::string coord = d == 0 ? rest : fmt::format("{} % {}", rest, t.extent[d]);
-        text += fmt::format("{}const long long sk_g{} = sk_{}_b{} + {};\n", at, d, t.name, d,
+        text += fmt::format("{}const {} sk_g{} = sk_{}_b{} + {};\n", at, idx_, d, t.name, d,
                             coord);
         rest = fmt::format("{} / {}", rest, t.extent[d]);
         inside += fmt::format("{}sk_g{} >= 0 && sk_g{} < {}", inside.empty() ? "" : " && ", d,
@@ -1778,8 +1813,8 @@ std::string Emitter::sharedChain(const std::string &ind) {
     size_t axis = n - 1 - d;
     std::string name = h.var->getName().str();
     names += (names.empty() ? "'" : ", '") + name + "'";
-    out += fmt::format("{}const long long sk_t{} = (long long)blockIdx.{} * {} + threadIdx.{};\n",
-                       in, d, kAxis[axis], l_.block[d], kAxis[axis]);
+    out += fmt::format("{}const {} sk_t{} = ({})blockIdx.{} * {} + ({})threadIdx.{};\n", in, idx_,
+                       d, idx_, kAxis[axis], l_.block[d], idx_, kAxis[axis]);
     out += fmt::format("{}{} = ({}) {} sk_t{}{};\n", in, typed(h.var->getType(), name),
                        printPlain(h.init), h.decreasing ? "-" : "+", d,
                        h.step == 1 ? "" : fmt::format(" * {}", h.step));
@@ -1808,8 +1843,8 @@ std::string Emitter::tripsText(size_t d) {
   const auto &h = par_[d];
   std::string init = printPlain(h.init), bound = printPlain(h.bound);
   return h.decreasing
-             ? fmt::format("(long long)({}) - ({}){}", init, bound, h.inclusive ? " + 1" : "")
-             : fmt::format("((long long)({}) - ({}){} + {}) / {}", bound, init,
+             ? fmt::format("({})({}) - ({}){}", idx_, init, bound, h.inclusive ? " + 1" : "")
+             : fmt::format("(({})({}) - ({}){} + {}) / {}", idx_, bound, init,
                            h.inclusive ? " + 1" : "", h.step - 1, h.step);
 }
 
@@ -1843,9 +1878,9 @@ std::string Emitter::wholeCondition() {
       if (parVars.count(v))
         return "";
     size_t axis = n - 1 - d;
-    cond += fmt::format("{}(long long)blockIdx.{} * {} + {} + threadIdx.{} < {}",
-                        cond.empty() ? "" : " && ", kAxis[axis], l_.block[d] * l_.fold[d],
-                        (l_.fold[d] - 1) * l_.block[d], kAxis[axis], tripsText(d));
+    cond += fmt::format("{}({})blockIdx.{} * {} + {} + ({})threadIdx.{} < {}",
+                        cond.empty() ? "" : " && ", idx_, kAxis[axis], l_.block[d] * l_.fold[d],
+                        (l_.fold[d] - 1) * l_.block[d], idx_, kAxis[axis], tripsText(d));
   }
   return cond;
 }

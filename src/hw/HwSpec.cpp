@@ -287,6 +287,10 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.l2BandwidthGBps = r.number("l2_bandwidth_gbps", 0.1, 1e7);
   if (root.contains("l2_resident_bytes"))
     h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
+  if (root.contains("l2_thrash_bytes"))
+    h.l2ThrashBytes = r.integer("l2_thrash_bytes", h.residentBytes(), 4 * h.l2CacheBytes,
+                                {h.l2ResidentBytes > 0 ? "l2_resident_bytes" : "l2_cache_bytes",
+                                 nullptr});
   if (root.contains("atomic_same_address_ns"))
     h.atomicSameAddressNs = r.number("atomic_same_address_ns", 0.01, 1000);
   if (root.contains("host_link"))
@@ -311,7 +315,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "dram_bw_per_warp_gbps",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
-      "l2_resident_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
+      "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",
       "host_link.d2h_pageable_ms_by_bytes"};

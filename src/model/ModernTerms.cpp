@@ -145,12 +145,13 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   for (const auto &au : c.arrays)
     footprint += ki.arrays[static_cast<size_t>(au.array)].elemBytes * std::max(au.kernelUnique, au.storeKernelUnique);
   a.effects.footprintBytes = footprint;
-  const double capacity = static_cast<double>(hw.residentBytes());
+  // The share of an array's loads L2 still holds: 1 within l2_resident_bytes,
+  // falling linearly to 0 at l2_thrash_bytes (hw::HwSpec::residentShare).
   auto resident = [&](int array) {
     double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
     if (ki.timing != layout::LaunchTiming::Once)
       reuse = reuse >= 0 ? std::min(reuse, footprint) : footprint;
-    return (on & kResidency) && reuse >= 0 && reuse <= capacity;
+    return (on & kResidency) && reuse >= 0 ? hw.residentShare(reuse) : 0.0;
   };
   std::vector<double> &arrayLatency = scratch.arrayLatency;
   arrayLatency.assign(ki.arrays.size(), hw.dramLatencyCycles);
@@ -178,9 +179,9 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       continue;
     }
     double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
-    double r2 = resident(au.array)
-                    ? 1.0
-                    : l2Share * std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
+    double held = resident(au.array);
+    double r2 = held + (1.0 - held) * l2Share *
+                           std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
     arrayLatency[static_cast<size_t>(au.array)] =
         r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
     arrayR2[static_cast<size_t>(au.array)] = r2;
@@ -256,9 +257,9 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
                    ki.arrays[static_cast<size_t>(au.array)].elemBytes;
     double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
-    double r2 = resident(au.array) ? 1.0
-                : toL2 > 0    ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2)
-                              : 0.0;
+    double held = resident(au.array);
+    double r2 = held + (1.0 - held) *
+                           (toL2 > 0 ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2) : 0.0);
     requested += bytes;
     dram += bytes * (1.0 - r2);
     l2Bytes += bytes * r2;

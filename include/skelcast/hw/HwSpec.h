@@ -88,6 +88,20 @@ struct HwSpec {
   /// (0: not given: l2_cache_bytes); residentBytes() gives the one in use.
   int64_t l2ResidentBytes = 0;
   int64_t residentBytes() const { return l2ResidentBytes > 0 ? l2ResidentBytes : l2CacheBytes; }
+  /// The smallest footprint a repeated kernel reads wholly from DRAM again
+  /// (0: not given: the same as residentBytes()); between the two, the share
+  /// L2 keeps falls linearly (residentShare).
+  int64_t l2ThrashBytes = 0;
+  /// The share of a repeated kernel's loads that L2 still holds from its last
+  /// launch, at reuse distance `reuse` bytes: 1 up to residentBytes(), 0 from
+  /// l2ThrashBytes, linear between.
+  double residentShare(double reuse) const {
+    double lo = static_cast<double>(residentBytes());
+    double hi = std::max(lo, static_cast<double>(l2ThrashBytes));
+    if (reuse <= lo)
+      return 1.0;
+    return reuse >= hi ? 0.0 : (hi - reuse) / (hi - lo);
+  }
   std::optional<HostLink> hostLink;
 
   std::map<std::string, std::string> sources; ///< field -> where its number comes from

@@ -64,8 +64,10 @@ TEST(Emit, NaiveLayoutIsOneTaskPerThreadWithTheUsersStatements) {
                     "const float (*restrict B)[64], float (*restrict C)[64])"),
             std::string::npos)
       << cu;
-  EXPECT_NE(cu.find("blockIdx.x * 16 + threadIdx.x"), std::string::npos);
-  EXPECT_NE(cu.find("blockIdx.y * 16 + threadIdx.y"), std::string::npos);
+  // the C indices are `int` and the space is small: 32-bit task coordinates
+  EXPECT_NE(cu.find("const int sk_t1 = (int)blockIdx.x * 16 + (int)threadIdx.x;"), std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("const int sk_t0 = (int)blockIdx.y * 16 + (int)threadIdx.y;"), std::string::npos);
   // the C statements, macros folded; k is private (declared outside the nest)
   EXPECT_NE(cu.find("sum += A[i][k] * B[k][j];"), std::string::npos);
   EXPECT_NE(cu.find("int k; // private"), std::string::npos);
@@ -78,10 +80,34 @@ TEST(Emit, NaiveLayoutIsOneTaskPerThreadWithTheUsersStatements) {
   EXPECT_NE(cu.find("\"layout\\\": \\\"block=i:16,j:16\\\""), std::string::npos);
 }
 
+TEST(Emit, TaskCoordinatesAre64BitWhereTheCIndexOrTheArraysNeedIt) {
+  // a `long` index: the C loop may count past 2^31, so the task does too
+  std::string code = kMatmul;
+  code.replace(code.find("int i, j, k;"), 12, "long i; int j, k;");
+  std::string cu = emitOne(code, "naive");
+  EXPECT_NE(cu.find("const long long sk_t0 = (long long)blockIdx.y * 16 + (long long)threadIdx.y;"),
+            std::string::npos)
+      << cu;
+  // a tile of an array of 2^30 elements or more: its flat offsets need 64 bits
+  std::string big = R"(#define N 32768
+float a[N][N], b[N][N];
+void f(void) {
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 1; j < N - 1; j++)
+      b[i][j] = a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1];
+}
+)";
+  cu = emitOne(big, "block=i:16,j:16 cache=a");
+  EXPECT_NE(cu.find("const long long sk_a_b0 = "), std::string::npos) << cu;
+  cu = emitOne(big, "naive");
+  EXPECT_NE(cu.find("const int sk_t0 = (int)blockIdx.y * 16 + (int)threadIdx.y;"), std::string::npos)
+      << cu;
+}
+
 TEST(Emit, FoldIsCyclicInsideTheBlockTile) {
   std::string cu = emitOne(kMatmul, "block=i:4,j:16 fold=i:2,j:2");
   EXPECT_NE(cu.find("for (int sk_f0 = 0; sk_f0 < 2; ++sk_f0) { // fold=i:2"), std::string::npos);
-  EXPECT_NE(cu.find("(long long)blockIdx.x * 32 + sk_f1 * 16 + threadIdx.x"), std::string::npos)
+  EXPECT_NE(cu.find("(int)blockIdx.x * 32 + sk_f1 * 16 + (int)threadIdx.x"), std::string::npos)
       << cu;
   // 64 = 8 tiles of 8 along i, 2 of 32 along j: no task outside the space
   EXPECT_NE(cu.find("// 'i': 64 trips, 8 whole tiles of 8: every task in range"), std::string::npos);
@@ -120,8 +146,8 @@ TEST(Emit, PartialTilesKeepEachTasksGuardBesideAFastPath) {
   code.replace(code.find("#define N 64"), 12, "#define N 60");
   std::string cu = emitOne(code, "block=i:2,j:16 fold=i:4,j:2 unroll=k:8");
   // the threads whose last tasks are in range run the tile without guards
-  size_t fast = at(cu, "if ((long long)blockIdx.y * 8 + 6 + threadIdx.y < ((long long)(60) - (0) + "
-                       "0) / 1 && (long long)blockIdx.x * 32 + 16 + threadIdx.x < ((long long)(60) "
+  size_t fast = at(cu, "if ((int)blockIdx.y * 8 + 6 + (int)threadIdx.y < ((int)(60) - (0) + "
+                       "0) / 1 && (int)blockIdx.x * 32 + 16 + (int)threadIdx.x < ((int)(60) "
                        "- (0) + 0) / 1) { // every task of the thread in range");
   size_t slow = at(cu, "} else {", fast);
   EXPECT_EQ(cu.substr(fast, slow - fast).find("continue;"), std::string::npos) << cu;
@@ -460,7 +486,7 @@ void spmm(void) {
 )";
   std::string cu = emitOne(csr, "block=j:4,i:8 fold=i:8 unroll=n:4");
   at(cu, "// Folding: a register tile, the thread's 8 tasks run inside the streaming loop 'n'");
-  size_t j = at(cu, "const long long sk_t0 = (long long)blockIdx.y * 4 + threadIdx.y;\n"
+  size_t j = at(cu, "const int sk_t0 = (int)blockIdx.y * 4 + (int)threadIdx.y;\n"
                     "    int j = (0) + sk_t0;\n"
                     "    // the streaming loop's bounds read 'j', the same for all of the "
                     "thread's tasks\n");

@@ -288,6 +288,30 @@ TEST(Terms, ResidencyReadsARepeatedKernelsArraysFromItsLastLaunch) {
   EXPECT_DOUBLE_EQ(applyOnly(ki, "block=i:256", termBit(TermId::Caches)).a.effects.dramBytesPerThread, 12);
 }
 
+TEST(Terms, ResidencyKeepsAShareOfAFootprintBetweenTheResidentAndTheThrashBytes) {
+  // The H100's triad kept L2's rate up to 31,457,280 bytes and ran at DRAM's
+  // from 44,040,192 (validation/results/h100_launches2.json); between them the
+  // share L2 keeps falls linearly. A triad of 3,145,728 floats repeated:
+  // footprint 37,748,736 bytes, share (44,040,192 - 37,748,736) /
+  // (44,040,192 - 31,457,280) = 6,291,456 / 12,582,912 = 0.5, so its two loads
+  // bring 8 x 0.5 = 4 DRAM bytes a thread beside the store's 4.
+  auto hw = h100();
+  ASSERT_EQ(hw.l2ResidentBytes, 31457280);
+  ASSERT_EQ(hw.l2ThrashBytes, 44040192);
+  EXPECT_DOUBLE_EQ(hw.residentShare(31457280), 1.0);
+  EXPECT_DOUBLE_EQ(hw.residentShare(37748736), 0.5);
+  EXPECT_DOUBLE_EQ(hw.residentShare(44040192), 0.0);
+  auto ki = kernelOf("#define N 3145728\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                     "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n");
+  ki.timing = layout::LaunchTiming::RepeatedAlone;
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Caches) | termBit(TermId::Residency));
+  EXPECT_DOUBLE_EQ(r.a.effects.footprintBytes, 37748736);
+  EXPECT_DOUBLE_EQ(r.a.effects.dramBytesPerThread, 8);
+  // a spec without l2_thrash_bytes keeps the step at l2_resident_bytes
+  hw.l2ThrashBytes = 0;
+  EXPECT_DOUBLE_EQ(hw.residentShare(31457281), 0.0);
+}
+
 TEST(Terms, AQueuedLaunchCostsTheGapBetweenKernelsOrTheHostsRate) {
   auto hw = h100();
   ASSERT_DOUBLE_EQ(hw.launchGapUs, 1.76);
