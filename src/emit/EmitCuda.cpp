@@ -734,8 +734,8 @@ void Emitter::analyse() {
                                       ki_.loops[stagedLoop_].index));
   }
   barriers_ = !l_.cached.empty() || !reds_.empty();
+  planIndexType(); // before the tiles, whose bases it types
   planTiles();
-  planIndexType();
   for (Red &r : reds_) { // after the tiles, each T x threads, 16-byte aligned
     r.offset = smemBytes_;
     smemBytes_ += (static_cast<int64_t>(ctx_.getTypeSize(r.var->getType()) / 8) *
@@ -877,25 +877,30 @@ clang::QualType Emitter::kernelParamType(const clang::VarDecl *v, bool restrict)
 /// compares (the naive 7-point stencil of examples/stencil3d.c: 88 SASS
 /// instructions a thread with `long long`, 48 with `int`), and its division
 /// is a call. It fits where every parallel index is a signed C type of at
-/// most 32 bits (the C loop itself cannot count further), its trips and a
-/// tile more stay below 2^30, and every cached array holds fewer than 2^30
-/// elements (a tile element's flat offset).
+/// most 32 bits with a constant first value, each index value a thread
+/// computes (its padding tasks' included: first + (trips + 2 tiles) x step)
+/// and each dimension's trip arithmetic stay below 2^30, and every cached
+/// array holds fewer than 2^30 elements (a tile element's flat offset; a
+/// tile's bases lie within a tile of the array).
 void Emitter::planIndexType() {
   constexpr int64_t kLimit = int64_t{1} << 30;
   for (size_t d = 0; d < par_.size(); ++d) {
-    clang::QualType t = par_[d].var->getType();
+    const frontend::LoopHeader &h = par_[d];
+    clang::QualType t = h.var->getType();
+    clang::Expr::EvalResult first;
     if (!t->isSignedIntegerType() || ctx_.getTypeSize(t) > 32 || ki_.dimSize[d] < 0 ||
-        ki_.dimSize[d] + 2 * l_.block[d] * l_.fold[d] >= kLimit)
+        !h.init->EvaluateAsInt(first, ctx_))
+      return;
+    int64_t lo = first.Val.getInt().getExtValue(), step = std::abs(h.step);
+    int64_t span = ki_.dimSize[d] + 2 * l_.block[d] * l_.fold[d];
+    if (std::abs(lo) >= kLimit || span >= kLimit || step >= kLimit ||
+        std::abs(lo) + (span + 1) * step >= kLimit)
       return;
   }
-  for (const Tile &t : tiles_) {
-    const layout::ArrayInfo &ai = ki_.arrays[t.array];
+  for (int array : l_.cached) {
     int64_t n = 1;
-    for (int64_t e : ai.extents)
+    for (int64_t e : ki_.arrays[static_cast<size_t>(array)].extents)
       if (e <= 0 || (n *= e) >= kLimit)
-        return;
-    for (size_t d = 0; d < t.extent.size(); ++d)
-      if (std::abs(t.baseMin[d]) >= kLimit || std::abs(t.baseMax[d]) + t.extent[d] >= kLimit)
         return;
   }
   idx_ = "int";

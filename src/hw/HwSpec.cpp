@@ -288,9 +288,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   if (root.contains("l2_resident_bytes"))
     h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
   if (root.contains("l2_thrash_bytes"))
-    h.l2ThrashBytes = r.integer("l2_thrash_bytes", h.residentBytes(), 4 * h.l2CacheBytes,
-                                {h.l2ResidentBytes > 0 ? "l2_resident_bytes" : "l2_cache_bytes",
-                                 nullptr});
+    // below the resident capacity (a --set of l2_resident_bytes past it) it
+    // changes nothing: residentShare falls to 0 at the higher of the two
+    h.l2ThrashBytes = r.integer("l2_thrash_bytes", 1, 4 * h.l2CacheBytes);
   if (root.contains("atomic_same_address_ns"))
     h.atomicSameAddressNs = r.number("atomic_same_address_ns", 0.01, 1000);
   if (root.contains("host_link"))

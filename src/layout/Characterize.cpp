@@ -244,7 +244,8 @@ struct Characterizer::Impl {
   std::vector<int64_t> block;
   bool haveBlock = false;
   std::vector<WarpAccess> pattern;       ///< per access: directAccessPattern
-  std::vector<double> loadInflation, storeInflation; ///< per array
+  std::vector<double> loadInflation, storeInflation; ///< per array, of the block (fold 1)
+  std::vector<double> shapeLoadInflation;            ///< per array, with the shape's fold
 
   // Shape level.
   std::vector<int64_t> fold;
@@ -348,8 +349,8 @@ void Characterizer::Impl::setBlock(const std::vector<int64_t> &b) {
   for (size_t i = 0; i < nAccesses; ++i)
     pattern[i] = directAccessPattern(ki, ki.accesses[i], l, hw);
   for (size_t d = 0; d < nArrays; ++d) {
-    loadInflation[d] = sectorInflation(ki, loads[d], l, hw);
-    storeInflation[d] = sectorInflation(ki, stores[d], l, hw);
+    loadInflation[d] = sectorInflation(ki, loads[d], l, hw, true);
+    storeInflation[d] = sectorInflation(ki, stores[d], l, hw, false);
   }
 }
 
@@ -386,6 +387,17 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   if (!haveBlock || b != block)
     setBlock(b);
   fold = f;
+  // A folded thread's next task finds the rest of a sector its first loaded
+  // in L1 (sectorInflation): the loads' inflation depends on the fold too.
+  shapeLoadInflation = loadInflation;
+  if (product(f) > 1) {
+    Layout l;
+    l.block = b;
+    l.fold = f;
+    for (size_t d = 0; d < nArrays; ++d)
+      if (loadInflation[d] > 1.0)
+        shapeLoadInflation[d] = sectorInflation(ki, loads[d], l, hw, true);
+  }
   tpbInt = product(b);
   tpb = static_cast<double>(tpbInt);
   foldProduct = static_cast<double>(product(f));
@@ -681,7 +693,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     }
     if (!stores[d].empty())
       au.storeKernelUnique = storeKernelUnique[d];
-    au.loadInflation = direct ? loadInflation[d] : 1.0;
+    au.loadInflation = direct ? shapeLoadInflation[d] : 1.0;
     au.storeInflation = storeInflation[d];
   }
   // Memory-level parallelism: the loads of one statement list that do not wait

@@ -139,8 +139,10 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   // residency: an array an earlier kernel of the program used is still in L2
   // when the bytes touched since fit in it (docs/model.md, section 9).
   // A kernel launched again over the same arrays (KernelInfo::timing) finds
-  // them in L2 from its last launch when everything it touches fits: its own
-  // footprint is then the reuse distance of each of its arrays.
+  // them in L2 from its last launch, wholly when everything it touches fits in
+  // l2_resident_bytes, in part up to l2_thrash_bytes: its own footprint is
+  // the reuse distance of each of its arrays. The share is measured on such
+  // a repeated triad and applied to the reuse between a program's kernels too.
   double footprint = 0;
   for (const auto &au : c.arrays)
     footprint += ki.arrays[static_cast<size_t>(au.array)].elemBytes * std::max(au.kernelUnique, au.storeKernelUnique);

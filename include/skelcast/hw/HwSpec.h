@@ -89,8 +89,8 @@ struct HwSpec {
   int64_t l2ResidentBytes = 0;
   int64_t residentBytes() const { return l2ResidentBytes > 0 ? l2ResidentBytes : l2CacheBytes; }
   /// The smallest footprint a repeated kernel reads wholly from DRAM again
-  /// (0: not given: the same as residentBytes()); between the two, the share
-  /// L2 keeps falls linearly (residentShare).
+  /// (0 or at most residentBytes(): a step at residentBytes()); between the
+  /// two, the share L2 keeps falls linearly (residentShare).
   int64_t l2ThrashBytes = 0;
   /// The share of a repeated kernel's loads that L2 still holds from its last
   /// launch, at reuse distance `reuse` bytes: 1 up to residentBytes(), 0 from

@@ -102,6 +102,27 @@ void f(void) {
   cu = emitOne(big, "naive");
   EXPECT_NE(cu.find("const int sk_t0 = (int)blockIdx.y * 16 + (int)threadIdx.y;"), std::string::npos)
       << cu;
+  // a tile of a smaller array: its bases are int too
+  std::string small = big;
+  small.replace(small.find("32768"), 5, "4096");
+  cu = emitOne(small, "block=i:16,j:16 cache=a");
+  EXPECT_NE(cu.find("const int sk_a_b0 = -1 + 1 * (1 + (int)blockIdx.y * 16 * 1);"), std::string::npos)
+      << cu;
+  // few trips, but index values past 2^31 with a step of a million (the trip
+  // arithmetic and init + task x step would wrap), and a first value near
+  // INT_MAX (the padding tasks' indices would): 64 bits
+  for (std::string code : {"float s;\nvoid f(void) {\n  float t = 0;\n"
+                           "#pragma omp parallel for reduction(+ : t)\n"
+                           "  for (int i = -2000000000; i < 2000000000; i += 1000000)\n"
+                           "    t += 1.0f;\n  s = t;\n}\n",
+                           "float x[4000];\nvoid f(void) {\n"
+                           "  for (int i = 2147483000; i < 2147483647; i++)\n"
+                           "    x[i - 2147483000] = 2.0f;\n}\n"}) {
+    cu = emitOne(code, "naive");
+    EXPECT_NE(cu.find("const long long sk_t0 = (long long)blockIdx.x * 256 + (long long)threadIdx.x;"),
+              std::string::npos)
+        << cu;
+  }
 }
 
 TEST(Emit, FoldIsCyclicInsideTheBlockTile) {

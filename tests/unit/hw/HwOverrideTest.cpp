@@ -80,10 +80,10 @@ TEST(HwOverride, ValuesAreValidatedAsTheLoaderDoes) {
             "most shared_mem_per_sm_bytes, which is 233472)");
   EXPECT_EQ(errorOf({{"host_link.h2d_pinned_gbps", "0"}}),
             "--set: error: field 'host_link.h2d_pinned_gbps': 0 is out of range [0.01, 10000]");
-  // L2 cannot lose the footprint it still keeps whole
-  EXPECT_EQ(errorOf({{"l2_thrash_bytes", "1000"}}),
-            "--set: error: field 'l2_thrash_bytes': 1000 is out of range [31457280, 209715200] (at "
-            "least l2_resident_bytes, which is 31457280)");
+  EXPECT_EQ(errorOf({{"l2_thrash_bytes", "0"}}),
+            "--set: error: field 'l2_thrash_bytes': 0 is out of range [1, 209715200]");
+  // a resident capacity set past the spec's thrash bytes is no error (a step there)
+  EXPECT_EQ(errorOf({{"l2_resident_bytes", "50000000"}}), "(no error)");
 }
 
 TEST(HwOverride, UnknownFieldsListCloseNames) {

@@ -223,6 +223,37 @@ TEST(Coalescing, LinesOfAWarp) {
   EXPECT_DOUBLE_EQ(classifyWarp(doubles, 8, hw::CoalescingRule::Sector).lines, 2);
 }
 
+TEST(Coalescing, AFoldedTaskUsesTheRestOfItsLoadsSectors) {
+  // A transpose of floats in `block=i:128,j:4 fold=i:8,j:8`: a warp is 4 j x 8 i.
+  // Its load of in[i][j] reads 16 bytes of each of 8 rows' sectors (inflation 2
+  // alone); the thread's next task along j (j + 4) reads the other 16 bytes, its
+  // next along i (i + 128) 8 more half sectors: 16 sectors, 512 bytes, for 3 x 128
+  // bytes used, 4/3. Its store of out[j][i] writes 32 bytes of each of 4 rows: 1.
+  // In `block=i:64,j:8 fold=i:8,j:8` (8 j x 4 i) the load is whole sectors and the
+  // store half ones: each partial sector is its own write, folded or not: 2.
+  KernelInfo ki = kernelOf(R"(#define N 4096
+float in[N][N]
+float out[N][N]
+parallel_for(N, N) : i, j {
+  ld in[i][j]
+  st out[j][i]
+}
+)");
+  auto hw = spec("h100");
+  auto inflation = [&](const char *layout, bool load) {
+    Characterization c = characterize(ki, parseLayout(ki, layout, hw), hw);
+    for (const auto &au : c.arrays)
+      if (ki.arrays[static_cast<size_t>(au.array)].name == (load ? "in" : "out"))
+        return load ? au.loadInflation : au.storeInflation;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(inflation("block=i:128,j:4", true), 2.0);
+  EXPECT_DOUBLE_EQ(inflation("block=i:128,j:4 fold=i:8,j:8", true), 4.0 / 3.0);
+  EXPECT_DOUBLE_EQ(inflation("block=i:128,j:4 fold=i:8,j:8", false), 1.0);
+  EXPECT_DOUBLE_EQ(inflation("block=i:64,j:8 fold=i:8,j:8", true), 1.0);
+  EXPECT_DOUBLE_EQ(inflation("block=i:64,j:8 fold=i:8,j:8", false), 2.0);
+}
+
 TEST(Characterize, ARowReadAgainInEachIterationOfAnOuterLoopCountsEveryRead) {
   // mm_ikj: each thread walks its row of C once per k. Equation 13 alone
   // counts the row's 64 elements once (a register would have to keep the row
