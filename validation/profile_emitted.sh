@@ -17,7 +17,9 @@ METRICS=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op
 lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
 l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum,sm__cycles_active.avg,\
 sm__cycles_active.max,sm__ctas_launched.max,sm__ctas_launched.min,smsp__inst_executed.sum,\
-smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
+smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,lts__t_sectors_op_read.sum,\
+lts__t_sectors_op_write.sum,lts__t_sectors_srcunit_tex_lookup_miss.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 for f in "$@"; do
   n=$(basename "$f" .cu)
   nvcc -O3 -arch="$ARCH" -Xcompiler -fopenmp -Xptxas -v -o "$OUT/$n" "$f" > "$OUT/$n.build.txt" 2>&1 || { echo "BUILD FAILED: $f"; continue; }
