@@ -868,15 +868,12 @@ clang::QualType Emitter::kernelParamType(const clang::VarDecl *v, bool restrict)
   return restrict ? t.withRestrict() : t.getUnqualifiedType();
 }
 
-/// The tiles of the cached arrays (GROPHECY's cached data): the bounding box
-/// of the block's footprint, over one stage of the staged loop for the arrays
-/// it reads, over the whole nest otherwise (docs/model.md, section 2, cache).
 /// `int` for the thread's task, trip and tile coordinates where each value
 /// they can take fits in 32 bits, as a hand-written port has them: 64-bit
 /// index arithmetic doubles the instructions of a stencil's addresses and
-/// compares (the naive 7-point stencil of examples/stencil3d.c: 88 SASS
-/// instructions a thread with `long long`, 48 with `int`), and its division
-/// is a call. It fits where every parallel index is a signed C type of at
+/// compares (the naive 7-point stencil of examples/stencil3d.c: 104 SASS
+/// instructions of compiled code with `long long`, 56 with `int`, padding
+/// included; docs/emit.md), and its division is a call. It fits where every parallel index is a signed C type of at
 /// most 32 bits with a constant first value, each index value a thread
 /// computes (its padding tasks' included: first + (trips + 2 tiles) x step)
 /// and each dimension's trip arithmetic stay below 2^30, and every cached
@@ -906,6 +903,9 @@ void Emitter::planIndexType() {
   idx_ = "int";
 }
 
+/// The tiles of the cached arrays (GROPHECY's cached data): the bounding box
+/// of the block's footprint, over one stage of the staged loop for the arrays
+/// it reads, over the whole nest otherwise (docs/model.md, section 2, cache).
 void Emitter::planTiles() {
   for (int a : l_.cached) {
     Tile t;

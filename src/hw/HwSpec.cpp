@@ -287,9 +287,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.l2BandwidthGBps = r.number("l2_bandwidth_gbps", 0.1, 1e7);
   if (root.contains("l2_resident_bytes"))
     h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
+  // below the resident capacity (a --set of l2_resident_bytes past it) it
+  // changes nothing: residentShare falls to 0 at the higher of the two
   if (root.contains("l2_thrash_bytes"))
-    // below the resident capacity (a --set of l2_resident_bytes past it) it
-    // changes nothing: residentShare falls to 0 at the higher of the two
     h.l2ThrashBytes = r.integer("l2_thrash_bytes", 1, 4 * h.l2CacheBytes);
   if (root.contains("atomic_same_address_ns"))
     h.atomicSameAddressNs = r.number("atomic_same_address_ns", 0.01, 1000);

@@ -387,10 +387,13 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   if (!haveBlock || b != block)
     setBlock(b);
   fold = f;
+  tpbInt = product(b);
+  tpb = static_cast<double>(tpbInt);
+  foldProduct = static_cast<double>(product(f));
   // A folded thread's next task finds the rest of a sector its first loaded
   // in L1 (sectorInflation): the loads' inflation depends on the fold too.
   shapeLoadInflation = loadInflation;
-  if (product(f) > 1) {
+  if (foldProduct > 1) {
     Layout l;
     l.block = b;
     l.fold = f;
@@ -398,9 +401,6 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
       if (loadInflation[d] > 1.0)
         shapeLoadInflation[d] = sectorInflation(ki, loads[d], l, hw, true);
   }
-  tpbInt = product(b);
-  tpb = static_cast<double>(tpbInt);
-  foldProduct = static_cast<double>(product(f));
   // Table 2: Blocks = size(loop space) / (size(B) x F); partial tiles count whole.
   blocks = 1;
   for (size_t d = 0; d < nDims; ++d)

@@ -149,7 +149,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   a.effects.footprintBytes = footprint;
   // The share of an array's loads L2 still holds: 1 within l2_resident_bytes,
   // falling linearly to 0 at l2_thrash_bytes (hw::HwSpec::residentShare).
-  auto resident = [&](int array) {
+  auto residentShare = [&](int array) {
     double reuse = ki.arrays[static_cast<size_t>(array)].programReuseBytes;
     if (ki.timing != layout::LaunchTiming::Once)
       reuse = reuse >= 0 ? std::min(reuse, footprint) : footprint;
@@ -181,7 +181,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       continue;
     }
     double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
-    double held = resident(au.array);
+    double held = residentShare(au.array);
     double r2 = held + (1.0 - held) * l2Share *
                            std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
     arrayLatency[static_cast<size_t>(au.array)] =
@@ -259,7 +259,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     double bytes = au.cachingInsts * w.threadsPerBlock * w.blocks *
                    ki.arrays[static_cast<size_t>(au.array)].elemBytes;
     double toL2 = au.cachingInsts * w.threadsPerBlock * w.blocks;
-    double held = resident(au.array);
+    double held = residentShare(au.array);
     double r2 = held + (1.0 - held) *
                            (toL2 > 0 ? l2Share * std::max(0.0, 1.0 - au.kernelUnique / toL2) : 0.0);
     requested += bytes;
