@@ -16,7 +16,7 @@
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
 /// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
 /// | walk       | (caches) | a thread's next iterations hit the sector it just fetched in L1 |
-/// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2 |
+/// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2; a walking load loses its sector to the thread's store |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
 /// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
 /// | tail       | both   | a latency-bound kernel's partial last wave lasts a whole wave (ceil(Rep)) |
@@ -71,6 +71,7 @@ struct TermEffects {
   double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
   double walkHitFraction = 0;   ///< of the direct loads' instructions, the share a thread's walk serves from L1
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
+  double storeTakenLoads = 0;   ///< walking loads per thread whose sector a store of the thread took from L1 (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)

@@ -351,6 +351,34 @@ TEST(ModernTerms, ReadAfterStoreWaitsTwoL2RoundTrips) {
   EXPECT_DOUBLE_EQ(apply(other, "block=i:256", {"caches", "rmw"}).a.effects.rmwLoads, 0);
 }
 
+TEST(ModernTerms, AStoreIntoTheWalkedSectorTakesTheWalksHit) {
+  // jacobi_residual's second nest: each thread walks its row of u and v and
+  // stores u[i][j] after loading it. Walking floats, 7 of 8 loads find their
+  // sector in L1 (walk); the store takes u's sector away, so with `rmw` only
+  // v's loads hit: (7/8 x insts_v + 0 x insts_u) / (insts_u + insts_v) = 7/16.
+  auto ki = kernelOf("#define N 1024\nfloat u[N][N]\nfloat v[N][N]\nfloat r[N]\nparallel_for(N) : i {\n"
+                     "  for j = 0:N {\n    ld v[i][j]\n    ld u[i][j]\n    comp 3\n    st u[i][j]\n  }\n"
+                     "  st r[i]\n}\n");
+  auto walkOnly = apply(ki, "block=i:32", {"mlp", "caches", "walk"});
+  EXPECT_DOUBLE_EQ(walkOnly.a.effects.walkHitFraction, 7.0 / 8.0);
+  EXPECT_DOUBLE_EQ(walkOnly.a.effects.storeTakenLoads, 0);
+  auto on = apply(ki, "block=i:32", {"mlp", "caches", "walk", "rmw"});
+  EXPECT_DOUBLE_EQ(on.a.effects.walkHitFraction, 7.0 / 16.0);
+  EXPECT_DOUBLE_EQ(on.a.effects.storeTakenLoads, 1024);
+  EXPECT_DOUBLE_EQ(on.a.effects.rmwLoads, 0); // the element moves: not a read of the same element
+  // A store of the same shape to another array, or 16 floats (64 bytes, two
+  // sectors) away along the walk, leaves the walked sector alone.
+  for (const char *store : {"st r2[i][j]", "st u[i][j + 16]"}) {
+    auto other = kernelOf(std::string("#define N 1024\nfloat u[N][N + 16]\nfloat v[N][N]\nfloat r2[N][N]\n"
+                                      "float r[N]\nparallel_for(N) : i {\n  for j = 0:N {\n    ld v[i][j]\n"
+                                      "    ld u[i][j]\n    comp 3\n    ") +
+                          store + "\n  }\n  st r[i]\n}\n");
+    auto o = apply(other, "block=i:32", {"mlp", "caches", "walk", "rmw"});
+    EXPECT_DOUBLE_EQ(o.a.effects.storeTakenLoads, 0) << store;
+    EXPECT_DOUBLE_EQ(o.a.effects.walkHitFraction, 7.0 / 8.0) << store;
+  }
+}
+
 TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
   // Each thread of a warp on its own 1 KB row: a load touches 32 sectors in 32
   // lines. lsu alone counts ceil(32 / 4) = 8 wavefronts per load, with `lines`
