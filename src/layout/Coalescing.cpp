@@ -251,14 +251,21 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
   // of each row's sector). A store is written by its own instruction: each
   // partial sector goes to L2 on its own (h100_ncu of transpose 4096²: 6.6
   // million L2 write sectors with half-sector stores, 3.1 with whole ones).
+  // A load that walks its row (the `walk` term: it moves s < 32 bytes an
+  // iteration) uses its sector over 32 / s iterations, the next ones finding it
+  // in L1: a row walk of floats (gesummv's A[i][j] in `block=i:32`) uses each
+  // sector whole, where its first 4 iterations use half of it.
   constexpr int64_t kIterations = 4;
   std::vector<std::optional<int64_t>> all;
   all.reserve(accesses.size() * static_cast<size_t>(kIterations * hw.warpSize));
   for (const auto *a : accesses) {
     int64_t iters = 1;
+    int64_t most = kIterations;
+    if (loads && a->innerStepBytes > 0 && a->innerStepBytes < 32)
+      most = std::max<int64_t>(most, static_cast<int64_t>(std::ceil(32.0 / a->innerStepBytes)));
     if (!a->loops.empty())
       iters = std::clamp<int64_t>(static_cast<int64_t>(ki.loops[static_cast<size_t>(a->loops.back())].trip), 1,
-                                  kIterations);
+                                  most);
     for (int64_t t = 0; t < iters; ++t) {
       appendWarpAddresses(all, ki, *a, l, hw, t);
       if (!loads)

@@ -264,11 +264,16 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
       walkInsts += u.insts * walk;
     }
-    // lines: the L1 passes one 128-byte line a cycle, so an uncoalesced load
-    // returns its data (lines - 1) / l1_wavefronts_per_cycle cycles after a
-    // one-line load would: its latency grows by that, hit or miss.
-    if ((on & kLines) && !u.pattern.coalesced && hw.l1WavefrontsPerCycle > 0)
-      lat += std::max(0.0, u.pattern.lines - 1.0) / hw.l1WavefrontsPerCycle;
+    // lines: an uncoalesced load returns its data l1_line_latency_cycles
+    // later for each line past the first, hit or miss (the H100's chases:
+    // 39.1 -> 108.0 cycles for 1 -> 32 lines on an L1 hit, 287.9 -> 366.0 from
+    // L2; validation/kernels/walkstore.cu). A spec without the field: the L1
+    // passes one line per wavefront, 1 / l1_wavefronts_per_cycle.
+    double perLine = hw.l1LineLatencyCycles > 0    ? hw.l1LineLatencyCycles
+                     : hw.l1WavefrontsPerCycle > 0 ? 1.0 / hw.l1WavefrontsPerCycle
+                                                   : 0.0;
+    if ((on & kLines) && !u.pattern.coalesced)
+      lat += std::max(0.0, u.pattern.lines - 1.0) * perLine;
     // rmw: the store went through to L2 (L1 is write-through) and the load
     // reads it back from there: two L2 round trips, every iteration.
     if ((on & kRmw) && readsThePreviousStore(ki, acc)) {

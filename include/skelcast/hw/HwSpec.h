@@ -68,6 +68,9 @@ struct HwSpec {
   /// Wavefronts (one 32-lane access of 128 bytes) the L1/shared-memory data
   /// pipe of an SM serves per cycle; 0: not given (the `lsu` term is off).
   double l1WavefrontsPerCycle = 0;
+  /// Cycles a load's data waits for each 128-byte line it touches past the
+  /// first (term `lines`); 0: 1 / l1WavefrontsPerCycle.
+  double l1LineLatencyCycles = 0;
   /// DRAM bandwidth one warp draws when every SM holds a few (0: not given).
   /// The `occupancy` term's input: an SM with W active warps draws at most
   /// W x this (docs/model.md, section 7).

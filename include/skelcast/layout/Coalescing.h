@@ -49,10 +49,12 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
                                                   int64_t innerIteration);
 
 /// 32-byte sectors the representative warp moves for all of `accesses` (one
-/// array, over the first 4 iterations of their innermost loops) over the bytes
-/// it uses: 1 when dense, up to 32 / element size when every element sits in
-/// its own sector. For `loads`, the sectors the thread's next task along each
-/// folded dimension uses count as used too (L1 holds them); a store's do not.
+/// array, over the first 4 iterations of their innermost loops, or for a load
+/// walking its row s < 32 bytes an iteration the 32 / s that use its sector)
+/// over the bytes it uses: 1 when dense, up to 32 / element size when every
+/// element sits in its own sector. For `loads`, the sectors the thread's next
+/// task along each folded dimension uses count as used too (L1 holds them); a
+/// store's do not.
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const hw::HwSpec &hw, bool loads);
 

@@ -140,6 +140,14 @@ TEST(HwSpec, L1WavefrontRateIsOptional) {
               "field 'l1_wavefronts_per_cycle': 0 is out of range [0.01, 64]");
 }
 
+TEST(HwSpec, L1LineLatencyIsOptional) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1LineLatencyCycles, 2.22);
+  hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_line_latency_cycles"); }), "x.json");
+  EXPECT_DOUBLE_EQ(without.l1LineLatencyCycles, 0); // `lines` then waits 1 / l1_wavefronts_per_cycle a line
+  expectError(edited([](auto &j) { j["l1_line_latency_cycles"]["value"] = -1; }),
+              "field 'l1_line_latency_cycles': -1 is out of range [0.01, 64]");
+}
+
 TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
   hw::HwSpec h = hw::parseHwSpec(h100Text(), "h100.json");
   EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);

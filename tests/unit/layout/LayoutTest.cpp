@@ -5,6 +5,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
 
+#include <map>
 #include <gtest/gtest.h>
 
 using namespace skelcast;
@@ -252,6 +253,37 @@ parallel_for(N, N) : i, j {
   EXPECT_DOUBLE_EQ(inflation("block=i:128,j:4 fold=i:8,j:8", false), 1.0);
   EXPECT_DOUBLE_EQ(inflation("block=i:64,j:8 fold=i:8,j:8", true), 1.0);
   EXPECT_DOUBLE_EQ(inflation("block=i:64,j:8 fold=i:8,j:8", false), 2.0);
+}
+
+TEST(Coalescing, ARowWalkUsesItsSectorsWhole) {
+  // One thread a row (`block=i:32`), each walking j: a load of floats moves 4
+  // bytes an iteration and uses its 32-byte sector over 8 iterations, so it is
+  // followed over 8 (the first 4 alone use half of each sector: 2): 1. Every
+  // other float (8 bytes an iteration) uses half of each sector however long it
+  // is followed: 2. A store walking the same row is written 4 iterations at a
+  // time, each a partial sector of its own: 2.
+  KernelInfo ki = kernelOf(R"(#define N 1024
+float a[N][N]
+float b[N][2 * N]
+float c[N][N]
+parallel_for(N) : i {
+  for j = 0:N {
+    ld a[i][j]
+    ld b[i][2 * j]
+    st c[i][j]
+  }
+}
+)");
+  auto hw = spec("h100");
+  Characterization c = characterize(ki, parseLayout(ki, "block=i:32", hw), hw);
+  std::map<std::string, double> load, store;
+  for (const auto &au : c.arrays) {
+    load[ki.arrays[static_cast<size_t>(au.array)].name] = au.loadInflation;
+    store[ki.arrays[static_cast<size_t>(au.array)].name] = au.storeInflation;
+  }
+  EXPECT_DOUBLE_EQ(load["a"], 1.0);
+  EXPECT_DOUBLE_EQ(load["b"], 2.0);
+  EXPECT_DOUBLE_EQ(store["c"], 2.0);
 }
 
 TEST(Characterize, ARowReadAgainInEachIterationOfAnOuterLoopCountsEveryRead) {

@@ -28,8 +28,8 @@ struct Run {
 
 Run apply(const layout::KernelInfo &ki, const std::string &layoutText,
           std::set<std::string> terms = {"schedulers", "fp64", "registers", "mlp", "caches",
-                                         "residency", "waves", "bandwidth", "lsu", "launch"}) {
-  auto hw = h100();
+                                         "residency", "waves", "bandwidth", "lsu", "launch"},
+          const hw::HwSpec &hw = h100()) {
   auto l = layout::parseLayout(ki, layoutText, hw);
   auto c = layout::characterize(ki, l, hw);
   return {c, model::applyModernTerms(c, ki, l, hw, terms)};
@@ -392,6 +392,15 @@ TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
   EXPECT_DOUBLE_EQ(on.a.effects.l1WavefrontsPerWarp, 8193);
   // 64 warps (one per block) over 64 SMs: one warp's wavefronts per SM.
   EXPECT_NEAR(on.a.effects.lsuFloorMs, 8193 / (hw.clockGHz * 1e6), 1e-12);
+  // The latency: A's load (the only one) returns its data 31 lines x
+  // l1_line_latency_cycles (2.22 on the H100) later: 68.82 cycles; a spec
+  // without the field counts 1 / l1_wavefronts_per_cycle a line: 31.
+  double base = apply(ki, "block=i:32", {"caches"}).a.effects.effectiveLatencyCycles;
+  EXPECT_NEAR(apply(ki, "block=i:32", {"caches", "lines"}).a.effects.effectiveLatencyCycles - base, 31 * 2.22,
+              1e-9);
+  auto old = h100();
+  old.l1LineLatencyCycles = 0;
+  EXPECT_NEAR(apply(ki, "block=i:32", {"caches", "lines"}, old).a.effects.effectiveLatencyCycles - base, 31, 1e-9);
 }
 
 TEST(ModernTerms, LongestTaskSetsTheTimeOfOneWave) {
