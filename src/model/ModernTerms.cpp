@@ -330,6 +330,14 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       levels = std::max(levels, static_cast<size_t>(std::max(acc.level, 0)) + 1);
     scratch.slowest.assign(ki.blocks.size() * levels, 0.0);
     scratch.present.assign(ki.blocks.size() * levels, 0);
+    // lines: the uncoalesced loads of a group pass the L1 one after another,
+    // so the group waits for each one's lines, not only the slowest's (the
+    // H100's walk of two arrays: 57 cycles an iteration above the walk of one).
+    scratch.passage.assign(ki.blocks.size() * levels, 0.0);
+    scratch.longestPassage.assign(ki.blocks.size() * levels, 0.0);
+    double perLine = hw.l1LineLatencyCycles > 0    ? hw.l1LineLatencyCycles
+                     : hw.l1WavefrontsPerCycle > 0 ? 1.0 / hw.l1WavefrontsPerCycle
+                                                   : 0.0;
     for (const auto &u : c.accesses) {
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || acc.isStore)
@@ -338,14 +346,25 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       scratch.present[at] = 1;
       double &m = scratch.slowest[at];
       m = std::max(m, latency[static_cast<size_t>(u.access)]);
+      if ((on & kLines) && (on & kCaches) && !u.pattern.coalesced && u.insts > 0) {
+        const auto &blk = ki.blocks[static_cast<size_t>(acc.block)];
+        double unroll = blk.innermostLoop >= 0 ? static_cast<double>(in.l.unrollFactor(blk.innermostLoop)) : 1.0;
+        double groups = blk.execs / unroll * c.serialTasks; // the group's executions per thread
+        double one = std::max(0.0, u.pattern.lines - 1.0) * perLine;
+        scratch.passage[at] += groups > 0 ? u.insts / groups * one : 0.0;
+        scratch.longestPassage[at] = std::max(scratch.longestPassage[at], one);
+      }
     }
     double exposed = 0;
     for (size_t b = 0; b < ki.blocks.size(); ++b) {
       const auto &blk = ki.blocks[b];
       double unroll = blk.innermostLoop >= 0 ? static_cast<double>(in.l.unrollFactor(blk.innermostLoop)) : 1.0;
       for (size_t lv = 0; lv < levels; ++lv)
-        if (scratch.present[b * levels + lv])
-          exposed += scratch.slowest[b * levels + lv] * blk.execs / unroll * c.serialTasks;
+        if (scratch.present[b * levels + lv]) {
+          size_t at = b * levels + lv;
+          double queued = std::max(0.0, scratch.passage[at] - scratch.longestPassage[at]);
+          exposed += (scratch.slowest[at] + queued) * blk.execs / unroll * c.serialTasks;
+        }
     }
     w.exposedLatencyCycles = exposed + fillLatency;
   }

@@ -95,7 +95,7 @@ struct AdjustedInputs {
 
 /// Storage that the terms reuse from one layout to the next.
 struct TermScratch {
-  std::vector<double> arrayLatency, arrayL1Miss, arrayR2, latency, slowest;
+  std::vector<double> arrayLatency, arrayL1Miss, arrayR2, latency, slowest, passage, longestPassage;
   std::vector<char> present;
 };
 

@@ -403,6 +403,30 @@ TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
   EXPECT_NEAR(apply(ki, "block=i:32", {"caches", "lines"}, old).a.effects.effectiveLatencyCycles - base, 31, 1e-9);
 }
 
+TEST(ModernTerms, TheLinesOfAGroupsLoadsPassOneAfterAnother) {
+  // One thread a row walking a[i][j] and b[i][j] (32 lines a load): the two
+  // loads form one group, and the second's 31 extra lines (31 x 2.22 = 68.82
+  // cycles) come after the first's, so each of the 1024 groups waits 68.82
+  // cycles more than the walk of a alone. Unrolled by 4, a group holds 8 such
+  // loads: 7 x 68.82 more than its slowest (3 x 68.82 for a alone), 256 groups.
+  const char *two = "#define N 1024\nfloat a[N][N]\nfloat b[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                    "  for j = 0:N {\n    ld a[i][j]\n    ld b[i][j]\n    comp 2\n  }\n  st y[i]\n}\n";
+  const char *one = "#define N 1024\nfloat a[N][N]\nfloat y[N]\nparallel_for(N) : i {\n"
+                    "  for j = 0:N {\n    ld a[i][j]\n    comp 2\n  }\n  st y[i]\n}\n";
+  std::set<std::string> terms = {"mlp", "caches", "lines"};
+  auto exposed = [&](const char *text, const char *layout) {
+    return apply(kernelOf(text), layout, terms).a.workload.exposedLatencyCycles;
+  };
+  double passage = 31 * 2.22;
+  EXPECT_NEAR(exposed(two, "block=i:32") - exposed(one, "block=i:32"), 1024 * passage, 1e-6);
+  double slowest = exposed(one, "block=i:32") / 1024; // a group of one load: its latency
+  EXPECT_NEAR(exposed(one, "block=i:32 unroll=j:4"), 256 * (slowest + 3 * passage), 1e-6);
+  EXPECT_NEAR(exposed(two, "block=i:32 unroll=j:4"), 256 * (slowest + 7 * passage), 1e-6);
+  // Without `lines` the group waits for its slowest load only.
+  EXPECT_NEAR(apply(kernelOf(two), "block=i:32", {"mlp", "caches"}).a.workload.exposedLatencyCycles,
+              apply(kernelOf(one), "block=i:32", {"mlp", "caches"}).a.workload.exposedLatencyCycles, 1e-6);
+}
+
 TEST(ModernTerms, LongestTaskSetsTheTimeOfOneWave) {
   // Row i of a triangle walks j = 0..i: mean trip 8192.5 for N = 16384, the
   // last row 16384. block=i:128 is 128 blocks, one wave on 132 SMs: the time
