@@ -129,12 +129,21 @@ bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::Acces
       const auto &x = ld.index[d], &y = st.index[d];
       sameWalk = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
                  x.coef == y.coef;
-      apart += static_cast<double>(y.constant - x.constant) * static_cast<double>(arr.strides[d]);
+      apart += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
     }
     if (sameWalk && std::abs(apart) * arr.elemBytes < kSectorBytes)
       return true;
   }
   return false;
+}
+
+// lines: the cycles an uncoalesced load's data waits for each 128-byte line
+// past the first; a spec without l1_line_latency_cycles: the L1 passes one
+// line per wavefront, 1 / l1_wavefronts_per_cycle.
+double lineLatencyCycles(const hw::HwSpec &hw) {
+  if (hw.l1LineLatencyCycles > 0)
+    return hw.l1LineLatencyCycles;
+  return hw.l1WavefrontsPerCycle > 0 ? 1.0 / hw.l1WavefrontsPerCycle : 0.0;
 }
 
 // --- caches and residency (sections 7 and 9) -----------------------------------
@@ -267,13 +276,9 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     // lines: an uncoalesced load returns its data l1_line_latency_cycles
     // later for each line past the first, hit or miss (the H100's chases:
     // 39.1 -> 108.0 cycles for 1 -> 32 lines on an L1 hit, 287.9 -> 366.0 from
-    // L2; validation/kernels/walkstore.cu). A spec without the field: the L1
-    // passes one line per wavefront, 1 / l1_wavefronts_per_cycle.
-    double perLine = hw.l1LineLatencyCycles > 0    ? hw.l1LineLatencyCycles
-                     : hw.l1WavefrontsPerCycle > 0 ? 1.0 / hw.l1WavefrontsPerCycle
-                                                   : 0.0;
+    // L2; validation/kernels/walkstore.cu).
     if ((on & kLines) && !u.pattern.coalesced)
-      lat += std::max(0.0, u.pattern.lines - 1.0) * perLine;
+      lat += std::max(0.0, u.pattern.lines - 1.0) * lineLatencyCycles(hw);
     // rmw: the store went through to L2 (L1 is write-through) and the load
     // reads it back from there: two L2 round trips, every iteration.
     if ((on & kRmw) && readsThePreviousStore(ki, acc)) {
@@ -335,9 +340,6 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     // H100's walk of two arrays: 57 cycles an iteration above the walk of one).
     scratch.passage.assign(ki.blocks.size() * levels, 0.0);
     scratch.longestPassage.assign(ki.blocks.size() * levels, 0.0);
-    double perLine = hw.l1LineLatencyCycles > 0    ? hw.l1LineLatencyCycles
-                     : hw.l1WavefrontsPerCycle > 0 ? 1.0 / hw.l1WavefrontsPerCycle
-                                                   : 0.0;
     for (const auto &u : c.accesses) {
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || acc.isStore)
@@ -346,11 +348,11 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       scratch.present[at] = 1;
       double &m = scratch.slowest[at];
       m = std::max(m, latency[static_cast<size_t>(u.access)]);
-      if ((on & kLines) && (on & kCaches) && !u.pattern.coalesced && u.insts > 0) {
+      if ((on & kLines) && !u.pattern.coalesced && u.insts > 0) {
         const auto &blk = ki.blocks[static_cast<size_t>(acc.block)];
         double unroll = blk.innermostLoop >= 0 ? static_cast<double>(in.l.unrollFactor(blk.innermostLoop)) : 1.0;
         double groups = blk.execs / unroll * c.serialTasks; // the group's executions per thread
-        double one = std::max(0.0, u.pattern.lines - 1.0) * perLine;
+        double one = std::max(0.0, u.pattern.lines - 1.0) * lineLatencyCycles(hw);
         scratch.passage[at] += groups > 0 ? u.insts / groups * one : 0.0;
         scratch.longestPassage[at] = std::max(scratch.longestPassage[at], one);
       }
