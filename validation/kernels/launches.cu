@@ -20,14 +20,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(call)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      fprintf(stderr, "CUDA error '%s' at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(1);                                                                                    \
-    }                                                                                             \
-  } while (0)
+#include "common.cuh" // CK
 
 __global__ void spin(long long cycles, int *out) {
   long long t0 = clock64();

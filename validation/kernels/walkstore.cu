@@ -38,14 +38,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(call)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      fprintf(stderr, "CUDA error '%s' at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(1);                                                                                    \
-    }                                                                                             \
-  } while (0)
+#include "common.cuh" // CK
 
 constexpr int ROWS = 1024, COLS = 1024;
 
