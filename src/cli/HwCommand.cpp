@@ -69,6 +69,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("l1_wavefronts_per_cycle", h.l1WavefrontsPerCycle);
   if (h.l1LineLatencyCycles > 0)
     field("l1_line_latency_cycles", h.l1LineLatencyCycles);
+  if (h.blockStartsPerUs > 0)
+    field("block_starts_per_us", h.blockStartsPerUs);
   if (h.dramBwPerWarpGBps > 0)
     field("dram_bw_per_warp_gbps", h.dramBwPerWarpGBps);
   field("launch_overhead_us", h.launchOverheadUs);

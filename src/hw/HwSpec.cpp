@@ -275,6 +275,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.l1WavefrontsPerCycle = r.number("l1_wavefronts_per_cycle", 0.01, 64);
   if (root.contains("l1_line_latency_cycles"))
     h.l1LineLatencyCycles = r.number("l1_line_latency_cycles", 0.01, 64);
+  if (root.contains("block_starts_per_us"))
+    h.blockStartsPerUs = r.number("block_starts_per_us", 1, 1e6);
   if (root.contains("dram_bw_per_warp_gbps"))
     h.dramBwPerWarpGBps = r.number("dram_bw_per_warp_gbps", 0.001, h.memBandwidthGBps,
                                    {nullptr, "mem_bandwidth_gbps"});
@@ -315,7 +317,8 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "schedulers_per_sm", "issue_cycles", "mem_bandwidth_gbps", "dram_latency_cycles",
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
-      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "dram_bw_per_warp_gbps",
+      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "block_starts_per_us",
+      "dram_bw_per_warp_gbps",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
       "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",

@@ -256,6 +256,10 @@ struct Characterizer::Impl {
   std::unordered_map<std::vector<int64_t>, Tile, VecHash> tiles;
   Tile *tile = nullptr;
   std::vector<double> shr, insts, bytesPerThread, loadRequests, loadBlockUnique;
+  /// Per access: equation 13's instructions of one task (fold 1); 0 for a
+  /// data-dependent access (it counts every execution, so no task shares it).
+  std::vector<double> taskInsts;
+  double jammedAddressInsts = 0;
 
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
@@ -338,6 +342,16 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   insts.assign(nAccesses, 0);
   bytesPerThread.assign(nAccesses, 0);
   maxLevel.assign(ki.blocks.size(), 0);
+  // One task's instructions per access: the thread set with every fold 1 (its
+  // dimensions' count 1, so the block's step does not matter).
+  taskInsts.assign(nAccesses, 0);
+  IterSet task = full;
+  threadSet(ki, std::vector<int64_t>(nDims, 1), std::vector<int64_t>(nDims, 1), task);
+  for (size_t i = 0; i < nAccesses; ++i) {
+    const AccessInfo *pa = &ki.accesses[i];
+    if (!pa->hasData())
+      taskInsts[i] = footprintSize(ki, &pa, 1, task) * branchFactor(ki, *pa) * rereadFactor(ki, *pa);
+  }
 }
 
 void Characterizer::Impl::setBlock(const std::vector<int64_t> &b) {
@@ -427,6 +441,15 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
     int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
   }
+  // Jammed folded tasks compute an address once where they read the same
+  // element (A[i][k] for every j of a fold along j): eq. 17 counts the
+  // skeleton's one address instruction per access (the table's) F times, eq. 13
+  // the distinct elements; the difference is shared (term `jam`).
+  jammedAddressInsts = 0;
+  if (foldProduct > 1)
+    for (size_t i = 0; i < nAccesses; ++i)
+      if (!ki.accesses[i].hasData())
+        jammedAddressInsts += kGlobalAddrInsts * std::max(0.0, foldProduct * taskInsts[i] - insts[i]);
   // Requests that reach L1 (a warp instruction asks once per distinct element),
   // and the distinct elements among them, of the direct loads of each array.
   for (size_t d = 0; d < nArrays; ++d) {
@@ -641,6 +664,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
 
   c.funcInsts = funcInsts; // equation 17
   c.fp64Insts = fp64Insts;
+  c.jammedAddressInsts = jammedAddressInsts;
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];

@@ -49,6 +49,23 @@ std::vector<ExplainRow> explainFp64(const TermEffects &e) {
   return {{"fp64 extra issue", e.fp64ExtraInsts, 6, "fp64 insts x (peak SP / peak DP - 1)"}};
 }
 
+// --- jam (section 7) ---------------------------------------------------------
+// A thread's folded tasks are jammed into one body, so where they read the same
+// element (MatMul's A[i][k] for each j of a fold along j) the compiler computes
+// its address once: Comp_insts <- Comp_insts - sum over the affine accesses of
+// (F x one task's instructions - eq. 13's distinct instructions) x the one
+// address instruction the skeleton counts per access (layout::Characterization::
+// jammedAddressInsts). Eq. 17 counts it F times.
+void adjustJam(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  a.effects.jammedAddressInsts = in.c.jammedAddressInsts;
+  a.workload.compInsts = std::max(0.0, a.workload.compInsts - in.c.jammedAddressInsts);
+}
+
+std::vector<ExplainRow> explainJam(const TermEffects &e) {
+  return {{"addresses jammed tasks share", e.jammedAddressInsts, 6,
+           "F x a task's address insts - eq. 13's distinct ones (jam)"}};
+}
+
 // --- registers (section 7) ----------------------------------------------------
 // Blocks per SM limited by the register file (allocated per warp in units of 8
 // registers per thread): a fourth bound on Max_active_blocks_per_SM in
@@ -564,6 +581,24 @@ std::vector<ExplainRow> explainL2(const TermEffects &e) {
           {"L2 floor (ms)", e.l2FloorMs, 6, "L2 traffic / l2_bandwidth_gbps (l2)"}};
 }
 
+// --- blocks (section 7): a floor --------------------------------------------------
+// The GPU starts thread blocks at a rate that does not depend on their size (on
+// the H100 1,664 a microsecond for 32 to 512 threads a block, grids of 2^18 and
+// 2^20 blocks that do nothing: validation/kernels/blockrate.cu,
+// validation/results/h100_blockrate.txt), so a kernel lasts at least
+// Blocks / block_starts_per_us. It binds where many small blocks each do little.
+void adjustBlocks(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if (in.hw.blockStartsPerUs > 0)
+    a.effects.blockStartFloorMs = a.workload.blocks / (in.hw.blockStartsPerUs * 1000.0);
+}
+
+/// When the floor is above the time it is the time, and the bound is `blocks`.
+void settleBlocks(const TermEffects &e, HongKimResult &r) { applyFloor(e.blockStartFloorMs, "blocks", r); }
+
+std::vector<ExplainRow> explainBlocks(const TermEffects &e) {
+  return {{"block start floor (ms)", e.blockStartFloorMs, 6, "Blocks / block_starts_per_us (blocks)"}};
+}
+
 // --- launch (section 7) -----------------------------------------------------------
 // A kernel launched alone: time += launch_overhead_us (on the H100 an empty
 // kernel timed alone with events, the way the hand-written validation programs
@@ -661,6 +696,8 @@ const std::vector<Term> &skelcastTerms() {
        adjustSchedulers, nullptr, nullptr},
       {TermId::Fp64, "fp64", "FP64 instructions issue at the spec's FP64 rate (Comp_insts)", adjustFp64,
        nullptr, explainFp64},
+      {TermId::Jam, "jam", "jammed folded tasks compute the address of an element they share once",
+       adjustJam, nullptr, explainJam},
       {TermId::Registers, "registers", "a register estimate bounds active blocks (eq. 8)", adjustRegisters,
        nullptr, explainRegisters},
       {TermId::Mlp, "mlp", "a warp waits one latency per group of independent loads", adjustMlp, nullptr,
@@ -689,6 +726,8 @@ const std::vector<Term> &skelcastTerms() {
        nullptr},
       {TermId::L2, "l2", "floor: the bytes between the SMs and L2 over L2's bandwidth", adjustL2, settleL2,
        explainL2},
+      {TermId::Blocks, "blocks", "floor: the GPU starts thread blocks at block_starts_per_us", adjustBlocks,
+       settleBlocks, explainBlocks},
       {TermId::Reduction, "reduction",
        "a scalar reduction: a shared-memory tree per block, one atomic per block to one address",
        adjustReduction, settleReduction, explainReduction},

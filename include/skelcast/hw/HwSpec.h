@@ -71,6 +71,9 @@ struct HwSpec {
   /// Cycles a load's data waits for each 128-byte line it touches past the
   /// first (term `lines`); 0: 1 / l1WavefrontsPerCycle.
   double l1LineLatencyCycles = 0;
+  /// Thread blocks the GPU starts per microsecond, whatever their size (term
+  /// `blocks`: a kernel lasts at least Blocks / this); 0: not given.
+  double blockStartsPerUs = 0;
   /// DRAM bandwidth one warp draws when every SM holds a few (0: not given).
   /// The `occupancy` term's input: an SM with W active warps draws at most
   /// W x this (docs/model.md, section 7).

@@ -11,6 +11,7 @@
 /// | ---------- | ------ | ------------------------------------------------------------- |
 /// | schedulers | adjust | several warp schedulers per SM issue in parallel (Issue_cycles) |
 /// | fp64       | adjust | double-precision arithmetic issues at the FP64 rate (Comp_insts) |
+/// | jam        | adjust | jammed folded tasks share the address of an element they all read (Comp_insts) |
 /// | registers  | adjust | an estimate of registers per thread limits eq. 8's blocks       |
 /// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
@@ -24,6 +25,7 @@
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
 /// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps) |
+/// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
@@ -43,7 +45,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Reduction, Launch, Count
+  Schedulers, Fp64, Jam, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Reduction, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -63,6 +65,7 @@ struct TermEffects {
   bool registersFromPtxas = false; ///< registersPerThread is ptxas's count, not the estimate
   double blocksByRegisters = 0;
   double fp64ExtraInsts = 0;                   ///< issue slots the FP64 instructions add to Comp_insts
+  double jammedAddressInsts = 0;               ///< address instructions jammed folded tasks share (taken from Comp_insts)
   double launchMs = 0;
   double dramFloorMs = 0;       ///< DRAM bytes / bandwidth
   double departureFloorMs = 0;  ///< an SM's requests x departure delay
@@ -78,6 +81,7 @@ struct TermEffects {
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
   double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
   double l2FloorMs = 0;         ///< l2TrafficBytes / l2_bandwidth_gbps (l2)
+  double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued
   double reductions = 0;        ///< the kernel's scalar reductions (`reduce(op: s)`), 0 for none

@@ -140,6 +140,14 @@ TEST(HwSpec, L1WavefrontRateIsOptional) {
               "field 'l1_wavefronts_per_cycle': 0 is out of range [0.01, 64]");
 }
 
+TEST(HwSpec, BlockStartRateIsOptional) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").blockStartsPerUs, 1664);
+  hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("block_starts_per_us"); }), "x.json");
+  EXPECT_DOUBLE_EQ(without.blockStartsPerUs, 0); // `blocks` then sets no floor
+  expectError(edited([](auto &j) { j["block_starts_per_us"]["value"] = 0; }),
+              "field 'block_starts_per_us': 0 is out of range [1, 1000000]");
+}
+
 TEST(HwSpec, L1LineLatencyIsOptional) {
   EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1LineLatencyCycles, 2.22);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_line_latency_cycles"); }), "x.json");

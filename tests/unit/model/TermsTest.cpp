@@ -55,10 +55,10 @@ model::HongKimResult coreAt(double ms, const std::string &bound) {
 TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const auto &terms = model::skelcastTerms();
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
-  const std::vector<std::string> names{"schedulers", "fp64", "registers", "mlp",      "caches",
+  const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "mlp",      "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
                                        "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
-                                       "reduction", "launch"};
+                                       "blocks", "reduction", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -78,7 +78,7 @@ TEST(Terms, OnlyTheFloorsTheLongestTaskAndTheLaunchActAfterTheCore) {
   // longest scales the core's time before the floors compare with it.
   // tail counts the last wave whole, also before the floors.
   EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "l2",
-                                                "reduction", "launch"}));
+                                                "blocks", "reduction", "launch"}));
 }
 
 TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
@@ -92,7 +92,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
       for (const auto &r : t.explain(e))
         rows.push_back(std::string(t.name) + ": " + r.name);
   EXPECT_EQ(rows, (std::vector<std::string>{
-                      "fp64: fp64 extra issue", "registers: registers per thread (estimate)",
+                      "fp64: fp64 extra issue", "jam: addresses jammed tasks share", "registers: registers per thread (estimate)",
                       "registers: blocks per SM by registers", "caches: L1 hit fraction",
                       "caches: L2 hit fraction", "caches: effective Mem_LD",
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
@@ -102,7 +102,8 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
-                      "lsu: L1 floor (ms)", "l2: L2 traffic (bytes)", "l2: L2 floor (ms)", "launch: launch (ms)"}));
+                      "lsu: L1 floor (ms)", "l2: L2 traffic (bytes)", "l2: L2 floor (ms)",
+                      "blocks: block start floor (ms)", "launch: launch (ms)"}));
   auto launch = model::skelcastTerms()[static_cast<size_t>(TermId::Launch)].explain(e);
   ASSERT_EQ(launch.size(), 1u);
   EXPECT_EQ(launch[0].value, 0.005);
@@ -265,6 +266,32 @@ TEST(Terms, L2FloorMovesEveryByteBetweenTheSmsAndL2AtItsBandwidth) {
   // without `caches` nothing counts the traffic: no floor
   auto off = applyOnly(kernelOf(triad), "block=i:256", termBit(TermId::L2));
   EXPECT_EQ(off.a.effects.l2FloorMs, 0);
+}
+
+// Worked by hand: the transpose of validation/c/transpose_2000x3000 shape in
+// one-warp blocks `block=i:8,j:4 fold=j:2`: 2,000 x 3,000 / (32 x 2) = 93,750
+// blocks; at the H100's 1,664 block starts a microsecond (blockrate.cu) the
+// kernel lasts at least 93,750 / 1,664 = 56.34 us (measured: 59.6 us back to
+// back, h100_emit9_kernels.json). Above the core's time the floor is the time
+// and the bound `blocks`; below it, nothing changes.
+TEST(Terms, BlocksFloorIsTheBlocksOverTheStartRate) {
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.blockStartsPerUs, 1664);
+  auto ki = kernelOf("#define R 2000\n#define C 3000\nfloat A[R][C]\nfloat B[C][R]\n"
+                     "parallel_for(R, C) : i, j {\n  ld A[i][j]\n  st B[j][i]\n}\n");
+  auto r = applyOnly(ki, "block=i:8,j:4 fold=j:2", termBit(TermId::Blocks));
+  ASSERT_DOUBLE_EQ(r.a.workload.blocks, 93750);
+  EXPECT_NEAR(r.a.effects.blockStartFloorMs, 93750.0 / 1664 / 1000, 1e-12);
+  auto core = coreAt(0.02, "memory");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Blocks), core);
+  EXPECT_NEAR(core.timeMs, 0.0563401, 1e-7);
+  EXPECT_EQ(core.bound, "blocks");
+  core = coreAt(0.1, "memory");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Blocks), core);
+  EXPECT_EQ(core.timeMs, 0.1);
+  EXPECT_EQ(core.bound, "memory");
+  hw.blockStartsPerUs = 0; // a spec without the field: no floor
+  EXPECT_EQ(applyOnly(ki, "block=i:8,j:4 fold=j:2", termBit(TermId::Blocks), hw).a.effects.blockStartFloorMs, 0);
 }
 
 TEST(Terms, ResidencyReadsARepeatedKernelsArraysFromItsLastLaunch) {
