@@ -259,7 +259,8 @@ struct Characterizer::Impl {
   /// Per access: equation 13's instructions of one task (fold 1); 0 for a
   /// data-dependent access (it counts every execution, so no task shares it).
   std::vector<double> taskInsts;
-  double jammedAddressInsts = 0;
+  /// Per access: the address instructions its jammed folded tasks share.
+  std::vector<double> jammedAddress;
 
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
@@ -345,6 +346,7 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   // One task's instructions per access: the thread set with every fold 1 (its
   // dimensions' count 1, so the block's step does not matter).
   taskInsts.assign(nAccesses, 0);
+  jammedAddress.assign(nAccesses, 0);
   IterSet task = full;
   threadSet(ki, std::vector<int64_t>(nDims, 1), std::vector<int64_t>(nDims, 1), task);
   for (size_t i = 0; i < nAccesses; ++i) {
@@ -444,12 +446,12 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   // Jammed folded tasks compute an address once where they read the same
   // element (A[i][k] for every j of a fold along j): eq. 17 counts the
   // skeleton's one address instruction per access (the table's) F times, eq. 13
-  // the distinct elements; the difference is shared (term `jam`).
-  jammedAddressInsts = 0;
-  if (foldProduct > 1)
-    for (size_t i = 0; i < nAccesses; ++i)
-      if (!ki.accesses[i].hasData())
-        jammedAddressInsts += kGlobalAddrInsts * std::max(0.0, foldProduct * taskInsts[i] - insts[i]);
+  // the distinct elements; the difference is shared (term `jam`, which takes
+  // it for the reads from shared memory: docs/model.md says why not the others).
+  for (size_t i = 0; i < nAccesses; ++i)
+    jammedAddress[i] = foldProduct > 1 && !ki.accesses[i].hasData()
+                           ? kGlobalAddrInsts * std::max(0.0, foldProduct * taskInsts[i] - insts[i])
+                           : 0.0;
   // Requests that reach L1 (a warp instruction asks once per distinct element),
   // and the distinct elements among them, of the direct loads of each array.
   for (size_t d = 0; d < nArrays; ++d) {
@@ -649,6 +651,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     u.viaShared = !a.isStore && l.isCached(a.array);
     u.insts = insts[i];
     if (u.viaShared) {
+      c.jammedAddressInsts += jammedAddress[i]; // term `jam`: reads from shared memory only
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
       c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
     } else {
@@ -664,7 +667,6 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
 
   c.funcInsts = funcInsts; // equation 17
   c.fp64Insts = fp64Insts;
-  c.jammedAddressInsts = jammedAddressInsts;
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];

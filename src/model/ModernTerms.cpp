@@ -52,10 +52,14 @@ std::vector<ExplainRow> explainFp64(const TermEffects &e) {
 // --- jam (section 7) ---------------------------------------------------------
 // A thread's folded tasks are jammed into one body, so where they read the same
 // element (MatMul's A[i][k] for each j of a fold along j) the compiler computes
-// its address once: Comp_insts <- Comp_insts - sum over the affine accesses of
-// (F x one task's instructions - eq. 13's distinct instructions) x the one
-// address instruction the skeleton counts per access (layout::Characterization::
-// jammedAddressInsts). Eq. 17 counts it F times.
+// its address once: Comp_insts <- Comp_insts - sum over the affine reads from
+// shared memory of (F x one task's instructions - eq. 13's distinct
+// instructions) x the one address instruction the skeleton counts per access
+// (layout::Characterization::jammedAddressInsts). Eq. 17 counts it F times.
+// Direct global loads are left out: with the saving, 64-task register tiles
+// that load straight from global memory became MatMul 800's favourite and ran
+// 15-21 times slower than projected (h100_emit10_kernels.json), since the
+// loads they keep in flight are limited by registers, which no term counts.
 void adjustJam(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.effects.jammedAddressInsts = in.c.jammedAddressInsts;
   a.workload.compInsts = std::max(0.0, a.workload.compInsts - in.c.jammedAddressInsts);

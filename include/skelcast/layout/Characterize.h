@@ -73,8 +73,8 @@ struct Characterization {
   double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
   double fp64Insts = 0;         ///< of funcInsts, the FP64 arithmetic ones: F x sum_i Fp64_i x LP_i
   /// Of funcInsts, the address instructions that jammed folded tasks share
-  /// (term `jam`, docs/model.md section 7): sum over the affine accesses of
-  /// F x the per-task count - the distinct count of equation 13.
+  /// (term `jam`, docs/model.md section 7): sum over the affine reads from
+  /// shared memory of F x the per-task count - the distinct count of eq. 13.
   double jammedAddressInsts = 0;
   double loadGroups = 0;        ///< per thread: groups of global loads in flight together
   /// Folded tasks that run one after another (serialTasks()): 1 when they are

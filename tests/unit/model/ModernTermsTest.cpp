@@ -531,21 +531,24 @@ TEST(Fp64, AGpuWithoutFp64RefusesAKernelWithFp64Instructions) {
 }
 
 // Worked by hand: MatMul's register tile, block=i:16,j:16 fold=i:8,j:8 (F = 64)
-// with a k loop of 64. Each task reads A[i][k] and B[k][j] once per k: eq. 17
-// counts their address instructions F x 64 = 4,096 times each. The thread's 64
-// tasks read 8 distinct A[i][k] (8 values of i) and 8 distinct B[k][j] per k
-// (eq. 13: 8 x 64 = 512 each), so 2 x (4,096 - 512) = 7,168 are shared. The
-// store C[i][j] is one element per task: nothing shared. Unfolded, nothing.
+// cache=A,B, with a k loop of 64. Each task reads A[i][k] and B[k][j] once per
+// k: eq. 17 counts their address instructions F x 64 = 4,096 times each. The
+// thread's 64 tasks read 8 distinct A[i][k] (8 values of i) and 8 distinct
+// B[k][j] per k (eq. 13: 8 x 64 = 512 each), so 2 x (4,096 - 512) = 7,168 are
+// shared. The store C[i][j] is one element per task: nothing shared. Unfolded,
+// or reading A and B straight from global memory, nothing.
 TEST(ModernTerms, JammedTasksShareTheAddressOfAnElementTheyAllRead) {
   auto ki = kernelOf("#define N 1024\nfloat A[N][64]\nfloat B[64][N]\nfloat C[N][N]\n"
                      "parallel_for(N, N) : i, j {\n  for k = 0:64 {\n    ld A[i][k]\n    ld B[k][j]\n"
                      "    comp 3\n  }\n  st C[i][j]\n}\n");
-  auto r = apply(ki, "block=i:16,j:16 fold=i:8,j:8", {"jam"});
+  auto r = apply(ki, "block=i:16,j:16 fold=i:8,j:8 cache=A,B", {"jam"});
   EXPECT_DOUBLE_EQ(r.c.jammedAddressInsts, 7168.0);
   EXPECT_DOUBLE_EQ(r.a.effects.jammedAddressInsts, 7168.0);
   EXPECT_DOUBLE_EQ(r.c.workload.compInsts - r.a.workload.compInsts, 7168.0);
-  auto off = apply(ki, "block=i:16,j:16 fold=i:8,j:8", {});
+  auto off = apply(ki, "block=i:16,j:16 fold=i:8,j:8 cache=A,B", {});
   EXPECT_DOUBLE_EQ(off.a.workload.compInsts, off.c.workload.compInsts) << "switched off, Comp_insts as eq. 17";
-  auto unfolded = apply(ki, "block=i:16,j:16", {"jam"});
+  auto unfolded = apply(ki, "block=i:16,j:16 cache=A,B", {"jam"});
   EXPECT_DOUBLE_EQ(unfolded.c.jammedAddressInsts, 0.0);
+  auto direct = apply(ki, "block=i:16,j:16 fold=i:8,j:8", {"jam"});
+  EXPECT_DOUBLE_EQ(direct.c.jammedAddressInsts, 0.0) << "direct global loads are left out";
 }

@@ -38,9 +38,7 @@ TEST(Rerank, PtxasCountAboveTheEstimateMovesTheFavouriteDown) {
   skeleton::SkeletonFile f = skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel");
   model::ProgramAnalysis analysis(f);
   hw::HwSpec hw = h100();
-  // Without `jam` MatMul's favourite is a tile whose register estimate leaves
-  // room under 255 (with it, a 64-task register tile the estimate puts at 255).
-  model::ModelOptions mo{model::parseModelSpec("skelcast", {"jam"})};
+  model::ModelOptions mo{model::parseModelSpec("skelcast")};
   mo.keepTop = model::rerankCandidates(3);
   model::KernelProjection kp = model::projectProgramKernel(analysis, 0, hw, {}, mo);
   ASSERT_EQ(kp.layouts.size(), 10u);
