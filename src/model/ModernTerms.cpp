@@ -700,7 +700,7 @@ const std::vector<Term> &skelcastTerms() {
        adjustSchedulers, nullptr, nullptr},
       {TermId::Fp64, "fp64", "FP64 instructions issue at the spec's FP64 rate (Comp_insts)", adjustFp64,
        nullptr, explainFp64},
-      {TermId::Jam, "jam", "jammed folded tasks compute the address of an element they share once",
+      {TermId::Jam, "jam", "jammed folded tasks compute once the address of a shared-memory element they all read",
        adjustJam, nullptr, explainJam},
       {TermId::Registers, "registers", "a register estimate bounds active blocks (eq. 8)", adjustRegisters,
        nullptr, explainRegisters},

@@ -11,7 +11,7 @@
 /// | ---------- | ------ | ------------------------------------------------------------- |
 /// | schedulers | adjust | several warp schedulers per SM issue in parallel (Issue_cycles) |
 /// | fp64       | adjust | double-precision arithmetic issues at the FP64 rate (Comp_insts) |
-/// | jam        | adjust | jammed folded tasks share the address of an element they all read (Comp_insts) |
+/// | jam        | adjust | jammed folded tasks share the address of an element they all read from shared memory (Comp_insts) |
 /// | registers  | adjust | an estimate of registers per thread limits eq. 8's blocks       |
 /// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
