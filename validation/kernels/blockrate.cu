@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK, CKL, median_of
+#include "common.cuh" // CK, back_to_back_us
 
 constexpr unsigned kMask = (1u << 24) - 1; // 16 Mi ints: 64 MiB
 
@@ -30,30 +30,10 @@ __global__ void store(int *out) {
   out[i & kMask] = static_cast<int>(i);
 }
 
+// The time per launch of a grid of `blocks` blocks of `threads` threads: 20
+// launches back to back, the median of 5 batches.
 template <class K> double usPerLaunch(K kernel, unsigned blocks, unsigned threads, int *out) {
-  constexpr int kReps = 20;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 3; ++w)
-    kernel<<<blocks, threads>>>(out);
-  CKL();
-  CK(cudaDeviceSynchronize());
-  std::vector<double> batches;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    for (int k = 0; k < kReps; ++k)
-      kernel<<<blocks, threads>>>(out);
-    CK(cudaEventRecord(b));
-    CKL();
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    batches.push_back(1000.0 * ms / kReps);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median_of(batches);
+  return back_to_back_us([&] { kernel<<<blocks, threads>>>(out); }, 20, 5);
 }
 
 int main() {

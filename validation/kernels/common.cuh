@@ -143,6 +143,34 @@ Timing time_launches(F&& launch) {
   return res;
 }
 
+// Back to back: `batch` launches of launch() (one kernel launch each) between
+// one pair of events, per launch, as emit's programs time kernels (and a
+// program's kernels run: the next launch queued while one runs); after 5
+// warm-up launches, the median of `reps` batches, in microseconds.
+template <class F>
+double back_to_back_us(F&& launch, int batch, int reps) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int w = 0; w < 5; ++w) launch();
+  CKL();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(a));
+    for (int k = 0; k < batch; ++k) launch();
+    CK(cudaEventRecord(b));
+    CKL();
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(1000.0 * ms / batch);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return median_of(t);
+}
+
 // ||out - ref|| / ||ref||; any NaN/Inf in out (e.g. an element never written
 // after NaN poisoning) makes the result NaN, which fails every check.
 template <class T>

@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "common.cuh" // CK
+#include "common.cuh" // CK, back_to_back_us
 
 __global__ void spin(long long cycles, int *out) {
   long long t0 = clock64();
@@ -64,30 +64,6 @@ template <class F> float alone(F launch, int reps) {
   return median(t);
 }
 
-// Back to back: `batch` launches between one event pair, per launch (emit's
-// programs: batch = min(100, 1 ms / one launch)); median of `reps`, in us.
-template <class F> float backToBack(F launch, int batch, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 5; ++w) launch();
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    for (int k = 0; k < batch; ++k) launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3f / batch);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median(t);
-}
-
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -119,7 +95,7 @@ int main() {
   for (double d : {0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 12.0, 16.0, 32.0, 64.0}) {
     long long cyc = (long long)(d * 1e3 * ghz);
     auto launch = [&] { spin<<<sms, 128>>>(cyc, out); };
-    float a = alone(launch, 200), b = backToBack(launch, 100, 20);
+    float a = alone(launch, 200), b = back_to_back_us(launch, 100, 20);
     std::printf("%s  {\"spin_us\": %.1f, \"alone_us\": %.3f, \"back_to_back_us\": %.3f, "
                 "\"alone_minus_spin_us\": %.3f, \"back_to_back_minus_spin_us\": %.3f}",
                 first ? "" : ",\n", d, a, b, a - d, b - d);
@@ -145,7 +121,7 @@ int main() {
   }
   for (int n : sizes) {
     auto launch = [&] { triad<<<(n + 255) / 256, 256>>>(a, b, c, 2.0f, n); };
-    float t1 = alone(launch, 200), t2 = backToBack(launch, 100, 20);
+    float t1 = alone(launch, 200), t2 = back_to_back_us(launch, 100, 20);
     const double bytes = 12.0 * n;
     std::printf("%s  {\"n\": %d, \"bytes\": %.0f, \"alone_us\": %.3f, \"back_to_back_us\": %.3f, "
                 "\"back_to_back_gbps\": %.1f}",
