@@ -527,6 +527,12 @@ std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
 // fill its load and its store, an uncoalesced access at least one per 4
 // sectors (more when its sectors lie in more lines: a lower bound);
 // floor = warps per SM x wavefronts / (l1_wavefronts_per_cycle x clock).
+// With `lines`, any global access whose threads touch L lines is L wavefronts,
+// coalesced or not: on an H200 a warp load hitting L1 took L cycles of the
+// SM's L1 for L = 1 to 32 lines, whether the threads of a line read distinct
+// words of it or one (validation/kernels/l1lines.cu, h200_l1lines.txt); a
+// 2-D block narrower than a warp reads a row-indexed element in one line
+// per row of the warp (MatMul's A[i][k] in `block=i:8,j:8`: 4 lines).
 void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
   const layout::KernelInfo &ki = in.ki;
@@ -539,8 +545,10 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   double wavefronts = 0;
   for (const auto &u : in.c.accesses) {
     const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-    if (u.viaShared || u.pattern.coalesced)
+    if (u.viaShared)
       wavefronts += u.insts * dense(acc.array);
+    else if (u.pattern.coalesced)
+      wavefronts += u.insts * ((in.on & kLines) ? std::max(dense(acc.array), u.pattern.lines) : dense(acc.array));
     else if (in.on & kLines)
       // lines: the L1's tag stage takes one 128-byte line a cycle, so an
       // instruction whose threads touch L lines is L wavefronts.
@@ -723,7 +731,7 @@ const std::vector<Term> &skelcastTerms() {
        adjustBandwidth, settleBandwidth, explainBandwidth},
       {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,
        settleLsu, explainLsu},
-      {TermId::Lines, "lines", "(in lsu, caches) an uncoalesced access is one L1 wavefront per 128-byte line", nullptr,
+      {TermId::Lines, "lines", "(in lsu, caches) a global access is one L1 wavefront per 128-byte line it touches", nullptr,
        nullptr, nullptr},
       {TermId::Occupancy, "occupancy",
        "(in bandwidth) the DRAM floor at the bandwidth the active warps draw", nullptr, nullptr,

@@ -403,6 +403,27 @@ TEST(ModernTerms, LinesCountOneWavefrontPerLine) {
   EXPECT_NEAR(apply(ki, "block=i:32", {"caches", "lines"}, old).a.effects.effectiveLatencyCycles - base, 31, 1e-9);
 }
 
+TEST(ModernTerms, ACoalescedAccessIsOneWavefrontPerLineItTouches) {
+  // A block 8 threads wide: a warp is 8 x 4 threads over 4 rows i. Its load of
+  // A[i][0] reads 4 elements, one a row, each in its own 4 KB row: 4 runs, so
+  // coalesced by the sector rule, in 4 lines; its store of y[i][j] writes 4
+  // runs of 32 bytes, also in 4 lines. The L1 serves one line a cycle whether
+  // a line's threads read one word or distinct words (h200_l1lines.txt): with
+  // `lines` 4 + 4 = 8 wavefronts a warp, without it 1 + 1.
+  auto hw = h100();
+  auto ki = kernelOf("#define N 1024\nfloat A[N][N]\nfloat y[N][N]\nparallel_for(N, N) : i, j {\n"
+                     "  ld A[i][0]\n  comp 1\n  st y[i][j]\n}\n");
+  auto on = apply(ki, "block=i:4,j:8", {"lsu", "lines"});
+  ASSERT_TRUE(on.c.accesses[0].pattern.coalesced);
+  ASSERT_DOUBLE_EQ(on.c.accesses[0].pattern.lines, 4);
+  EXPECT_DOUBLE_EQ(on.a.effects.l1WavefrontsPerWarp, 8);
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:4,j:8", {"lsu"}).a.effects.l1WavefrontsPerWarp, 2);
+  // 1024 x 1024 / 32 warps over 132 SMs, 8 wavefronts each at one a cycle.
+  EXPECT_NEAR(on.a.effects.lsuFloorMs, 1024.0 * 1024 / 32 / 132 * 8 / (hw.clockGHz * 1e6), 1e-12);
+  // A warp 32 threads wide reads A[i][0] once and writes one 128-byte line.
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:4,j:32", {"lsu", "lines"}).a.effects.l1WavefrontsPerWarp, 2);
+}
+
 TEST(ModernTerms, TheLinesOfAGroupsLoadsPassOneAfterAnother) {
   // One thread a row walking a[i][j] and b[i][j] (32 lines a load): the two
   // loads form one group, and the second's 31 extra lines (31 x 2.22 = 68.82
