@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -136,16 +138,32 @@ TEST(Schema, HwShowEveryBundledSpec) {
     }
 }
 
+// Every H100 measurement file, validated from C, against the schemas. The
+// sanitizer build, where validating a file from C is some fifteen times slower
+// (599 s for the 30 files on CI's two cores), takes every fourth file of each
+// kind in name order: the same code paths, looked at for memory errors and
+// undefined behaviour; the schemas are the plain build's to check on them all.
 TEST(Schema, ValidateKernelsAndPrograms) {
   std::filesystem::current_path(kSrc); // the measurements name their skeletons from there
-  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/validation/results")) {
-    std::string name = e.path().filename().string();
+  std::vector<std::string> names;
+  for (const auto &e : std::filesystem::directory_iterator(kSrc + "/validation/results"))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  size_t seenKernels = 0, seenPrograms = 0;
+  for (const std::string &name : names) {
     bool kernels = name.size() > 13 && name.rfind("h100", 0) == 0 &&
                    name.compare(name.size() - 13, 13, "_kernels.json") == 0;
     bool programs = name.size() > 14 && name.rfind("h100", 0) == 0 &&
                     name.compare(name.size() - 14, 14, "_programs.json") == 0;
     if (!kernels && !programs)
       continue;
+    size_t nth = kernels ? seenKernels++ : seenPrograms++;
+#ifdef SKELCAST_SANITIZED
+    if (nth % 4 != 0)
+      continue;
+#else
+    (void)nth;
+#endif
     SCOPED_TRACE(name);
     auto r = run({"validate", "validation/results/" + name, "--hw", "h100", "--format", "json"});
     ASSERT_NE(r.out, "") << r.err;
