@@ -191,9 +191,6 @@ static double sk_median(std::vector<double> v) {
       if (acc.index[d].kind == layout::IndexForm::Kind::Data)
         scanIdx(acc.index[d].expr, ki_.arrays[acc.array].extents[d]);
   }
-  for (const auto &[name, value] : ki_.bindings)
-    (void)name, (void)value;
-  bool anyFloat = false;
   out += "\nint main(int argc, char **argv) {\n";
   out += "  int repeats = 30, warmups = 5;\n  double tolerance = -1;\n";
   out += "  for (int i = 1; i + 1 < argc; i += 2) {\n"
@@ -209,7 +206,6 @@ static double sk_median(std::vector<double> v) {
     std::string n = v->getName().str(), elem = elemName(v);
     clang::QualType et = elemType(v);
     bool integral = !et->isFloatingType();
-    anyFloat = anyFloat || !integral;
     int64_t count = 1;
     for (int64_t e : ai.extents)
       count *= e;
@@ -407,7 +403,6 @@ static double sk_median(std::vector<double> v) {
 }
 #endif // __CUDA_ARCH__
 )";
-  (void)anyFloat;
   return out;
 }
 

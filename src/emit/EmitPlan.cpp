@@ -250,13 +250,8 @@ void Emitter::analyse() {
   // arrays the nest only reads are passed `const T *__restrict__`: every
   // array is its own allocation, so the compiler may keep one load of an
   // element for all the tasks that read it (the register tile's reuse)
-  std::set<const clang::VarDecl *> passed; // to a call: its parameter's type stays
-  for (const clang::CallExpr *c : uses.calls)
-    for (const clang::Expr *arg : c->arguments()) {
-      VarUses au;
-      au.TraverseStmt(const_cast<clang::Expr *>(arg));
-      passed.insert(au.used.begin(), au.used.end());
-    }
+  // passed to a call: its parameter's type stays
+  const std::set<const clang::VarDecl *> passed = passedToCalls(uses);
   for (size_t a = 0; a < arrays_.size(); ++a) {
     bool stored = false;
     for (const auto &x : ki_.accesses)

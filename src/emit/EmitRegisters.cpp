@@ -11,19 +11,6 @@ namespace skelcast::emit::detail {
 
 namespace {
 
-/// The variables `uses` saw passed to a call (inside an argument): an array
-/// among them may be written through it, so none is kept in a register.
-std::set<const clang::VarDecl *> passedToCalls(const VarUses &uses) {
-  std::set<const clang::VarDecl *> passed;
-  for (const clang::CallExpr *c : uses.calls)
-    for (const clang::Expr *arg : c->arguments()) {
-      VarUses au;
-      au.TraverseStmt(const_cast<clang::Expr *>(arg));
-      passed.insert(au.used.begin(), au.used.end());
-    }
-  return passed;
-}
-
 /// The uses of one array in a statement: its full accesses (an element, not
 /// a row) and whether it is used otherwise (a row, its address, the array
 /// itself passed on).

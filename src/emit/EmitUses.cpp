@@ -1,5 +1,6 @@
 // The AST queries that the emitter's steps share (declared in Emitter.h):
-// where a construct is, and whether a statement reads memory.
+// where a construct is, whether a statement reads memory, and which
+// variables are passed to calls.
 #include "Emitter.h"
 
 #include <clang/Basic/SourceManager.h>
@@ -27,6 +28,17 @@ bool readsMemory(const clang::Stmt *s) {
     if (readsMemory(c))
       return true;
   return false;
+}
+
+std::set<const clang::VarDecl *> passedToCalls(const VarUses &uses) {
+  std::set<const clang::VarDecl *> passed;
+  for (const clang::CallExpr *c : uses.calls)
+    for (const clang::Expr *arg : c->arguments()) {
+      VarUses au;
+      au.TraverseStmt(const_cast<clang::Expr *>(arg));
+      passed.insert(au.used.begin(), au.used.end());
+    }
+  return passed;
 }
 
 } // namespace skelcast::emit::detail

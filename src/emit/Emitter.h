@@ -87,6 +87,10 @@ struct VarUses : clang::RecursiveASTVisitor<VarUses> {
 /// Whether `s` reads memory: an array element, a call or a dereference.
 bool readsMemory(const clang::Stmt *s);
 
+/// The variables `uses` saw passed to a call (inside an argument): an array
+/// among them may be written through it, so none is kept in a register.
+std::set<const clang::VarDecl *> passedToCalls(const VarUses &uses);
+
 /// A cached array's shared-memory tile: per dimension of the array, the
 /// first element (a runtime expression) and the extent (a constant).
 struct Tile {
