@@ -545,16 +545,14 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   double wavefronts = 0;
   for (const auto &u : in.c.accesses) {
     const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
-    if (u.viaShared)
+    if (u.viaShared) {
       wavefronts += u.insts * dense(acc.array);
-    else if (u.pattern.coalesced)
-      wavefronts += u.insts * ((in.on & kLines) ? std::max(dense(acc.array), u.pattern.lines) : dense(acc.array));
-    else if (in.on & kLines)
-      // lines: the L1's tag stage takes one 128-byte line a cycle, so an
-      // instruction whose threads touch L lines is L wavefronts.
-      wavefronts += u.insts * std::max(std::ceil(u.pattern.transactions / 4.0), u.pattern.lines);
-    else
-      wavefronts += u.insts * std::ceil(u.pattern.transactions / 4.0);
+      continue;
+    }
+    double global = u.pattern.coalesced ? dense(acc.array) : std::ceil(u.pattern.transactions / 4.0);
+    // lines: the L1's tag stage takes one 128-byte line a cycle, so an
+    // instruction whose threads touch L lines is L wavefronts.
+    wavefronts += u.insts * ((in.on & kLines) ? std::max(global, u.pattern.lines) : global);
   }
   for (const auto &au : in.c.arrays)
     if (au.cached)

@@ -40,19 +40,19 @@ run_case() {
 export -f run_case
 export bin root work save
 
-grep -v '^#' "$here/cases.txt" | grep -v '^$' >"$work/cases"
-count=$(wc -l <"$work/cases")
-# --every N (the sanitizer build, tests/CMakeLists.txt): cases 1, 1 + N, 1 + 2N, ...
-# against the same lines of expected.sha256.
 if [ "$every" != 1 ] && [ "$mode" = record ]; then
   echo "check.sh: --record records every case; --every does not go with it" >&2; exit 2
 fi
-seq 1 "$every" "$count" >"$work/picked"
+grep -v '^#' "$here/cases.txt" | grep -v '^$' >"$work/cases"
+# --every N (the sanitizer build, tests/CMakeLists.txt): cases 1, 1 + N, 1 + 2N, ...
+# against the same lines of expected.sha256.
+seq 1 "$every" "$(wc -l <"$work/cases")" >"$work/picked"
+count=$(wc -l <"$work/picked")
+picked() { awk 'NR==FNR{p[$1]=1; next} p[FNR]' "$work/picked" "$1"; } # those lines of file $1
 xargs -P "$jobs" -I{} bash -c 'run_case {}' <"$work/picked" | sort -k3,3n >"$work/results"
 # expected.sha256: "<sha256> <rc> <arguments>" per case, in the order of cases.txt.
-paste -d' ' <(cut -d' ' -f1,2 "$work/results") <(awk 'NR==FNR{p[$1]=1; next} p[FNR]' "$work/picked" "$work/cases") >"$work/actual"
-awk 'NR==FNR{p[$1]=1; next} p[FNR]' "$work/picked" "$here/expected.sha256" >"$work/expected"
-count=$(wc -l <"$work/picked")
+paste -d' ' <(cut -d' ' -f1,2 "$work/results") <(picked "$work/cases") >"$work/actual"
+picked "$here/expected.sha256" >"$work/expected"
 if [ "$mode" = record ]; then
   cp "$work/actual" "$here/expected.sha256"
   echo "identity: recorded $count cases in $here/expected.sha256"
