@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 namespace skelcast::emit::detail {
 
@@ -332,7 +333,11 @@ std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
     if (guard)
       out += fmt::format("{}const {} sk_n{} = {}; // trips of '{}'\n", ind, idx_, d,
                          tripsText(d), name);
-    std::string value = fmt::format("({}) {} sk_t{}{}", init, h.decreasing ? "-" : "+", d,
+    // clamped: a task past the end runs the last one's iteration (clampTasks_)
+    std::string t = guard && clampTasks_
+                        ? fmt::format("(sk_t{} < sk_n{} ? sk_t{} : sk_n{} - 1)", d, d, d, d)
+                        : fmt::format("sk_t{}", d);
+    std::string value = fmt::format("({}) {} {}{}", init, h.decreasing ? "-" : "+", t,
                                     step == 1 ? "" : fmt::format(" * {}", step));
     out += fmt::format("{}{} = {};\n", ind, typed(h.var->getType(), name), value);
     if (guard)
@@ -344,6 +349,8 @@ std::string Emitter::taskCoords(const std::string &ind, bool guardContinue) {
   std::string cond;
   for (size_t i = 0; i < inRange.size(); ++i)
     cond += (i ? " && " : "") + inRange[i];
+  if (clampTasks_)
+    return out; // no statement of the chain is guarded
   if (barriers_)
     out += fmt::format("{}const bool sk_active = {};\n", ind, cond.empty() ? "true" : cond);
   else if (!cond.empty())
@@ -557,9 +564,10 @@ bool Emitter::needsGuard(size_t d) const {
 }
 
 /// The condition that every task of the thread is in the loop space (its
-/// last task along each guarded dimension is), or "" when none needs a guard
-/// or a trip count depends on another parallel index.
-std::string Emitter::wholeCondition() {
+/// last task along each guarded dimension is; with `firstTask`, that its
+/// first is), or "" when none needs a guard or a trip count depends on
+/// another parallel index.
+std::string Emitter::wholeCondition(bool firstTask) {
   std::set<const clang::VarDecl *> parVars;
   for (const auto &h : par_)
     parVars.insert(h.var);
@@ -577,7 +585,8 @@ std::string Emitter::wholeCondition() {
     size_t axis = n - 1 - d;
     cond += fmt::format("{}({})blockIdx.{} * {} + {} + ({})threadIdx.{} < {}",
                         cond.empty() ? "" : " && ", idx_, kAxis[axis], l_.block[d] * l_.fold[d],
-                        (l_.fold[d] - 1) * l_.block[d], idx_, kAxis[axis], tripsText(d));
+                        firstTask ? 0 : (l_.fold[d] - 1) * l_.block[d], idx_, kAxis[axis],
+                        tripsText(d));
   }
   return cond;
 }
@@ -609,10 +618,86 @@ std::string Emitter::interleaved(const std::string &ind, size_t from,
   guardsOff_ = true;
   out += chainText(ind + "  ", from, firstHeader);
   guardsOff_ = false;
+  // A body that writes only the tasks' own slots runs unguarded for every
+  // task, the ones past the end at the last task's coordinates: under a guard
+  // each task's loads wait one after another (conv2d's 64-task edge blocks ran
+  // 4 times longer than the others). The thread's first task must be in range.
+  std::vector<const clang::Stmt *> body = bodyOf(chain_.back());
+  std::string first = wholeCondition(true);
+  if (!first.empty() && writesOnlyTaskSlots(body)) {
+    out += fmt::format("{}}} else if ({}) {{ // the tasks past the end clamped to the last\n",
+                       ind, first);
+    clampTasks_ = true;
+    out += chainText(ind + "  ", from, firstHeader);
+    clampTasks_ = false;
+    out += ind + "}\n";
+    return out;
+  }
   out += ind + "} else {\n";
   out += chainText(ind + "  ", from, firstHeader);
   out += ind + "}\n";
   return out;
+}
+
+/// Whether running `stmts` for a task outside the loop space, at coordinates
+/// clamped into it, leaves everything the kernel keeps as it was: they write
+/// only promoted locals, register elements and their own locals, call only
+/// builtins, do not branch or loop, and divide integers only by constants
+/// (a clamped task's slot may hold any value).
+bool Emitter::writesOnlyTaskSlots(const std::vector<const clang::Stmt *> &stmts) const {
+  std::set<const clang::VarDecl *> own;
+  auto slot = [&](const clang::Expr *e) {
+    e = e->IgnoreParenImpCasts();
+    if (auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      auto *v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+      return v && (promoted_.count(v) || own.count(v));
+    }
+    while (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      e = a->getBase()->IgnoreParenImpCasts();
+    auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    auto *v = r ? llvm::dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+    return v && regOf_.count(v);
+  };
+  std::function<bool(const clang::Stmt *)> ok = [&](const clang::Stmt *s) -> bool {
+    if (!s)
+      return true;
+    if (llvm::isa<clang::IfStmt, clang::ForStmt, clang::WhileStmt, clang::DoStmt,
+                  clang::SwitchStmt, clang::ReturnStmt, clang::BreakStmt, clang::ContinueStmt,
+                  clang::GotoStmt, clang::LabelStmt>(s))
+      return false;
+    if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl *d : ds->decls()) {
+        auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+        if (!v || v->isStaticLocal())
+          return false;
+        own.insert(v);
+      }
+    if (auto *c = llvm::dyn_cast<clang::CallExpr>(s)) {
+      const clang::FunctionDecl *f = c->getDirectCallee();
+      if (!f || f->getBuiltinID() == 0)
+        return false;
+    }
+    if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+      if (b->isAssignmentOp() && !slot(b->getLHS()))
+        return false;
+      auto op = b->getOpcode();
+      if ((op == clang::BO_Div || op == clang::BO_Rem || op == clang::BO_DivAssign ||
+           op == clang::BO_RemAssign) &&
+          b->getType()->isIntegerType() && !b->getRHS()->isIntegerConstantExpr(ctx_))
+        return false;
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+      if (u->isIncrementDecrementOp() && !slot(u->getSubExpr()))
+        return false;
+    for (const clang::Stmt *c : s->children())
+      if (!ok(c))
+        return false;
+    return true;
+  };
+  for (const clang::Stmt *s : stmts)
+    if (!ok(s))
+      return false;
+  return !stmts.empty();
 }
 
 std::string Emitter::chainText(const std::string &ind, size_t from,
@@ -638,7 +723,7 @@ std::string Emitter::chainText(const std::string &ind, size_t from,
   std::string bin = in + std::string(2 * taskDepth(), ' ');
   unsigned level = static_cast<unsigned>(bin.size() / 2);
   std::string text;
-  if (barriers_) {
+  if (barriers_ && !clampTasks_) {
     text += bin + "if (sk_active) {\n";
     for (const clang::Stmt *st : stmts)
       text += stmt(st, level + 1);

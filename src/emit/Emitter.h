@@ -279,7 +279,8 @@ private:
   int64_t constantTrips(size_t d) const;
   std::string tripsText(size_t d);
   bool needsGuard(size_t d) const;
-  std::string wholeCondition();
+  std::string wholeCondition(bool firstTask = false);
+  bool writesOnlyTaskSlots(const std::vector<const clang::Stmt *> &stmts) const;
   std::string chainText(const std::string &ind, size_t from, const std::string &firstHeader);
   std::string tasksPhase(const std::string &ind, const std::vector<const clang::Stmt *> &stmts,
                          bool first, bool last);
@@ -331,6 +332,10 @@ private:
   enum class Tasks { Loop, Tile, Unrolled } tasks_ = Tasks::Loop;
   std::string tileWhy_;
   bool guardsOff_ = false; ///< writing the fast path where every task is in range
+  /// Writing a partial tile whose body writes only the tasks' own slots: a
+  /// task outside the loop space runs it at coordinates clamped into it, and
+  /// only the stores after the chain keep their guard.
+  bool clampTasks_ = false;
   /// The type of the thread's task, trip and tile coordinates (planIndexType):
   /// `int` where every value they take fits, else `long long`.
   std::string idx_ = "long long";

@@ -162,7 +162,7 @@ TEST(Emit, AFoldedLayoutIsARegisterTileInsideTheStreamingLoop) {
   EXPECT_GT(cu.find("for (k = 0;", body), cu.find("static void skelcast_reference")) << cu;
 }
 
-TEST(Emit, PartialTilesKeepEachTasksGuardBesideAFastPath) {
+TEST(Emit, PartialTilesClampTheTasksPastTheEndBesideAFastPath) {
   std::string code = kMatmul;
   code.replace(code.find("#define N 64"), 12, "#define N 60");
   std::string cu = emitOne(code, "block=i:2,j:16 fold=i:4,j:2 unroll=k:8");
@@ -170,11 +170,38 @@ TEST(Emit, PartialTilesKeepEachTasksGuardBesideAFastPath) {
   size_t fast = at(cu, "if ((int)blockIdx.y * 8 + 6 + (int)threadIdx.y < ((int)(60) - (0) + "
                        "0) / 1 && (int)blockIdx.x * 32 + 16 + (int)threadIdx.x < ((int)(60) "
                        "- (0) + 0) / 1) { // every task of the thread in range");
-  size_t slow = at(cu, "} else {", fast);
+  // the others, whose first task is in range, run every task: the ones past
+  // the end at the last task's coordinates, their loads together, not one
+  // task's load after another's under its guard
+  size_t slow = at(cu, "} else if ((int)blockIdx.y * 8 + 0 + (int)threadIdx.y < ((int)(60) - (0) "
+                       "+ 0) / 1 && (int)blockIdx.x * 32 + 0 + (int)threadIdx.x < ((int)(60) - "
+                       "(0) + 0) / 1) { // the tasks past the end clamped to the last",
+                   fast);
   EXPECT_EQ(cu.substr(fast, slow - fast).find("continue;"), std::string::npos) << cu;
+  // the stores after the loops stay guarded: a clamped task's slot is never written back
+  size_t store = at(cu, "if (!(sk_t0 < sk_n0 && sk_t1 < sk_n1)) continue; // outside the loop space",
+                    slow);
+  at(cu, "C[i][j] = sum[sk_fl];", store);
+  std::string partial = cu.substr(slow, store - slow);
+  size_t i = at(partial, "int i = (0) + (sk_t0 < sk_n0 ? sk_t0 : sk_n0 - 1);");
+  size_t j = at(partial, "int j = (0) + (sk_t1 < sk_n1 ? sk_t1 : sk_n1 - 1);", i);
+  at(partial, "sum[sk_fl] += A[i][k] * B[k][j];", j);
+  EXPECT_EQ(partial.find("sk_active"), std::string::npos) << partial;
+}
+
+TEST(Emit, PartialTilesKeepEachTasksGuardWhenTheBodyDoesMoreThanFillItsSlots) {
+  // a branch in the body: a clamped task would branch on its slot's value
+  std::string code = kMatmul;
+  code.replace(code.find("#define N 64"), 12, "#define N 60");
+  code.replace(code.find("sum += A[i][k] * B[k][j];"), 25,
+               "if (A[i][k] > 0) sum += A[i][k] * B[k][j];");
+  std::string cu = emitOne(code, "block=i:2,j:16 fold=i:4,j:2 unroll=k:8");
+  size_t fast = at(cu, "// every task of the thread in range");
+  size_t slow = at(cu, "} else {", fast);
   size_t guard = at(cu, "if (!(sk_t0 < sk_n0 && sk_t1 < sk_n1)) continue; // outside the loop space",
                     slow);
   at(cu, "sum[sk_fl] += A[i][k] * B[k][j];", guard);
+  EXPECT_EQ(cu.find("clamped to the last"), std::string::npos) << cu;
 }
 
 TEST(Emit, AFoldedStageRunsTheTasksInsideEachIterationOfTheStage) {
