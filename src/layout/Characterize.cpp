@@ -110,6 +110,24 @@ double rereadFactor(const KernelInfo &ki, const AccessInfo &a) {
   return factor;
 }
 
+/// The loops whose iterations a thread's jammed tasks cannot share loads
+/// across when they run rolled (docs/model.md section 2, after equation 13):
+/// the access's enclosing loops down to the innermost one it moves with, as
+/// an index into a.loops; -1 when no enclosing loop moves it. Inside a rolled
+/// loop the compiler loads each task's element in every iteration (conv2d's
+/// img[y+p][x+q]: task f at p+1 reads what task f+1 read at p, loaded again),
+/// so eq. 13's distinct elements over all iterations hold only when the
+/// layout unrolls those loops fully.
+int rolledDepth(const KernelInfo &ki, const AccessInfo &a) {
+  std::vector<int> vars = a.vars();
+  int m = -1;
+  for (size_t q = 0; q < a.loops.size(); ++q)
+    if (std::find(vars.begin(), vars.end(), ki.loops[static_cast<size_t>(a.loops[q])].var) !=
+        vars.end())
+      m = static_cast<int>(q);
+  return m;
+}
+
 // Equation 1: ShrDegree(D) = size(H(D, F)) x size(B) / size(H(D, B))
 double shrDegree(double hThread, double sizeB, double hBlock) {
   return hBlock > 0 ? hThread * sizeB / hBlock : 0.0;
@@ -261,9 +279,14 @@ struct Characterizer::Impl {
   std::vector<double> taskInsts;
   /// Per access: the address instructions its jammed folded tasks share.
   std::vector<double> jammedAddress;
+  /// Per access: eq. 13's instructions when the loops down to the innermost
+  /// one it moves with run rolled (rolledDepth): the distinct elements of one
+  /// iteration of them, times their trips; insts where that is no more.
+  std::vector<double> rolledInsts;
 
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
+  std::vector<double> rolledScale; ///< per access: rolled insts / eq. 13's
 
   Impl(const KernelInfo &k, const hw::HwSpec &h);
   void setBlock(const std::vector<int64_t> &b);
@@ -343,10 +366,12 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   insts.assign(nAccesses, 0);
   bytesPerThread.assign(nAccesses, 0);
   maxLevel.assign(ki.blocks.size(), 0);
+  rolledScale.assign(nAccesses, 1.0);
   // One task's instructions per access: the thread set with every fold 1 (its
   // dimensions' count 1, so the block's step does not matter).
   taskInsts.assign(nAccesses, 0);
   jammedAddress.assign(nAccesses, 0);
+  rolledInsts.assign(nAccesses, 0);
   IterSet task = full;
   threadSet(ki, std::vector<int64_t>(nDims, 1), std::vector<int64_t>(nDims, 1), task);
   for (size_t i = 0; i < nAccesses; ++i) {
@@ -442,6 +467,24 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
                            : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a) * rereadFactor(ki, a);
     int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
+  }
+  for (size_t i = 0; i < nAccesses; ++i) {
+    const AccessInfo &a = ki.accesses[i];
+    int m = rolledDepth(ki, a);
+    rolledInsts[i] = insts[i];
+    if (a.hasData() || foldProduct <= 1 || m < 0)
+      continue;
+    tmp = th; // one iteration of every enclosing loop, the tasks' whole fold
+    double trips = 1;
+    for (size_t q = 0; q < a.loops.size(); ++q) {
+      const LoopInfo &li = ki.loops[static_cast<size_t>(a.loops[q])];
+      tmp[static_cast<size_t>(li.var)].count = 1;
+      if (static_cast<int>(q) <= m)
+        trips *= li.trip;
+    }
+    const AccessInfo *pa = &a;
+    rolledInsts[i] =
+        std::max(insts[i], footprintSize(ki, &pa, 1, tmp) * trips * branchFactor(ki, a));
   }
   // Jammed folded tasks compute an address once where they read the same
   // element (A[i][k] for every j of a fold along j): eq. 17 counts the
@@ -650,8 +693,21 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     u.access = static_cast<int>(i);
     u.viaShared = !a.isStore && l.isCached(a.array);
     u.insts = insts[i];
+    rolledScale[i] = 1.0;
+    if (!a.isStore && rolledInsts[i] > insts[i] && insts[i] > 0) {
+      // the loads of a rolled loop are not shared across its iterations
+      bool whole = true;
+      for (int q = 0, m = rolledDepth(ki, a); q <= m; ++q) {
+        int lp = a.loops[static_cast<size_t>(q)];
+        whole = whole && static_cast<double>(l.unrollFactor(lp)) >= ki.loops[static_cast<size_t>(lp)].trip;
+      }
+      if (!whole)
+        rolledScale[i] = rolledInsts[i] / insts[i];
+      u.insts = insts[i] * rolledScale[i];
+    }
     if (u.viaShared) {
-      c.jammedAddressInsts += jammedAddress[i]; // term `jam`: reads from shared memory only
+      // term `jam`: reads from shared memory only; rolled, the tasks share fewer
+      c.jammedAddressInsts += std::max(0.0, jammedAddress[i] - kGlobalAddrInsts * (u.insts - insts[i]));
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
       c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
     } else {
@@ -704,7 +760,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   for (auto &u : c.accesses) {
     if (u.viaShared)
       continue;
-    u.bytesPerThread = bytesPerThread[static_cast<size_t>(u.access)];
+    u.bytesPerThread = bytesPerThread[static_cast<size_t>(u.access)] * rolledScale[static_cast<size_t>(u.access)];
     c.requestedBytesPerThread += u.bytesPerThread;
   }
   // Per array: the direct loads' requests and distinct elements per block, and
@@ -716,6 +772,12 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     if (direct) {
       au.loadRequests = loadRequests[d];
       au.loadBlockUnique = loadBlockUnique[d];
+      double extra = 0; // the requests of rolled loops' loads, not shared across iterations
+      for (const auto *a : loads[d]) {
+        size_t i = indexOf(a);
+        extra += insts[i] * (rolledScale[i] - 1.0) * pattern[i].distinct * std::ceil(tpb / hw.warpSize);
+      }
+      au.loadRequests += extra;
     }
     if (!stores[d].empty())
       au.storeKernelUnique = storeKernelUnique[d];

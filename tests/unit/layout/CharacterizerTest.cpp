@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 
@@ -273,4 +274,47 @@ parallel_for(1:N - 1, 1:N - 1) : i, j {
     EXPECT_DOUBLE_EQ(footprint(ki, all, s).size, static_cast<double>(seen.size()));
     EXPECT_DOUBLE_EQ(footprintSize(ki, all.data(), all.size(), s), static_cast<double>(seen.size()));
   }
+}
+
+// Eq. 13 inside a rolled loop (docs/model.md section 2, after equation 13).
+// Worked by hand: one thread's 4 tasks i0..i0+3 (block=i:1 fold=i:4) read
+// a[i + p] for p = 0..2. Over all iterations they read 6 distinct elements
+// (i0..i0+5): eq. 13's count when the layout unrolls p (unroll=p:3), since
+// the compiler then loads task f's a[i0 + f + 1] at p = 0 once for task f + 1
+// at p = 1 too. Rolled, each iteration loads its 4 distinct elements again:
+// 4 x 3 = 12. b[p] moves with p but not with i: the tasks share it in every
+// iteration, 1 x 3 = 3 either way.
+TEST(Characterizer, JammedTasksShareLoadsAcrossARolledLoopsIterationsOnlyWhenItIsUnrolled) {
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(R"(#define N 1024
+float a[N + 2]
+float b[3]
+float c[N]
+parallel_for win(N) : i {
+  for p = 0:3 {
+    ld a[i + p]
+    ld b[p]
+    comp 1
+  }
+  st c[i]
+}
+)", "win.skel"), 0);
+  hw::HwSpec hw = spec("h100");
+  auto loadsOf = [&](const std::string &layout) {
+    Characterization c = characterize(ki, parseLayout(ki, layout, hw), hw);
+    std::map<std::string, double> n;
+    for (const AccessUse &u : c.accesses) {
+      const AccessInfo &acc = ki.accesses[static_cast<size_t>(u.access)];
+      if (!acc.isStore)
+        n[ki.arrays[static_cast<size_t>(acc.array)].name] = u.insts;
+    }
+    return n;
+  };
+  auto rolled = loadsOf("block=i:1 fold=i:4");
+  EXPECT_DOUBLE_EQ(rolled["a"], 12.0) << "rolled p: each iteration loads the 4 tasks' elements";
+  EXPECT_DOUBLE_EQ(rolled["b"], 3.0) << "b[p] is one element an iteration for all tasks";
+  auto unrolled = loadsOf("block=i:1 fold=i:4 unroll=p:3");
+  EXPECT_DOUBLE_EQ(unrolled["a"], 6.0) << "unrolled p: eq. 13's distinct elements";
+  EXPECT_DOUBLE_EQ(unrolled["b"], 3.0);
+  auto single = loadsOf("block=i:32");
+  EXPECT_DOUBLE_EQ(single["a"], 3.0) << "one task a thread: nothing to share";
 }
