@@ -647,15 +647,12 @@ std::string Emitter::interleaved(const std::string &ind, size_t from,
 bool Emitter::writesOnlyTaskSlots(const std::vector<const clang::Stmt *> &stmts) const {
   std::set<const clang::VarDecl *> own;
   auto slot = [&](const clang::Expr *e) {
+    if (const clang::VarDecl *v = frontend::refVar(e))
+      return promoted_.count(v) || own.count(v);
     e = e->IgnoreParenImpCasts();
-    if (auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
-      auto *v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
-      return v && (promoted_.count(v) || own.count(v));
-    }
     while (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
       e = a->getBase()->IgnoreParenImpCasts();
-    auto *r = llvm::dyn_cast<clang::DeclRefExpr>(e);
-    auto *v = r ? llvm::dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+    const clang::VarDecl *v = frontend::refVar(e);
     return v && regOf_.count(v);
   };
   std::function<bool(const clang::Stmt *)> ok = [&](const clang::Stmt *s) -> bool {

@@ -90,15 +90,18 @@ double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
 /// a value the access does not move with inside the loop (`x[i]` in `for k`),
 /// not a row a rolled loop walks. The product of those loops' trips; 1 where
 /// a subscript is not affine.
+/// Whether loop `loop`'s index appears in the subscripts of `a` (of `vars`, a.vars()).
+bool movesWith(const KernelInfo &ki, const std::vector<int> &vars, int loop) {
+  int v = ki.loops[static_cast<size_t>(loop)].var;
+  return std::find(vars.begin(), vars.end(), v) != vars.end();
+}
+
 double rereadFactor(const KernelInfo &ki, const AccessInfo &a) {
   for (const auto &f : a.index)
     if (f.kind != IndexForm::Kind::Affine)
       return 1.0;
   std::vector<int> vars = a.vars();
-  auto moves = [&](int loop) {
-    int v = ki.loops[static_cast<size_t>(loop)].var;
-    return std::find(vars.begin(), vars.end(), v) != vars.end();
-  };
+  auto moves = [&](int loop) { return movesWith(ki, vars, loop); };
   double factor = 1;
   bool movedInside = false;
   for (auto it = a.loops.rbegin(); it != a.loops.rend(); ++it) {
@@ -122,8 +125,7 @@ int rolledDepth(const KernelInfo &ki, const AccessInfo &a) {
   std::vector<int> vars = a.vars();
   int m = -1;
   for (size_t q = 0; q < a.loops.size(); ++q)
-    if (std::find(vars.begin(), vars.end(), ki.loops[static_cast<size_t>(a.loops[q])].var) !=
-        vars.end())
+    if (movesWith(ki, vars, a.loops[q]))
       m = static_cast<int>(q);
   return m;
 }
@@ -283,6 +285,8 @@ struct Characterizer::Impl {
   /// one it moves with run rolled (rolledDepth): the distinct elements of one
   /// iteration of them, times their trips; insts where that is no more.
   std::vector<double> rolledInsts;
+  /// Per access: rolledDepth, which depends on the kernel alone.
+  std::vector<int> rolledDepths;
 
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
@@ -372,6 +376,9 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   taskInsts.assign(nAccesses, 0);
   jammedAddress.assign(nAccesses, 0);
   rolledInsts.assign(nAccesses, 0);
+  rolledDepths.resize(nAccesses);
+  for (size_t i = 0; i < nAccesses; ++i)
+    rolledDepths[i] = rolledDepth(ki, ki.accesses[i]);
   IterSet task = full;
   threadSet(ki, std::vector<int64_t>(nDims, 1), std::vector<int64_t>(nDims, 1), task);
   for (size_t i = 0; i < nAccesses; ++i) {
@@ -470,7 +477,7 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   }
   for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
-    int m = rolledDepth(ki, a);
+    int m = rolledDepths[i];
     rolledInsts[i] = insts[i];
     if (a.hasData() || foldProduct <= 1 || m < 0)
       continue;
@@ -697,7 +704,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     if (!a.isStore && rolledInsts[i] > insts[i] && insts[i] > 0) {
       // the loads of a rolled loop are not shared across its iterations
       bool whole = true;
-      for (int q = 0, m = rolledDepth(ki, a); q <= m; ++q) {
+      for (int q = 0; q <= rolledDepths[i]; ++q) {
         int lp = a.loops[static_cast<size_t>(q)];
         whole = whole && static_cast<double>(l.unrollFactor(lp)) >= ki.loops[static_cast<size_t>(lp)].trip;
       }
