@@ -170,6 +170,12 @@ struct VecHash {
 } // namespace
 
 double serialTasks(const KernelInfo &ki, const Layout &l) {
+  // A load in a branch's arm: each task's branch closes before the next
+  // task's loads go out (the SASS of hotspot_steps' fold=r:4,c:2 on the H200,
+  // validation/results/h200_ncu_branch_folds.txt).
+  for (const AccessInfo &a : ki.accesses)
+    if (!a.isStore && a.block >= 0 && ki.blocks[static_cast<size_t>(a.block)].branchArm)
+      return static_cast<double>(l.foldProduct());
   for (const LoopInfo &li : ki.loops)
     for (int d : li.boundDims)
       if (d >= 0 && static_cast<size_t>(d) < l.fold.size() && l.fold[static_cast<size_t>(d)] > 1)

@@ -78,17 +78,44 @@ void maxUnroll(const KernelInfo &ki, const Layout &l, const EnumerateOptions &o,
 }
 
 /// Arrays that can be cached once their ShrDegree exceeds 1: loaded, never
-/// stored, no data-dependent subscript.
+/// stored, every subscript affine, every access moving alike with each
+/// parallel index (one tile per block) and no loop without a constant trip
+/// count moving it (the tile's extent is known): the arrays emit can stage in
+/// shared memory (src/emit/EmitPlan.cpp), so that no layout is ranked that
+/// skelcast cannot write.
 std::vector<char> cacheableArrays(const KernelInfo &ki) {
   std::vector<char> out(ki.arrays.size(), 0);
   for (size_t a = 0; a < ki.arrays.size(); ++a) {
-    bool loaded = false, stored = false, data = false;
-    for (const auto &acc : ki.accesses)
-      if (acc.array == static_cast<int>(a)) {
-        (acc.isStore ? stored : loaded) = true;
-        data = data || acc.hasData();
+    bool loaded = false, stored = false, tileable = true;
+    const AccessInfo *first = nullptr;
+    for (const auto &acc : ki.accesses) {
+      if (acc.array != static_cast<int>(a))
+        continue;
+      (acc.isStore ? stored : loaded) = true;
+      if (first && first->index.size() != acc.index.size())
+        tileable = false;
+      for (size_t e = 0; tileable && e < acc.index.size(); ++e) {
+        const IndexForm &f = acc.index[e];
+        if (f.kind != IndexForm::Kind::Affine) {
+          tileable = false;
+          continue;
+        }
+        for (size_t v = 0; v < ki.vars.size(); ++v) {
+          int64_t c = v < f.coef.size() ? f.coef[v] : 0;
+          const Var &var = ki.vars[v];
+          if (var.dim >= 0) {
+            const IndexForm &g = first ? first->index[e] : f;
+            int64_t c0 = v < g.coef.size() ? g.coef[v] : 0;
+            tileable = tileable && c0 == c;
+          } else if (c != 0 && var.loop >= 0 && !ki.loops[static_cast<size_t>(var.loop)].constTrip) {
+            tileable = false;
+          }
+        }
       }
-    out[a] = loaded && !stored && !data;
+      if (!first && !acc.isStore)
+        first = &acc;
+    }
+    out[a] = loaded && !stored && tileable;
   }
   return out;
 }

@@ -244,9 +244,9 @@ private:
     return std::fabs(step * static_cast<double>(v.step)) * arr.elemBytes;
   }
 
-  void walk(const std::vector<Stmt> &body, std::vector<int> loops, double execs) {
+  void walk(const std::vector<Stmt> &body, std::vector<int> loops, double execs, bool branchArm = false) {
     int block = static_cast<int>(ki_.blocks.size());
-    ki_.blocks.push_back({execs, loops.empty() ? -1 : loops.back()});
+    ki_.blocks.push_back({execs, loops.empty() ? -1 : loops.back(), branchArm});
     std::map<std::string, int> loadLevel; // array or binding -> level of its latest load here
     for (const auto &s : body) {
       switch (s.kind) {
@@ -288,8 +288,8 @@ private:
         break;
       }
       case Stmt::Kind::Branch:
-        walk(s.branch.thenBody, loops, execs * s.branch.prob);
-        walk(s.branch.elseBody, loops, execs * (1.0 - s.branch.prob));
+        walk(s.branch.thenBody, loops, execs * s.branch.prob, true);
+        walk(s.branch.elseBody, loops, execs * (1.0 - s.branch.prob), true);
         break;
       }
     }

@@ -761,16 +761,26 @@ const std::vector<std::string> &modernTermNames() {
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) {
   // Indices, bounds and base pointers; then per task a value per load of the
   // innermost body (and per accumulator), multiplied by unrolling and folding.
+  // An access in a branch's arm counts by the arm's probability: the arms of a
+  // branch do not hold their values at once.
   double loadsInner = 0, stores = 0;
-  for (const auto &a : ki.accesses)
-    (a.isStore ? stores : loadsInner) += 1;
+  for (const auto &a : ki.accesses) {
+    double trips = 1;
+    for (int loop : a.loops)
+      trips *= ki.loops[static_cast<size_t>(loop)].trip;
+    double taken = trips > 0 ? std::min(1.0, a.execs / trips) : 1.0;
+    (a.isStore ? stores : loadsInner) += taken;
+  }
   double unroll = 1;
   for (const auto &[loop, u] : l.unroll)
     unroll = std::max(unroll, static_cast<double>(u));
   double perTask = 2.0 + stores + loadsInner * std::min(unroll, 4.0);
+  // Tasks that run one after another (layout::serialTasks) hold one task's
+  // values at a time, and each task its two indices.
+  double fold = static_cast<double>(l.foldProduct());
+  double tasks = layout::serialTasks(ki, l) > 1 ? perTask + 2.0 * (fold - 1.0) : perTask * fold;
   // A base pointer per array of the file, as before kernels carried only their own arrays.
-  return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) +
-         perTask * static_cast<double>(l.foldProduct());
+  return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) + tasks;
 }
 
 TermMask termMask(const std::set<std::string> &enabled) {

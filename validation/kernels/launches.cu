@@ -111,13 +111,17 @@ int main() {
   CK(cudaMemset(c, 0, sizeof(float) * maxN));
   first = true;
   // powers of two from 2^14, and between 2^21 and 2^22 (25 and 50 MB, around
-  // where the footprint stops fitting) in steps of 2^18
+  // where the footprint stops fitting the H100's 50 MB L2) in steps of 2^18,
+  // between 2^22 and 2^23 (50 and 100 MB, the H200's 60 MB L2) in steps of 2^19
   std::vector<int> sizes;
   for (int lg = 14; lg <= 25; ++lg) {
     sizes.push_back(1 << lg);
     if (lg == 21)
       for (int k = 1; k < 8; ++k)
         sizes.push_back((1 << 21) + k * (1 << 18));
+    if (lg == 22)
+      for (int k = 1; k < 8; ++k)
+        sizes.push_back((1 << 22) + k * (1 << 19));
   }
   for (int n : sizes) {
     auto launch = [&] { triad<<<(n + 255) / 256, 256>>>(a, b, c, 2.0f, n); };

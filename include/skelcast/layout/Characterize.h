@@ -86,9 +86,10 @@ struct Characterization {
 /// How many of a thread's folded tasks run one after another: the fold's
 /// product when a loop's bounds read a folded parallel index (each task has
 /// its own trip count, so the tasks cannot share the loop: IspinEx's CSR row
-/// with `j` folded, a triangle folded along its bound), else 1 (the tasks are
-/// jammed inside the loops and their loads go out together; docs/model.md,
-/// term `mlp`).
+/// with `j` folded, a triangle folded along its bound) or when a load sits in
+/// a branch's arm (each task's branch closes before the next task's loads go
+/// out: HotSpot's edge cases), else 1 (the tasks are jammed inside the loops
+/// and their loads go out together; docs/model.md, term `mlp`).
 double serialTasks(const KernelInfo &ki, const Layout &l);
 
 /// ShrDegree (equation 1) of every array for a block shape and fold.

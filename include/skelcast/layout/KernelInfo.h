@@ -80,6 +80,7 @@ struct AccessInfo {
 struct BlockInfo {
   double execs = 1;   ///< executions per task
   int innermostLoop = -1;
+  bool branchArm = false; ///< the then or else body of a branch
 };
 
 struct CompInfo {

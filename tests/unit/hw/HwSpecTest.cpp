@@ -159,7 +159,7 @@ TEST(HwSpec, L1LineLatencyIsOptional) {
 TEST(HwSpec, BackToBackLaunchIsOptionalAndAtMostTheLaunchAlone) {
   hw::HwSpec h = hw::parseHwSpec(h100Text(), "h100.json");
   EXPECT_DOUBLE_EQ(h.launchOverheadUs, 5.54);
-  EXPECT_DOUBLE_EQ(h.launchBackToBackUs, 3.81);
+  EXPECT_DOUBLE_EQ(h.launchBackToBackUs, 4.16);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("launch_back_to_back_us"); }), "x.json");
   EXPECT_DOUBLE_EQ(without.launchBackToBackUs, without.launchOverheadUs);
   expectError(edited([](auto &j) { j["launch_back_to_back_us"]["value"] = 9.0; }),

@@ -125,3 +125,24 @@ TEST(SpaceBound, CountsOfTheBundledConvolution) {
   EXPECT_EQ(b.stageCap, 3);
   EXPECT_GE(b.candidates, 582'602);
 }
+
+// An array is offered to the cache only when emit can stage it: every access
+// moving alike with each parallel index. HotSpot's corner case reads t[0][0]
+// where the interior reads t[r][c]: no `cache=t`. The same stencil without the
+// corner caches t, and never `power` (read once a task, ShrDegree 1).
+TEST(SpaceBound, AnArrayIsCachedOnlyWhenItsAccessesMoveAlikeWithTheParallelIndices) {
+  const std::string arrays = "float t[512][512]\nfloat o[512][512]\n";
+  const std::string body = "  ld t[r - 1][c]\n  ld t[r + 1][c]\n  ld t[r][c - 1]\n  ld t[r][c + 1]\n  ld t[r][c]\n"
+                           "  comp 9\n  st o[r][c]\n}\n";
+  auto cachedT = [&](const std::string &text) {
+    bool any = false;
+    layout::enumerateLayouts(kernel(text), h100(), {}, [&](const layout::Layout &l, const layout::Characterization &) {
+      any = any || !l.cached.empty();
+    });
+    return any;
+  };
+  std::string uniform = arrays + "parallel_for s(1:511, 1:511) : r, c {\n" + body;
+  std::string corner = arrays + "parallel_for s(1:511, 1:511) : r, c {\n  if (p=0.001) {\n    ld t[0][0]\n  }\n" + body;
+  EXPECT_TRUE(cachedT(uniform)) << "a stencil whose reads all move with (r, c) should be offered cache=t";
+  EXPECT_FALSE(cachedT(corner)) << "t[0][0] does not move with (r, c): cache=t cannot be emitted";
+}

@@ -105,6 +105,26 @@ TEST(ModernTerms, FoldedTasksWithTheirOwnTripCountRunOneAfterAnother) {
   EXPECT_DOUBLE_EQ(r.a.workload.exposedMemInsts, 16 * (1 + 2 * 14 / 4.0));
 }
 
+// A load in a branch's arm: each folded task's branch closes before the next
+// task's loads go out (the SASS of h200_ncu_branch_folds.txt), so the tasks
+// run one after another; a branch that only stores leaves them jammed.
+TEST(ModernTerms, FoldedTasksWithALoadInABranchArmRunOneAfterAnother) {
+  const char *loadInArm = "#define N 4096\nfloat a[N]\nfloat b[N]\nfloat o[N]\n"
+                          "parallel_for(N) : i {\n  ld a[i]\n  if (p=0.25) {\n    ld b[i]\n    comp 2\n"
+                          "  } else {\n    comp 1\n  }\n  st o[i]\n}\n";
+  const char *storeInArm = "#define N 4096\nfloat a[N]\nfloat o[N]\n"
+                           "parallel_for(N) : i {\n  ld a[i]\n  if (p=0.25) {\n    st o[i]\n"
+                           "  } else {\n    comp 1\n  }\n}\n";
+  auto branchy = kernelOf(loadInArm), stores = kernelOf(storeInArm);
+  EXPECT_DOUBLE_EQ(layout::serialTasks(branchy, layout::parseLayout(branchy, "block=i:64 fold=i:4", h100())), 4);
+  EXPECT_DOUBLE_EQ(layout::serialTasks(branchy, layout::parseLayout(branchy, "block=i:64", h100())), 1);
+  EXPECT_DOUBLE_EQ(layout::serialTasks(stores, layout::parseLayout(stores, "block=i:64 fold=i:4", h100())), 1);
+  // mlp: a[i] is one group, b[i] (in the arm, p = 0.25) another: 1 + 0.25
+  // groups a task, 4 tasks one after another
+  auto r = apply(branchy, "block=i:64 fold=i:4", {"mlp"});
+  EXPECT_DOUBLE_EQ(r.c.loadGroups, 4 * (1 + 0.25));
+}
+
 TEST(ModernTerms, CachesOnAStencilByHand) {
   // Interior 1024 x 1024 of t, 16 x 16 blocks: 4096 blocks; a block reads 16x16 + 4x16
   // = 320 elements; its 8 warps ask 5 loads x 32 elements = 1280 times: r1 = 0.75.
@@ -247,6 +267,19 @@ TEST(ModernTerms, RegistersEstimateAndLimit) {
   auto r = apply(ki, "block=i:16,j:16 fold=i:4 unroll=k:16", {"registers"});
   EXPECT_DOUBLE_EQ(r.a.effects.registersPerThread, 66);
   EXPECT_DOUBLE_EQ(r.a.effects.blocksByRegisters, std::floor(65536.0 / (72 * 256)));
+}
+
+// An access in a branch's arm counts by the arm's probability, and tasks that
+// run one after another hold one task's values (plus two indices a task).
+TEST(ModernTerms, RegistersEstimateOfABranchAndOfTasksInSequence) {
+  auto ki = kernelOf("#define N 4096\nfloat a[N]\nfloat b[N]\nfloat o[N]\n"
+                     "parallel_for(N) : i {\n  ld a[i]\n  if (p=0.25) {\n    ld b[i]\n    comp 2\n"
+                     "  } else {\n    comp 1\n  }\n  st o[i]\n}\n");
+  auto hw = h100();
+  // 16 + 2 x 3 arrays + (2 + 1 store + (1 + 0.25) loads) = 26.25
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, layout::parseLayout(ki, "block=i:64", hw)), 26.25);
+  // fold 4, the tasks in sequence: 16 + 6 + 4.25 + 2 x 3 = 32.25 (jammed it would be 16 + 6 + 4 x 4.25 = 39)
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, layout::parseLayout(ki, "block=i:64 fold=i:4", hw)), 32.25);
 }
 
 // ptxas's count, where the toolchain stage read it, replaces the estimate
