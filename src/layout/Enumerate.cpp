@@ -298,6 +298,10 @@ EnumerationStats enumerateLayouts(const KernelInfo &ki, const hw::HwSpec &hw,
           stageableLoops(ki, l.cached, stageable);
         size_t ns = std::min<size_t>(stageable.size(), bound.stageCap);
         for (uint64_t smask = 0; smask < (uint64_t{1} << ns); ++smask) {
+          // One staged loop at most: emit stages one (src/emit/EmitPlan.cpp),
+          // and no layout is ranked that skelcast cannot write.
+          if (smask & (smask - 1))
+            continue;
           staged.clear();
           for (size_t s = 0; s < ns; ++s)
             if (smask & (uint64_t{1} << s))

@@ -146,3 +146,12 @@ TEST(SpaceBound, AnArrayIsCachedOnlyWhenItsAccessesMoveAlikeWithTheParallelIndic
   EXPECT_TRUE(cachedT(uniform)) << "a stencil whose reads all move with (r, c) should be offered cache=t";
   EXPECT_FALSE(cachedT(corner)) << "t[0][0] does not move with (r, c): cache=t cannot be emitted";
 }
+
+// Emit stages one loop (src/emit/EmitPlan.cpp), so the enumerator stages one
+// at most: the 3-D convolution has three stageable loops and caches two arrays,
+// yet no layout stages two loops.
+TEST(SpaceBound, OneLoopIsStagedAtMost) {
+  Explored e = explore(kernelFile("bench/skeletons/conv3d.skel"), h100(), {});
+  EXPECT_EQ(e.mostStaged, 1u) << "every layout stages at most one loop, and some stage one";
+  EXPECT_EQ(e.mostCached, 2u);
+}
