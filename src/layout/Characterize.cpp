@@ -73,14 +73,6 @@ int stagedLoopOf(const AccessInfo &a, const Layout &l) {
   return -1;
 }
 
-/// Branch probability of an access: its executions over its loops' trips.
-double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
-  double trips = 1;
-  for (int lp : a.loops)
-    trips *= ki.loops[static_cast<size_t>(lp)].trip;
-  return trips > 0 ? a.execs / trips : 0.0;
-}
-
 /// Re-reads no register holds (docs/model.md, section 2, after equation 13): a
 /// thread reads the same elements again in every iteration of an enclosing
 /// loop the access does not move with, when a loop inside that one moves it
@@ -168,6 +160,13 @@ struct VecHash {
 };
 
 } // namespace
+
+double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
+  double trips = 1;
+  for (int lp : a.loops)
+    trips *= ki.loops[static_cast<size_t>(lp)].trip;
+  return trips > 0 ? a.execs / trips : 0.0;
+}
 
 double serialTasks(const KernelInfo &ki, const Layout &l) {
   // A load in a branch's arm: each task's branch closes before the next

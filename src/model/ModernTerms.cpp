@@ -78,7 +78,7 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
   // ptxas's count for the emitted kernel where the toolchain stage compiled it
   double count = in.l.compiledRegisters ? static_cast<double>(*in.l.compiledRegisters)
-                                        : estimateRegisters(in.ki, in.l);
+                                        : estimateRegisters(in.ki, in.l, in.c.serialTasks);
   double regs = std::min(count, static_cast<double>(hw.maxRegistersPerThread));
   a.effects.registersFromPtxas = in.l.compiledRegisters.has_value();
   double perThread = std::ceil(regs / 8.0) * 8.0;
@@ -758,19 +758,14 @@ const std::vector<std::string> &modernTermNames() {
   return names;
 }
 
-double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) {
+double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks) {
   // Indices, bounds and base pointers; then per task a value per load of the
   // innermost body (and per accumulator), multiplied by unrolling and folding.
   // An access in a branch's arm counts by the arm's probability: the arms of a
   // branch do not hold their values at once.
   double loadsInner = 0, stores = 0;
-  for (const auto &a : ki.accesses) {
-    double trips = 1;
-    for (int loop : a.loops)
-      trips *= ki.loops[static_cast<size_t>(loop)].trip;
-    double taken = trips > 0 ? std::min(1.0, a.execs / trips) : 1.0;
-    (a.isStore ? stores : loadsInner) += taken;
-  }
+  for (const auto &a : ki.accesses)
+    (a.isStore ? stores : loadsInner) += std::min(1.0, layout::branchFactor(ki, a));
   double unroll = 1;
   for (const auto &[loop, u] : l.unroll)
     unroll = std::max(unroll, static_cast<double>(u));
@@ -778,7 +773,7 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l) 
   // Tasks that run one after another (layout::serialTasks) hold one task's
   // values at a time, and each task its two indices.
   double fold = static_cast<double>(l.foldProduct());
-  double tasks = layout::serialTasks(ki, l) > 1 ? perTask + 2.0 * (fold - 1.0) : perTask * fold;
+  double tasks = serialTasks > 1 ? perTask + 2.0 * (fold - 1.0) : perTask * fold;
   // A base pointer per array of the file, as before kernels carried only their own arrays.
   return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) + tasks;
 }

@@ -92,6 +92,9 @@ struct Characterization {
 /// and their loads go out together; docs/model.md, term `mlp`).
 double serialTasks(const KernelInfo &ki, const Layout &l);
 
+/// Branch probability of an access: its executions over its loops' trips.
+double branchFactor(const KernelInfo &ki, const AccessInfo &a);
+
 /// ShrDegree (equation 1) of every array for a block shape and fold.
 std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l);
 

@@ -161,7 +161,9 @@ void settleModernTerms(const TermEffects &e, TermMask on, HongKimResult &r);
 /// Enabled terms as bits: bit i is modernTermNames()[i]; unknown names are ignored.
 TermMask termMask(const std::set<std::string> &enabled);
 
-/// A register estimate per thread (docs/model.md, "registers").
-double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l);
+/// A register estimate per thread (docs/model.md, "registers"), for a layout
+/// whose folded tasks run `serialTasks` at a time one after another
+/// (layout::serialTasks, the characterization's).
+double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks);
 
 } // namespace skelcast::model

@@ -262,7 +262,8 @@ TEST(ModernTerms, RegistersEstimateAndLimit) {
   auto ki = layout::analyzeKernel(skeleton::parseSkeletonFile(kSrc + "/skeletons/matmul.skel"), 0);
   auto hw = h100();
   // 16 + 2 x 3 arrays + F x (2 + 1 store + 2 loads x 1) = 27
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, layout::parseLayout(ki, "block=i:16,j:16", hw)), 27);
+  auto l = layout::parseLayout(ki, "block=i:16,j:16", hw);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, layout::serialTasks(ki, l)), 27);
   // fold 4, unroll 16: 16 + 6 + 4 x (2 + 1 + 2 x 4) = 66 -> 72 per thread, 256 threads per block
   auto r = apply(ki, "block=i:16,j:16 fold=i:4 unroll=k:16", {"registers"});
   EXPECT_DOUBLE_EQ(r.a.effects.registersPerThread, 66);
@@ -277,9 +278,11 @@ TEST(ModernTerms, RegistersEstimateOfABranchAndOfTasksInSequence) {
                      "  } else {\n    comp 1\n  }\n  st o[i]\n}\n");
   auto hw = h100();
   // 16 + 2 x 3 arrays + (2 + 1 store + (1 + 0.25) loads) = 26.25
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, layout::parseLayout(ki, "block=i:64", hw)), 26.25);
+  auto one = layout::parseLayout(ki, "block=i:64", hw);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, one, layout::serialTasks(ki, one)), 26.25);
   // fold 4, the tasks in sequence: 16 + 6 + 4.25 + 2 x 3 = 32.25 (jammed it would be 16 + 6 + 4 x 4.25 = 39)
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, layout::parseLayout(ki, "block=i:64 fold=i:4", hw)), 32.25);
+  auto four = layout::parseLayout(ki, "block=i:64 fold=i:4", hw);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, four, layout::serialTasks(ki, four)), 32.25);
 }
 
 // ptxas's count, where the toolchain stage read it, replaces the estimate
