@@ -9,8 +9,10 @@
 # some kernels; the result files then hold only what ran).
 # Writes OUT/${TAG}_{kernels,calibration,transfers,programs}.json, OUT/env.txt,
 # OUT/log.txt and prints a summary table.  Never changes GPU settings.
-# Two steps beside the hand-written programs: `inflight` (DRAM bandwidth against
-# the warps per SM: OUT/${TAG}_inflight.txt) and `emit` (validation/run_emit.sh:
+# Steps beside the hand-written programs: `inflight` (DRAM bandwidth against
+# the warps per SM: OUT/${TAG}_inflight.txt), `inflight_grid` (the whole GPU's
+# DRAM bandwidth against the bytes in flight per SM, hwspecs'
+# dram_gbps_by_bytes_in_flight: OUT/${TAG}_inflight_grid.json) and `emit` (validation/run_emit.sh:
 # the naive layout and the projected top 5 of every example and validation
 # kernel, emitted by skelcast, built, checked and timed: OUT/${TAG}_emitted_kernels.json;
 # it needs build/skelcast, or EMITTED=DIR of files emitted elsewhere).
@@ -38,7 +40,7 @@ say() { echo "$@" | tee -a "$LOG"; }
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
-ALL="calibrate matmul hotspot ispinex spinflap stream transpose shapes transfers pageable_probe copy_context fusion hotspot_steps inflight emit"
+ALL="calibrate matmul hotspot ispinex spinflap stream transpose shapes transfers pageable_probe copy_context fusion hotspot_steps inflight inflight_grid emit"
 PROGS=${ONLY:-$ALL}
 for p in $PROGS; do
   case " $ALL " in *" $p "*) ;; *) echo "ONLY: unknown program '$p' (known: $ALL)"; exit 1;; esac
@@ -92,6 +94,7 @@ wanted copy_context && run copy_context "$BUILD/copy_context" "$OUT/${TAG}_copy_
 wanted fusion && run fusion "$BUILD/fusion" "$BUILD/prog_fusion.json"
 wanted hotspot_steps && run hotspot_steps "$BUILD/hotspot_steps" "$BUILD/prog_hotspot_steps.json"
 wanted inflight && run inflight sh -c "'$BUILD/inflight' > '$OUT/${TAG}_inflight.txt'"
+wanted inflight_grid && run inflight_grid sh -c "'$BUILD/inflight_grid' > '$OUT/${TAG}_inflight_grid.json'"
 if wanted emit; then
   # SKELETON_ROOT: the cases name their C files from the repository root, which
   # is ../.. from validation/results/, where the file is kept

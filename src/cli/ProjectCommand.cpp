@@ -323,10 +323,8 @@ void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, s
     return;
   model::CompiledRegisterCount n =
       ptxasRegisters(*io.compileCache, skeletonizeOptions(io), path, k, {l}, ctx.err).front();
-  if (n.registers) {
-    l.compiledRegisters = n.registers;
+  if (n.applyTo(l))
     return;
-  }
   ctx.diag.emit({{{path, 0, 0}, "registers per thread from the model's estimate, not ptxas: " +
                                     (n.why.empty() ? std::string("the layout was not emitted") : n.why)}},
                 ctx.err);

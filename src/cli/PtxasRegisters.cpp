@@ -31,10 +31,16 @@ std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache
   std::vector<model::CompiledRegisterCount> out(layouts.size());
 #ifdef SKELCAST_HAVE_FRONTEND
   std::vector<std::string> why;
-  std::vector<std::optional<int>> regs =
-      emit::compiledRegisters(path, so, k, layouts, cache, diagnostics, why);
-  for (size_t i = 0; i < layouts.size(); ++i)
-    out[i] = {regs[i], why[i]};
+  std::vector<std::optional<toolchain::ResourceUsage>> res =
+      emit::compiledResources(path, so, k, layouts, cache, diagnostics, why);
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    out[i].why = why[i];
+    if (res[i]) {
+      out[i].registers = res[i]->registers;
+      out[i].stackBytes = res[i]->stackFrameBytes;
+      out[i].spillBytes = res[i]->spillStoreBytes + res[i]->spillLoadBytes;
+    }
+  }
 #else
   (void)cache, (void)so, (void)path, (void)k, (void)diagnostics;
   for (auto &c : out)

@@ -97,14 +97,14 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
   return r;
 }
 
-std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
+std::vector<std::optional<toolchain::ResourceUsage>> compiledResources(const std::string &cpath,
                                                   const frontend::SkeletonizeOptions &opts,
                                                   size_t k,
                                                   const std::vector<layout::Layout> &layouts,
                                                   toolchain::CompileCache &cache,
                                                   std::ostream &diagnostics,
                                                   std::vector<std::string> &why) {
-  std::vector<std::optional<int>> out(layouts.size());
+  std::vector<std::optional<toolchain::ResourceUsage>> out(layouts.size());
   why.assign(layouts.size(), "");
   EmitOptions eo;
   eo.skipUnsupported = true;
@@ -141,7 +141,7 @@ std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
       continue;
     }
     try {
-      out[i] = toolchain::parseResourceUsage(c.text).registers;
+      out[i] = toolchain::parseResourceUsage(c.text);
     } catch (const std::runtime_error &err) {
       why[i] = err.what();
     }

@@ -162,6 +162,32 @@ public:
     return c;
   }
 
+  /// A top-level [[x, y], ...] field: two or more points, x strictly
+  /// increasing within [xlo, xhi], y within [ylo, yhi] and not decreasing.
+  Curve curveField(const std::string &name, const char *pair, double xlo, double xhi, double ylo,
+                   double yhi, const Bound &bound = {}) {
+    const json &v = field(name);
+    if (!v.is_array() || v.size() < 2)
+      fail(name, fmt::format("must be a list of two or more {} points", pair));
+    Curve c;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const json &pt = v[i];
+      std::string at = fmt::format("{}[{}]", name, i);
+      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
+        fail(at, fmt::format("must be a {} pair of numbers", pair));
+      double x = checkRange(at + "[0]", pt[0].get<double>(), xlo, xhi);
+      double y = pt[1].get<double>();
+      if (!std::isfinite(y) || y < ylo || y > yhi)
+        fail(at + "[1]", fmt::format("{} is out of range [{}, {}]{}", y, ylo, yhi, bound.note(y < ylo, ylo, yhi)));
+      if (!c.empty() && x <= c.back().first)
+        fail(at, "the first numbers must increase");
+      if (!c.empty() && y < c.back().second)
+        fail(at, "the second numbers cannot decrease");
+      c.push_back({x, y});
+    }
+    return c;
+  }
+
   void rejectUnknown() const {
     static const std::set<std::string> meta{"schema_version", "name", "description", "note"};
     for (auto &[k, _] : root_.items())
@@ -195,6 +221,21 @@ const char *coalescingRuleName(CoalescingRule r) {
   case CoalescingRule::Sector: return "32-byte sector (cc >= 2.0)";
   }
   return "";
+}
+
+double HwSpec::dramGBpsAt(double bytesPerSM) const {
+  const Curve &c = dramGBpsByBytesInFlight;
+  if (c.empty() || !(bytesPerSM > 0))
+    return 0;
+  if (bytesPerSM <= c.front().first)
+    return c.front().second * bytesPerSM / c.front().first;
+  if (bytesPerSM >= c.back().first)
+    return c.back().second;
+  auto hi = std::upper_bound(c.begin(), c.end(), bytesPerSM,
+                             [](double x, const std::pair<double, double> &p) { return x < p.first; });
+  auto lo = hi - 1;
+  double f = (bytesPerSM - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
 }
 
 CoalescingRule HwSpec::coalescing() const {
@@ -280,6 +321,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   if (root.contains("dram_bw_per_warp_gbps"))
     h.dramBwPerWarpGBps = r.number("dram_bw_per_warp_gbps", 0.001, h.memBandwidthGBps,
                                    {nullptr, "mem_bandwidth_gbps"});
+  if (root.contains("dram_gbps_by_bytes_in_flight"))
+    h.dramGBpsByBytesInFlight = r.curveField("dram_gbps_by_bytes_in_flight", "[bytes per SM, GB/s]", 1, 1e9,
+                                             0.001, h.memBandwidthGBps, {nullptr, "mem_bandwidth_gbps"});
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
@@ -318,7 +362,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "block_starts_per_us",
-      "dram_bw_per_warp_gbps",
+      "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
       "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",

@@ -95,6 +95,45 @@ std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
           {"blocks per SM by registers", e.blocksByRegisters, 6, "registers_per_sm / per block"}};
 }
 
+// --- spills (section 7) --------------------------------------------------------
+// Where ptxas spilled (Layout::compiledSpillBytes, read on the --counts path),
+// each thread's spill stores and loads are local-memory accesses: 4 bytes a
+// thread, one L1 wavefront a warp access. Their home is the thread's stack
+// frame; an SM's resident threads hold threads x frame bytes of it. L1 keeps
+// that when it fits l1_cache_bytes; else L2 serves it when every SM's share
+// fits what L2 keeps (residentBytes()); else it streams from DRAM, each spilled
+// byte stored and loaded again through L2 and DRAM. ptxas counts the spill
+// code's bytes, once: spill code inside a loop runs each iteration, so the
+// traffic is a lower bound there. (conv2d 4096 `block=i:2,j:512 fold=i:8,j:8`:
+// 1,948 + 2,008 bytes a thread, a 1,456-byte frame at 2,048 threads an SM,
+// 393 MB on 132 SMs: DRAM; measured 0.37 ms against 0.036 without spills.)
+void adjustSpills(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if (in.l.compiledSpillBytes <= 0)
+    return;
+  const hw::HwSpec &hw = in.hw;
+  const hw::Workload &w = a.workload;
+  double sms = activeSMs(w, a.hw);
+  double threads = w.blocks * w.threadsPerBlock;
+  double perSM = std::min(w.blocks / sms, activeBlocksPerSM(w, a.hw, sms)) * w.threadsPerBlock;
+  a.effects.spillBytesPerThread = static_cast<double>(in.l.compiledSpillBytes);
+  a.effects.spillFootprintPerSM = perSM * static_cast<double>(in.l.compiledStackBytes);
+  double traffic = a.effects.spillBytesPerThread * threads;
+  if (a.effects.spillFootprintPerSM <= static_cast<double>(hw.l1CacheBytes))
+    return;
+  a.effects.spillL2Bytes = traffic;
+  if (a.effects.spillFootprintPerSM * sms > static_cast<double>(hw.residentBytes()))
+    a.effects.spillDramBytes = traffic;
+}
+
+std::vector<ExplainRow> explainSpills(const TermEffects &e) {
+  if (e.spillBytesPerThread <= 0)
+    return {};
+  return {{"spill bytes per thread (ptxas)", e.spillBytesPerThread, 6, "spill stores + spill loads (spills)"},
+          {"stack frames per SM (bytes)", e.spillFootprintPerSM, 6, "threads an SM holds x stack frame (spills)"},
+          {"spill bytes through L2", e.spillL2Bytes, 6, "when the frames exceed l1_cache_bytes (spills)"},
+          {"spill bytes through DRAM", e.spillDramBytes, 6, "when every SM's frames exceed what L2 keeps (spills)"}};
+}
+
 // --- mlp (section 7) ----------------------------------------------------------
 // Independent loads of one warp are in flight together; a warp waits out one
 // latency per group, not per instruction: the exposed memory instructions
@@ -458,23 +497,65 @@ std::vector<ExplainRow> explainLongest(const TermEffects &e) {
 // a wave of one block as for a full one, so the last wave costs a whole wave
 // while the SMs without a block in it idle: Rep waves take ceil(Rep), and
 // factor = ceil(Rep) / Rep (1 when Rep <= 1: one wave, already counted whole).
+// A compute-bound SM issues its blocks' instructions at its own rate, however
+// many share it, so the kernel lasts as long as the SM given the most blocks:
+// factor = ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (MatMul-like
+// tiles of one block per SM over 135 blocks on 132 SMs: 2 / 1.02).
 void adjustTail(const TermInputs &, AdjustedInputs &a, TermScratch &) {
   const hw::Workload &w = a.workload;
   double sms = activeSMs(w, a.hw);
   double r = rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms);
   // Rep computed in floating point: an exact number of waves stays exact.
   a.effects.tailFactor = r > 1 ? std::ceil(r - 1e-9) / r : 1.0;
+  double perSM = w.blocks / sms;
+  a.effects.issueTailFactor = perSM > 1 ? std::ceil(perSM - 1e-9) / perSM : 1.0;
 }
 
-/// Only where the core's bound is `latency`: a bandwidth- or issue-bound SM
-/// runs the blocks of a partial wave faster, and the floors act after this.
+/// Only where the core's bound is `latency` or `compute`: a bandwidth-bound
+/// GPU runs the blocks of a partial wave faster, and the floors act after this.
 void settleTail(const TermEffects &e, HongKimResult &r) {
   if (e.tailFactor > 1 && r.bound == "latency")
     r.timeMs *= e.tailFactor;
+  else if (e.issueTailFactor > 1 && r.bound == "compute")
+    r.timeMs *= e.issueTailFactor;
 }
 
 std::vector<ExplainRow> explainTail(const TermEffects &e) {
-  return {{"last-wave factor", e.tailFactor, 4, "ceil(Rep) / Rep, applied when latency bound (tail)"}};
+  return {{"last-wave factor", e.tailFactor, 4, "ceil(Rep) / Rep, applied when latency bound (tail)"},
+          {"most-blocks factor", e.issueTailFactor, 4,
+           "ceil(Blocks / Active_SMs) / (Blocks / Active_SMs), applied when compute bound (tail)"}};
+}
+
+/// The DRAM bandwidth S busy SMs draw with `bytesPerSM` in flight each, from
+/// the spec's dram_gbps_by_bytes_in_flight (measured with every SM busy):
+/// Little's law B = S x I / latency(B), where the latency at the curve's point
+/// (x, y) is x x sm_count / y, linear in B between points. The loaded
+/// latency grows with B, so S x I / latency(B) - B falls: bisection.
+double dramGBpsDrawn(const hw::HwSpec &hw, double bytesPerSM, double sms) {
+  const hw::Curve &c = hw.dramGBpsByBytesInFlight;
+  double n = static_cast<double>(hw.smCount);
+  if (sms >= n)
+    return hw.dramGBpsAt(bytesPerSM);
+  auto latency = [&](double b) { // bytes x SMs / (GB/s): in units of 1e-9 s
+    if (b <= c.front().second)
+      return c.front().first * n / c.front().second;
+    for (size_t k = 1; k < c.size(); ++k)
+      if (b <= c[k].second) {
+        double l0 = c[k - 1].first * n / c[k - 1].second, l1 = c[k].first * n / c[k].second;
+        double span = c[k].second - c[k - 1].second;
+        return span > 0 ? l0 + (b - c[k - 1].second) / span * (l1 - l0) : l1;
+      }
+    return c.back().first * n / c.back().second;
+  };
+  double top = c.back().second;
+  if (sms * bytesPerSM / latency(top) >= top)
+    return top;
+  double lo = 0, hi = top;
+  for (int it = 0; it < 60; ++it) {
+    double mid = 0.5 * (lo + hi);
+    (sms * bytesPerSM / latency(mid) > mid ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
 }
 
 // --- bandwidth (section 7): two floors ------------------------------------------
@@ -487,20 +568,46 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::Workload &w = a.workload;
   double threads = w.blocks * w.threadsPerBlock;
   double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
-  double dram = (in.on & kCaches) && a.effects.dramCounted
-                    ? a.effects.dramBytesPerThread * threads
-                    : in.c.requestedBytesPerThread * threads;
+  double dram = ((in.on & kCaches) && a.effects.dramCounted
+                     ? a.effects.dramBytesPerThread * threads
+                     : in.c.requestedBytesPerThread * threads) +
+                a.effects.spillDramBytes; // 0 without `spills`
   double sms = activeSMs(w, a.hw);
   // occupancy: an SM draws from DRAM at most what its active warps keep in
   // flight, W x dram_bw_per_warp_gbps (measured on the H100 by
   // validation/kernels/inflight.cu: 455 GB/s from 132 SMs of one warp, 2,884
   // of 32); W = the warps per SM of a wave, min(Blocks / Active_SMs, eq. 8's
   // active blocks) x warps per block.
+  //
+  // Where the spec has dram_gbps_by_bytes_in_flight (measured with every SM
+  // busy by validation/kernels/inflight_grid.cu), the warps draw what that
+  // curve gives for the DRAM bytes they keep in flight: Little's law with the
+  // latency the load itself raises. A warp's bytes in flight are the bytes its
+  // threads request per wait for their direct loads (loadGroups less the
+  // fills of shared memory, which the warps of a block issue together; the
+  // store that follows a group counts with it, as in the program), so
+  // I = W x warp_size x requested bytes per thread / max(1, direct groups).
+  // The requested bytes count the loads that hit in L1 or L2 as in flight too
+  // (a group's hits and misses are not told apart), so the floor stays a lower
+  // bound where most hit. With S of the GPU's SMs busy, the bandwidth B solves
+  // B = S x I / latency(B), the latency at each point of the curve being
+  // x x sm_count / y (dramGBpsDrawn): at S = sm_count, curve(I).
   double bandwidth = hw.memBandwidthGBps;
-  if ((in.on & kOccupancy) && hw.dramBwPerWarpGBps > 0) {
+  if (in.on & kOccupancy) {
     double blocksPerSM = std::min(w.blocks / sms, std::max(1.0, activeBlocksPerSM(w, a.hw, sms)));
     double warpsPerSM = blocksPerSM * std::ceil(w.threadsPerBlock / hw.warpSize);
-    bandwidth = std::min(bandwidth, sms * warpsPerSM * hw.dramBwPerWarpGBps);
+    if (!hw.dramGBpsByBytesInFlight.empty()) {
+      double fills = 0;
+      for (const auto &au : in.c.arrays)
+        if (au.cached)
+          fills += au.cachingInsts;
+      double groups = std::max(1.0, in.c.loadGroups - fills);
+      a.effects.bytesInFlightPerSM = warpsPerSM * hw.warpSize * in.c.requestedBytesPerThread / groups;
+      if (a.effects.bytesInFlightPerSM > 0)
+        bandwidth = std::min(bandwidth, dramGBpsDrawn(hw, a.effects.bytesInFlightPerSM, sms));
+    }
+    if (hw.dramBwPerWarpGBps > 0)
+      bandwidth = std::min(bandwidth, sms * warpsPerSM * hw.dramBwPerWarpGBps);
   }
   a.effects.drawnBandwidthGBps = bandwidth;
   a.effects.dramFloorMs = dram / (bandwidth * 1e6);
@@ -515,10 +622,17 @@ void settleBandwidth(const TermEffects &e, HongKimResult &r) {
 }
 
 std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
-  return {{"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
-           "Mem_Bandwidth, or active SMs x warps per SM x dram_bw_per_warp_gbps when lower (occupancy)"},
-          {"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / the bandwidth drawn (bandwidth)"},
-          {"departure floor (ms)", e.departureFloorMs, 6, "an SM's requests x departure delay (bandwidth)"}};
+  std::vector<ExplainRow> rows;
+  if (e.bytesInFlightPerSM > 0)
+    rows.push_back({"DRAM bytes in flight per SM", e.bytesInFlightPerSM, 6,
+                    "warps per SM x warp size x requested bytes per thread / load groups (occupancy)"});
+  rows.push_back({"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
+                  e.bytesInFlightPerSM > 0
+                      ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs) (occupancy)"
+                      : "Mem_Bandwidth, or active SMs x warps per SM x dram_bw_per_warp_gbps when lower (occupancy)"});
+  rows.push_back({"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / the bandwidth drawn (bandwidth)"});
+  rows.push_back({"departure floor (ms)", e.departureFloorMs, 6, "an SM's requests x departure delay (bandwidth)"});
+  return rows;
 }
 
 // --- lsu (section 7): a floor ----------------------------------------------------
@@ -557,6 +671,8 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   for (const auto &au : in.c.arrays)
     if (au.cached)
       wavefronts += 2.0 * au.cachingInsts * dense(au.array); // the load and the store
+  // spills: a warp's 4-byte local access is one wavefront
+  wavefronts += a.effects.spillBytesPerThread / 4.0;
   double warps = w.blocks * std::ceil(w.threadsPerBlock / hw.warpSize);
   a.effects.l1WavefrontsPerWarp = wavefronts;
   // With `longest`, the SM that runs the longest block runs its wavefronts too.
@@ -580,7 +696,7 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 // Needs `caches`, which counts those bytes.
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   if ((in.on & kCaches) && in.hw.l2BandwidthGBps > 0)
-    a.effects.l2FloorMs = a.effects.l2TrafficBytes / (in.hw.l2BandwidthGBps * 1e6);
+    a.effects.l2FloorMs = (a.effects.l2TrafficBytes + a.effects.spillL2Bytes) / (in.hw.l2BandwidthGBps * 1e6);
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
@@ -710,6 +826,8 @@ const std::vector<Term> &skelcastTerms() {
        adjustJam, nullptr, explainJam},
       {TermId::Registers, "registers", "a register estimate bounds active blocks (eq. 8)", adjustRegisters,
        nullptr, explainRegisters},
+      {TermId::Spills, "spills", "ptxas's spill stores and loads move through L1, and L2 or DRAM beyond it",
+       adjustSpills, nullptr, explainSpills},
       {TermId::Mlp, "mlp", "a warp waits one latency per group of independent loads", adjustMlp, nullptr,
        nullptr},
       {TermId::Caches, "caches", "L1 and L2 hits see their latency and move no DRAM bytes", adjustCaches,

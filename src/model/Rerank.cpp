@@ -9,6 +9,15 @@ namespace skelcast::model {
 
 size_t rerankCandidates(size_t shown) { return std::max<size_t>(2 * shown, 10); }
 
+bool CompiledRegisterCount::applyTo(layout::Layout &l) const {
+  if (!registers)
+    return false;
+  l.compiledRegisters = registers;
+  l.compiledStackBytes = stackBytes;
+  l.compiledSpillBytes = spillBytes;
+  return true;
+}
+
 bool readsRegisters(const ModelOptions &mo) {
   return mo.model.kind == ModelKind::Skelcast &&
          (mo.model.enabledTerms() & termBit(TermId::Registers)) != 0;
@@ -28,8 +37,7 @@ KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, 
     LayoutProjection &p = kp.layouts[i];
     layout::Layout l = p.layout;
     LayoutProjection::RegisterSource src;
-    if (i < counts.size() && counts[i].registers) {
-      l.compiledRegisters = counts[i].registers;
+    if (i < counts.size() && counts[i].applyTo(l)) {
       src.ptxas = true;
     } else {
       src.why = i < counts.size() ? counts[i].why : "not built";

@@ -333,8 +333,7 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
       std::vector<CompiledRegisterCount> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
       for (size_t n = 0; n < at.size(); ++n) {
         LayoutProjection::RegisterSource src;
-        if (n < counts.size() && counts[n].registers) {
-          layouts[at[n]].compiledRegisters = counts[n].registers;
+        if (n < counts.size() && counts[n].applyTo(layouts[at[n]])) {
           src.ptxas = true;
         } else {
           src.why = n < counts.size() ? counts[n].why : "not built";

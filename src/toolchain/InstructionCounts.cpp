@@ -290,16 +290,25 @@ ResourceUsage parseResourceUsage(const std::string &text) {
   std::smatch m;
   static const std::regex reg(R"(REG:(\d+))"), shared(R"(SHARED:(\d+))");
   static const std::regex used(R"(Used (\d+) registers)"), smem(R"((\d+) bytes smem)");
+  static const std::regex stack(R"(STACK:(\d+))"),
+      frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   if (std::regex_search(text, m, reg)) {
     u.registers = std::stoi(m[1]);
     if (std::regex_search(text, m, shared))
       u.sharedBytes = std::stoll(m[1]);
+    if (std::regex_search(text, m, stack))
+      u.stackFrameBytes = std::stoll(m[1]);
     return u;
   }
   if (std::regex_search(text, m, used)) {
     u.registers = std::stoi(m[1]);
     if (std::regex_search(text, m, smem))
       u.sharedBytes = std::stoll(m[1]);
+    if (std::regex_search(text, m, frame)) {
+      u.stackFrameBytes = std::stoll(m[1]);
+      u.spillStoreBytes = std::stoll(m[2]);
+      u.spillLoadBytes = std::stoll(m[3]);
+    }
     return u;
   }
   throw std::runtime_error("no register count (REG: or 'Used N registers') in the output");

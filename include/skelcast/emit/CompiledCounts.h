@@ -10,6 +10,7 @@
 
 #include "skelcast/frontend/Skeletonizer.h"
 #include "skelcast/layout/Layout.h"
+#include "skelcast/toolchain/InstructionCounts.h"
 #include "skelcast/toolchain/Toolchain.h"
 
 #include <optional>
@@ -27,11 +28,11 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
                                                           toolchain::CompileCache &cache,
                                                           std::ostream &diagnostics);
 
-/// ptxas's registers per thread of kernel `k` of the C file in each of
-/// `layouts` (docs/model.md, "Registers from ptxas"): all emitted by one
-/// emitCuda call, each built with nvcc (the cache's); nullopt where that fails,
-/// with the reason in `why[i]` (empty where the count was read).
-std::vector<std::optional<int>> compiledRegisters(const std::string &cpath,
+/// ptxas's registers per thread, stack frame and spills of kernel `k` of the C
+/// file in each of `layouts` (docs/model.md, "Registers from ptxas"): all
+/// emitted by one emitCuda call, each built with nvcc (the cache's); nullopt
+/// where that fails, with the reason in `why[i]` (empty where it was read).
+std::vector<std::optional<toolchain::ResourceUsage>> compiledResources(const std::string &cpath,
                                                   const frontend::SkeletonizeOptions &opts,
                                                   size_t k,
                                                   const std::vector<layout::Layout> &layouts,

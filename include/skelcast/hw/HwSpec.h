@@ -23,8 +23,10 @@ enum class CoalescingRule {
 };
 const char *coalescingRuleName(CoalescingRule r);
 
+/// Measured (x, y) points, x strictly increasing.
+using Curve = std::vector<std::pair<double, double>>;
 /// A measured copy time per size: (bytes, ms) points, bytes increasing.
-using CopyCurve = std::vector<std::pair<double, double>>;
+using CopyCurve = Curve;
 
 struct HostLink {
   std::string kind;
@@ -78,6 +80,15 @@ struct HwSpec {
   /// The `occupancy` term's input: an SM with W active warps draws at most
   /// W x this (docs/model.md, section 7).
   double dramBwPerWarpGBps = 0;
+  /// DRAM bandwidth (GB/s) the GPU draws with every SM busy against the bytes
+  /// in flight per SM (warps per SM x the DRAM bytes a warp requests per wait
+  /// for its loads), y not decreasing (empty: not given). Where given, the
+  /// `occupancy` term reads it instead of dramBwPerWarpGBps.
+  Curve dramGBpsByBytesInFlight;
+  /// The curve's bandwidth at `bytesPerSM` in flight: linear between its
+  /// points, in proportion to the bytes below the first (one latency), the
+  /// last point's above the last.
+  double dramGBpsAt(double bytesPerSM) const;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
   /// The GPU's idle time between two kernels queued back to back (0: not

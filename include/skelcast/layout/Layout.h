@@ -25,6 +25,9 @@ struct Layout {
   /// layout's emitted kernel, where the toolchain stage compiled it
   /// (docs/model.md, "Registers from ptxas"); the model's estimate when absent.
   std::optional<int> compiledRegisters;
+  /// With compiledRegisters: ptxas's stack frame per thread and the bytes of
+  /// the spill stores and loads in the kernel's code (term `spills`).
+  int64_t compiledStackBytes = 0, compiledSpillBytes = 0;
 
   int64_t threadsPerBlock() const;
   int64_t foldProduct() const;

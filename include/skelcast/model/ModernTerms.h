@@ -13,6 +13,7 @@
 /// | fp64       | adjust | double-precision arithmetic issues at the FP64 rate (Comp_insts) |
 /// | jam        | adjust | jammed folded tasks share the address of an element they all read from shared memory (Comp_insts) |
 /// | registers  | adjust | an estimate of registers per thread limits eq. 8's blocks       |
+/// | spills     | (bandwidth, l2, lsu) | ptxas's spill stores and loads move through L1, and L2 or DRAM where the stack frames do not fit |
 /// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
 /// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
@@ -20,11 +21,11 @@
 /// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2; a walking load loses its sector to the thread's store |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
 /// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
-/// | tail       | both   | a latency-bound kernel's partial last wave lasts a whole wave (ceil(Rep)) |
+/// | tail       | both   | a latency-bound kernel's partial last wave lasts a whole wave (ceil(Rep)); a compute-bound one, the SM given the most blocks |
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
-/// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps) |
+/// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps, dram_gbps_by_bytes_in_flight) |
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
@@ -45,7 +46,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Jam, Registers, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Reduction, Launch, Count
+  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Reduction, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -77,7 +78,13 @@ struct TermEffects {
   double storeTakenLoads = 0;   ///< walking loads per thread whose sector a store of the thread took from L1 (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
+  double issueTailFactor = 0;   ///< ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (applied when compute bound)
+  double spillBytesPerThread = 0;  ///< ptxas's spill stores and loads (spills)
+  double spillFootprintPerSM = 0;  ///< stack frame x the threads an SM holds (spills)
+  double spillL2Bytes = 0;         ///< spill traffic that leaves L1 (spills; l2 adds it)
+  double spillDramBytes = 0;       ///< spill traffic that leaves L2 (spills; bandwidth adds it)
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
+  double bytesInFlightPerSM = 0; ///< DRAM bytes an SM's warps keep in flight (occupancy, with dram_gbps_by_bytes_in_flight)
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
   double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
   double l2FloorMs = 0;         ///< l2TrafficBytes / l2_bandwidth_gbps (l2)

@@ -28,7 +28,12 @@ bool readsRegisters(const ModelOptions &mo);
 /// ptxas's registers per thread for one layout, or why the estimate stays.
 struct CompiledRegisterCount {
   std::optional<int> registers;
+  int64_t stackBytes = 0; ///< ptxas's stack frame per thread (local memory)
+  int64_t spillBytes = 0; ///< bytes of its spill stores and loads in the code
   std::string why; ///< without registers: the emitter's or the compiler's reason
+  /// `l` with ptxas's count (Layout::compiledRegisters, compiledStackBytes,
+  /// compiledSpillBytes) when there is one; false, `l` unchanged, otherwise.
+  bool applyTo(layout::Layout &l) const;
 };
 
 /// `kp`'s layouts (best first by the estimate) with `counts[i]` for

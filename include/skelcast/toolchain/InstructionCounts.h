@@ -60,6 +60,10 @@ CodeCounts countSass(const std::string &sass);
 struct ResourceUsage {
   int registers = 0;
   int64_t sharedBytes = 0;
+  /// Local memory a thread uses (`ptxas -v`'s "bytes stack frame"; `STACK:` of
+  /// cuobjdump) and the bytes of the spill stores and loads in its code (only
+  /// `ptxas -v` says; 0 otherwise).
+  int64_t stackFrameBytes = 0, spillStoreBytes = 0, spillLoadBytes = 0;
 };
 /// The first function's `REG:` and `SHARED:` in `cuobjdump -res-usage` output, or
 /// `Used N registers` and `N bytes smem` of `ptxas -v`; throws std::runtime_error

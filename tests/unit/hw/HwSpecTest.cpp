@@ -132,6 +132,31 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
               "field 'host_link.h2d_pageable_ms_by_bytes[1][1]': -1 is out of range");
 }
 
+TEST(HwSpec, TheBandwidthByBytesInFlightIsOptionalAndCheckedPointByPoint) {
+  EXPECT_TRUE(hw::parseHwSpec(h100Text(), "h100.json").dramGBpsByBytesInFlight.empty());
+  EXPECT_EQ(hw::parseHwSpec(h100Text(), "h100.json").dramGBpsAt(4096), 0); // absent: nothing drawn from it
+  auto with = [](const char *pts) {
+    return edited([&](auto &j) {
+      j["dram_gbps_by_bytes_in_flight"] = {{"value", nlohmann::json::parse(pts)}, {"source", "test"}};
+    });
+  };
+  hw::HwSpec h = hw::parseHwSpec(with("[[1024, 300], [8192, 1800]]"), "x.json");
+  ASSERT_EQ(h.dramGBpsByBytesInFlight.size(), 2u);
+  EXPECT_DOUBLE_EQ(h.dramGBpsAt(4608), 1050); // half way
+  expectError(with("[[1024, 300]]"),
+              "field 'dram_gbps_by_bytes_in_flight': must be a list of two or more [bytes per SM, GB/s] points");
+  expectError(with("[[1024, 300], [1024, 400]]"),
+              "field 'dram_gbps_by_bytes_in_flight[1]': the first numbers must increase");
+  expectError(with("[[1024, 300], [2048, 200]]"),
+              "field 'dram_gbps_by_bytes_in_flight[1]': the second numbers cannot decrease");
+  expectError(with("[[1024, 300], [2048, 4000]]"),
+              "field 'dram_gbps_by_bytes_in_flight[1][1]': 4000 is out of range [0.001, 3030.4] (at most "
+              "mem_bandwidth_gbps, which is 3030.4)");
+  expectError(with("[[0, 300], [2048, 400]]"), "field 'dram_gbps_by_bytes_in_flight[0][0]': 0 is out of range");
+  expectError(with("[[1024, 300], [2048, \"x\"]]"),
+              "field 'dram_gbps_by_bytes_in_flight[1]': must be a [bytes per SM, GB/s] pair of numbers");
+}
+
 TEST(HwSpec, L1WavefrontRateIsOptional) {
   EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1WavefrontsPerCycle, 1);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_wavefronts_per_cycle"); }), "x.json");

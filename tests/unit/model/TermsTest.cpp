@@ -43,6 +43,19 @@ Alone applyOnly(const layout::KernelInfo &ki, const std::string &text, model::Te
   return r;
 }
 
+/// The same with ptxas's registers, stack frame and spill bytes on the layout.
+Alone applySpilled(const layout::KernelInfo &ki, const std::string &text, int registers, int64_t frame,
+                   int64_t spill, model::TermMask on, const hw::HwSpec &hw = h100()) {
+  auto l = layout::parseLayout(ki, text, hw);
+  l.compiledRegisters = registers;
+  l.compiledStackBytes = frame;
+  l.compiledSpillBytes = spill;
+  Alone r{layout::characterize(ki, l, hw), {{}, hw, {}}};
+  model::TermScratch scratch;
+  model::applyModernTerms(r.c, ki, l, hw, on, r.a, scratch);
+  return r;
+}
+
 model::HongKimResult coreAt(double ms, const std::string &bound) {
   model::HongKimResult r;
   r.timeMs = ms;
@@ -55,7 +68,7 @@ model::HongKimResult coreAt(double ms, const std::string &bound) {
 TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const auto &terms = model::skelcastTerms();
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
-  const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "mlp",      "caches",
+  const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "spills", "mlp", "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
                                        "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
                                        "blocks", "reduction", "launch"};
@@ -98,7 +111,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
                       "rmw: read-after-store loads per thread", "rmw: walked loads after a store",
                       "longest: longest task factor",
-                      "tail: last-wave factor",
+                      "tail: last-wave factor", "tail: most-blocks factor",
                       "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
@@ -144,17 +157,32 @@ TEST(Terms, TailAloneCountsTheLastWaveWhole) {
   EXPECT_EQ(r.a.hw.maxBlocksPerSM, h100().maxBlocksPerSM);
 }
 
-TEST(Terms, TailActsOnlyWhereTheCoreIsLatencyBound) {
+TEST(Terms, TailCountsALatencyBoundLastWaveWholeAndAComputeBoundSmByItsBlocks) {
   model::TermEffects e;
   e.tailFactor = 2112.0 / 1057.0;
+  e.issueTailFactor = 2.0 / (135.0 / 132.0);
   auto latency = coreAt(1.0, "latency");
   model::settleModernTerms(e, termBit(TermId::Tail), latency);
   EXPECT_DOUBLE_EQ(latency.timeMs, 2112.0 / 1057.0);
-  for (const char *bound : {"memory", "compute"}) {
-    auto other = coreAt(1.0, bound);
-    model::settleModernTerms(e, termBit(TermId::Tail), other);
-    EXPECT_EQ(other.timeMs, 1.0) << bound;
-  }
+  auto compute = coreAt(1.0, "compute");
+  model::settleModernTerms(e, termBit(TermId::Tail), compute);
+  EXPECT_DOUBLE_EQ(compute.timeMs, 2.0 * 132.0 / 135.0);
+  auto memory = coreAt(1.0, "memory");
+  model::settleModernTerms(e, termBit(TermId::Tail), memory);
+  EXPECT_EQ(memory.timeMs, 1.0);
+}
+
+TEST(Terms, TailOfAComputeBoundSmIsTheMostBlocksAnSmIsGiven) {
+  // 2^17 threads in blocks of 256 folded by 4: 2^17 / 1024 = 128 blocks on 132
+  // SMs: one each, factor 1. 2^19 / 1024 = 512 blocks: 512 / 132 = 3.8788 a
+  // SM, the SM given 4 sets the time: factor 4 x 132 / 512 = 1.03125, whatever
+  // the blocks per SM (eq. 8) make of Rep.
+  auto small = "#define N 131072\nfloat a[N]\nparallel_for(N) : i {\n  comp 40\n  st a[i]\n}\n";
+  auto r = applyOnly(kernelOf(small), "block=i:256 fold=i:4", termBit(TermId::Tail));
+  EXPECT_DOUBLE_EQ(r.a.effects.issueTailFactor, 1.0);
+  auto large = "#define N 524288\nfloat a[N]\nparallel_for(N) : i {\n  comp 40\n  st a[i]\n}\n";
+  auto q = applyOnly(kernelOf(large), "block=i:256 fold=i:4", termBit(TermId::Tail));
+  EXPECT_DOUBLE_EQ(q.a.effects.issueTailFactor, 4.0 * 132.0 / 512.0);
 }
 
 TEST(Terms, SchedulersAloneDivideOnlyTheIssueCycles) {
@@ -245,6 +273,102 @@ TEST(Terms, OccupancyDrawsWhatTheActiveWarpsDraw) {
   auto full = applyOnly(kernelOf(kTriad), "block=i:256",
                         termBit(TermId::Bandwidth) | termBit(TermId::Occupancy));
   EXPECT_DOUBLE_EQ(full.a.effects.drawnBandwidthGBps, hw.memBandwidthGBps);
+}
+
+TEST(Terms, OccupancyReadsTheBandwidthOfTheBytesInFlightFromTheSpecsCurve) {
+  // The H200's dram_gbps_by_bytes_in_flight. The triad of 2^26 floats in
+  // blocks of 256: 8 blocks of 8 warps per SM, one load group a thread (b and
+  // c) and its store: 64 x 32 x 12 = 24,576 bytes in flight per SM, a point
+  // of the curve: 3,615 GB/s, the floor 12 x 2^26 / 3,615e6 ms.
+  auto hw = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  ASSERT_FALSE(hw.dramGBpsByBytesInFlight.empty());
+  ASSERT_DOUBLE_EQ(hw.dramGBpsAt(24576), 3615);
+  auto on = termBit(TermId::Bandwidth) | termBit(TermId::Occupancy);
+  auto r = applyOnly(kernelOf(kTriad), "block=i:256", on, hw);
+  EXPECT_DOUBLE_EQ(r.a.effects.bytesInFlightPerSM, 24576);
+  EXPECT_DOUBLE_EQ(r.a.effects.drawnBandwidthGBps, 3615);
+  EXPECT_NEAR(r.a.effects.dramFloorMs, 12.0 * 67108864 / (3615 * 1e6), 1e-12);
+  // Between two points, linear: 20,480 bytes (the points 16,384 -> 3,041 and
+  // 24,576 -> 3,615) give 3,041 + 0.5 x 574 = 3,328; below the first point, in
+  // proportion (one latency): 512 bytes give 304 / 2.
+  EXPECT_DOUBLE_EQ(hw.dramGBpsAt(20480), 3328);
+  EXPECT_DOUBLE_EQ(hw.dramGBpsAt(512), 152);
+  EXPECT_DOUBLE_EQ(hw.dramGBpsAt(1e6), 4213);
+  // Folded by 8 in blocks of 32 over 2^17 elements: 512 blocks of one warp on
+  // 132 SMs, 3.88 warps per SM with 8 x 12 bytes a thread in flight: 11,916
+  // bytes per SM. Every SM is busy: the curve gives 1,856 + (11,916 - 8,192) /
+  // 4,096 x 651 = 2,448 GB/s; a warp's own limit (dram_bw_per_warp_gbps) gives
+  // 512 warps x 3.707 = 1,898: the lower is drawn.
+  const char *small = "#define N 131072\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto f = applyOnly(kernelOf(small), "block=i:32 fold=i:8", on, hw);
+  double inflight = 512.0 / 132.0 * 32 * 96;
+  EXPECT_NEAR(f.a.effects.bytesInFlightPerSM, inflight, 1e-9);
+  double curve = 1856 + (inflight - 8192) / 4096 * (2507 - 1856);
+  EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, std::min(curve, 512 * 3.707), 1e-9);
+}
+
+TEST(Terms, OccupancyWithFewSmsBusySolvesLittlesLawAtTheLatencyOfTheirLoad) {
+  // 66 of 132 SMs busy (66 blocks of 1,024 threads, 2^16 threads) with 32
+  // warps x 12 bytes x 32 = 12,288 bytes in flight each. On the curve the
+  // latency at B GB/s is x x 132 / y ns: 1,024 x 132 / 304 = 444.6 ns at the
+  // first point. Half the SMs draw less than the whole GPU would, 2,507 x
+  // 66 / 132, at a latency no higher: B = 66 x 12,288 / latency(B), which the
+  // bisection solves to within 1e-6 of itself.
+  auto hw = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  const char *half = "#define N 67584\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                     "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto r = applyOnly(kernelOf(half), "block=i:1024", termBit(TermId::Bandwidth) | termBit(TermId::Occupancy), hw);
+  ASSERT_DOUBLE_EQ(r.a.effects.bytesInFlightPerSM, 12288);
+  double b = r.a.effects.drawnBandwidthGBps;
+  EXPECT_GT(b, 2507.0 * 66 / 132);
+  EXPECT_LT(b, 2507.0);
+  // the latency at b, read off the curve's points by hand (b between which two?)
+  const auto &c = hw.dramGBpsByBytesInFlight;
+  size_t k = 1;
+  while (c[k].second < b)
+    ++k;
+  double l0 = c[k - 1].first * 132 / c[k - 1].second, l1 = c[k].first * 132 / c[k].second;
+  double lat = l0 + (b - c[k - 1].second) / (c[k].second - c[k - 1].second) * (l1 - l0);
+  EXPECT_NEAR(b, 66 * 12288 / lat, 1e-6);
+}
+
+TEST(Terms, SpillsMoveThroughL1AndThroughL2OrDramWhereTheStackFramesDoNotFit) {
+  // The 2^26 triad in blocks of 256 (8 blocks, 2,048 threads an SM) as if
+  // ptxas had spilled 1,000 bytes a thread. A 64-byte frame: 2,048 x 64 =
+  // 131,072 bytes an SM, within the H100's 262,144 of L1: no traffic beyond
+  // L1, 1,000 / 4 = 250 more wavefronts a warp.
+  auto on = termBit(TermId::Spills) | termBit(TermId::Caches) | termBit(TermId::Bandwidth) |
+            termBit(TermId::L2) | termBit(TermId::Lsu);
+  auto ki = kernelOf(kTriad);
+  double threads = 67108864.0;
+  auto l1 = applySpilled(ki, "block=i:256", 32, 64, 1000, on);
+  EXPECT_DOUBLE_EQ(l1.a.effects.spillFootprintPerSM, 2048.0 * 64);
+  EXPECT_EQ(l1.a.effects.spillL2Bytes, 0);
+  EXPECT_EQ(l1.a.effects.spillDramBytes, 0);
+  auto none = applySpilled(ki, "block=i:256", 32, 0, 0, on);
+  EXPECT_DOUBLE_EQ(l1.a.effects.l1WavefrontsPerWarp, none.a.effects.l1WavefrontsPerWarp + 250);
+  // A 256-byte frame: 524,288 bytes an SM, 69 MB on 132 SMs, over the 31.5 MB
+  // L2 keeps: every spilled byte through L2 and DRAM, on both floors.
+  auto dram = applySpilled(ki, "block=i:256", 32, 256, 1000, on);
+  EXPECT_DOUBLE_EQ(dram.a.effects.spillDramBytes, 1000 * threads);
+  EXPECT_DOUBLE_EQ(dram.a.effects.spillL2Bytes, 1000 * threads);
+  EXPECT_NEAR(dram.a.effects.dramFloorMs - none.a.effects.dramFloorMs,
+              1000 * threads / (h100().memBandwidthGBps * 1e6), 1e-9);
+  EXPECT_NEAR(dram.a.effects.l2FloorMs - none.a.effects.l2FloorMs,
+              1000 * threads / (h100().l2BandwidthGBps * 1e6), 1e-9);
+  // 64 blocks of 1,024 (2^16 threads) with a 300-byte frame: 307,200 bytes on
+  // each of 64 SMs, over L1; 19.7 MB in all, within L2: through L2 only.
+  const char *small = "#define N 65536\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto l2 = applySpilled(kernelOf(small), "block=i:1024", 32, 300, 1000, on);
+  EXPECT_DOUBLE_EQ(l2.a.effects.spillFootprintPerSM, 1024.0 * 300);
+  EXPECT_DOUBLE_EQ(l2.a.effects.spillL2Bytes, 1000 * 65536.0);
+  EXPECT_EQ(l2.a.effects.spillDramBytes, 0);
+  // Switched off, nothing of it.
+  auto off = applySpilled(ki, "block=i:256", 32, 256, 1000, on & ~termBit(TermId::Spills));
+  EXPECT_EQ(off.a.effects.spillDramBytes, 0);
+  EXPECT_DOUBLE_EQ(off.a.effects.dramFloorMs, none.a.effects.dramFloorMs);
 }
 
 TEST(Terms, LaunchAloneRecordsTheOverhead) {

@@ -144,6 +144,19 @@ TEST(InstructionCounts, ResourceUsageOfCuobjdumpAndPtxas) {
   ResourceUsage b = parseResourceUsage("ptxas info    : Used 40 registers, 4096 bytes smem, 0 barriers");
   EXPECT_EQ(b.registers, 40);
   EXPECT_EQ(b.sharedBytes, 4096);
+  EXPECT_EQ(b.spillStoreBytes + b.spillLoadBytes + b.stackFrameBytes, 0);
+  // ptxas -v of conv2d 4096's `block=i:2,j:512 fold=i:8,j:8 unroll=a:3,b:3`
+  // (validation/results/h200_emit14_ptxas.txt): the spills come before the count.
+  ResourceUsage c = parseResourceUsage(
+      "ptxas info    : Compiling entry function 'skelcast_conv2d' for 'sm_90'\n"
+      "ptxas info    : Function properties for skelcast_conv2d\n"
+      "    1456 bytes stack frame, 1948 bytes spill stores, 2008 bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 0 barriers, 1456 bytes cumulative stack size\n");
+  EXPECT_EQ(c.registers, 32);
+  EXPECT_EQ(c.stackFrameBytes, 1456);
+  EXPECT_EQ(c.spillStoreBytes, 1948);
+  EXPECT_EQ(c.spillLoadBytes, 2008);
+  EXPECT_EQ(parseResourceUsage(" REG:32 STACK:904 SHARED:0 LOCAL:0\n").stackFrameBytes, 904);
   EXPECT_THROW(parseResourceUsage("nothing"), std::runtime_error);
 }
 
