@@ -153,8 +153,13 @@ bool tileFits(const KernelInfo &ki, const std::vector<int64_t> &block, const std
   return tile <= std::max(ki.loopSpace, tpb);
 }
 
-/// The constant-trip streaming loops with at least two iterations: those a stage can cover.
-bool stageKind(const LoopInfo &li) { return li.isStream && li.constTrip && li.trip >= 2; }
+/// The constant-trip streaming loops with at least two iterations that are
+/// statements of the nest's body itself (not inside another loop or a branch:
+/// emit places a stage's barriers there, src/emit/EmitPlan.cpp): those a stage
+/// can cover.
+bool stageKind(const LoopInfo &li) {
+  return li.isStream && li.constTrip && li.trip >= 2 && li.parent < 0 && li.execs >= 1;
+}
 
 /// The smallest stage size of the powers of two: 8 iterations of a 4-byte element are one
 /// 32-byte sector, the smallest piece DRAM and L2 move, so a shorter stage fills its tile's

@@ -582,16 +582,17 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   // Where the spec has dram_gbps_by_bytes_in_flight (measured with every SM
   // busy by validation/kernels/inflight_grid.cu), the warps draw what that
   // curve gives for the DRAM bytes they keep in flight: Little's law with the
-  // latency the load itself raises. A warp's bytes in flight are the bytes its
-  // threads request per wait for their direct loads (loadGroups less the
-  // fills of shared memory, which the warps of a block issue together; the
-  // store that follows a group counts with it, as in the program), so
-  // I = W x warp_size x requested bytes per thread / max(1, direct groups).
-  // The requested bytes count the loads that hit in L1 or L2 as in flight too
-  // (a group's hits and misses are not told apart), so the floor stays a lower
-  // bound where most hit. With S of the GPU's SMs busy, the bandwidth B solves
-  // B = S x I / latency(B), the latency at each point of the curve being
-  // x x sm_count / y (dramGBpsDrawn): at S = sm_count, curve(I).
+  // latency the load itself raises. A warp's thread spends its life in waits:
+  // its load groups (`mlp`; the fills of shared memory left out, the warps of
+  // a block issue them together), each as long as the hit-weighted latency
+  // (`caches`' Mem_LD; DRAM's without it). In DRAM latencies that is
+  // waits = groups x Mem_LD / dram_latency_cycles, and the DRAM bytes a warp
+  // holds in flight on average are its DRAM bytes over those waits (the store
+  // counted with the group before it, as in the program that measured the
+  // curve): I = W x warp_size x DRAM bytes per thread / max(1, waits). With S
+  // of the GPU's SMs busy, the bandwidth B solves B = S x I / latency(B), the
+  // latency at each point of the curve being x x sm_count / y
+  // (dramGBpsDrawn): at S = sm_count, curve(I).
   double bandwidth = hw.memBandwidthGBps;
   if (in.on & kOccupancy) {
     double blocksPerSM = std::min(w.blocks / sms, std::max(1.0, activeBlocksPerSM(w, a.hw, sms)));
@@ -602,7 +603,10 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
         if (au.cached)
           fills += au.cachingInsts;
       double groups = std::max(1.0, in.c.loadGroups - fills);
-      a.effects.bytesInFlightPerSM = warpsPerSM * hw.warpSize * in.c.requestedBytesPerThread / groups;
+      double perThread = threads > 0 ? dram / threads : 0;
+      double lat = (in.on & kCaches) ? a.effects.effectiveLatencyCycles : hw.dramLatencyCycles;
+      double waits = std::max(1.0, groups * lat / hw.dramLatencyCycles);
+      a.effects.bytesInFlightPerSM = warpsPerSM * hw.warpSize * perThread / waits;
       if (a.effects.bytesInFlightPerSM > 0)
         bandwidth = std::min(bandwidth, dramGBpsDrawn(hw, a.effects.bytesInFlightPerSM, sms));
     }
@@ -625,7 +629,7 @@ std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
   std::vector<ExplainRow> rows;
   if (e.bytesInFlightPerSM > 0)
     rows.push_back({"DRAM bytes in flight per SM", e.bytesInFlightPerSM, 6,
-                    "warps per SM x warp size x requested bytes per thread / load groups (occupancy)"});
+                    "warps per SM x warp size x DRAM bytes per thread / (load groups x Mem_LD / DRAM latency) (occupancy)"});
   rows.push_back({"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
                   e.bytesInFlightPerSM > 0
                       ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs) (occupancy)"
@@ -889,9 +893,11 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, 
     unroll = std::max(unroll, static_cast<double>(u));
   double perTask = 2.0 + stores + loadsInner * std::min(unroll, 4.0);
   // Tasks that run one after another (layout::serialTasks) hold one task's
-  // values at a time, and each task its two indices.
+  // values at a time, and a loop over the tasks its index and bound: ptxas
+  // gives HotSpot 4096's `fold=j:4` and `fold=j:8` 24-26 registers alike
+  // (h200_emit13_kernels.json).
   double fold = static_cast<double>(l.foldProduct());
-  double tasks = serialTasks > 1 ? perTask + 2.0 * (fold - 1.0) : perTask * fold;
+  double tasks = serialTasks > 1 ? perTask + 2.0 : perTask * fold;
   // A base pointer per array of the file, as before kernels carried only their own arrays.
   return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) + tasks;
 }

@@ -280,9 +280,13 @@ TEST(ModernTerms, RegistersEstimateOfABranchAndOfTasksInSequence) {
   // 16 + 2 x 3 arrays + (2 + 1 store + (1 + 0.25) loads) = 26.25
   auto one = layout::parseLayout(ki, "block=i:64", hw);
   EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, one, layout::serialTasks(ki, one)), 26.25);
-  // fold 4, the tasks in sequence: 16 + 6 + 4.25 + 2 x 3 = 32.25 (jammed it would be 16 + 6 + 4 x 4.25 = 39)
+  // fold 4, the tasks in sequence: one task's values and the task loop's index
+  // and bound: 16 + 6 + 4.25 + 2 = 28.25 (jammed it would be 16 + 6 + 4 x 4.25 = 39);
+  // fold 8 the same
   auto four = layout::parseLayout(ki, "block=i:64 fold=i:4", hw);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, four, layout::serialTasks(ki, four)), 32.25);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, four, layout::serialTasks(ki, four)), 28.25);
+  auto eight = layout::parseLayout(ki, "block=i:64 fold=i:8", hw);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, eight, layout::serialTasks(ki, eight)), 28.25);
 }
 
 // ptxas's count, where the toolchain stage read it, replaces the estimate

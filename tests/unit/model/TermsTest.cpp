@@ -291,6 +291,23 @@ TEST(Terms, OccupancyReadsTheBandwidthOfTheBytesInFlightFromTheSpecsCurve) {
   // Between two points, linear: 20,480 bytes (the points 16,384 -> 3,041 and
   // 24,576 -> 3,615) give 3,041 + 0.5 x 574 = 3,328; below the first point, in
   // proportion (one latency): 512 bytes give 304 / 2.
+  // With `caches` the waits are in DRAM latencies: the triad hits nowhere, so
+  // Mem_LD is DRAM's and one group is one wait, the same 24,576 bytes.
+  auto withCaches = applyOnly(kernelOf(kTriad), "block=i:256", on | termBit(TermId::Caches), hw);
+  EXPECT_DOUBLE_EQ(withCaches.a.effects.effectiveLatencyCycles, hw.dramLatencyCycles);
+  EXPECT_DOUBLE_EQ(withCaches.a.effects.bytesInFlightPerSM, 24576);
+  // A 3-point stencil, b[i-1] + b[i] + b[i+1]: its neighbours hit L1, so its
+  // one group waits less than a DRAM latency, and the DRAM bytes a warp holds
+  // are its DRAM bytes over groups x Mem_LD / dram_latency_cycles.
+  const char *stencil = "#define N 67108864\nfloat a[N]\nfloat b[N]\n"
+                        "parallel_for(1:N-1) : i {\n  ld b[i-1]\n  ld b[i]\n  ld b[i+1]\n  comp 4\n  st a[i]\n}\n";
+  auto st = applyOnly(kernelOf(stencil), "block=i:256", on | termBit(TermId::Caches) | termBit(TermId::Mlp), hw);
+  double lat = st.a.effects.effectiveLatencyCycles;
+  ASSERT_LT(lat, hw.dramLatencyCycles);
+  ASSERT_GT(st.c.loadGroups, 0);
+  EXPECT_NEAR(st.a.effects.bytesInFlightPerSM,
+              64 * 32 * st.a.effects.dramBytesPerThread / std::max(1.0, st.c.loadGroups * lat / hw.dramLatencyCycles),
+              1e-6);
   EXPECT_DOUBLE_EQ(hw.dramGBpsAt(20480), 3328);
   EXPECT_DOUBLE_EQ(hw.dramGBpsAt(512), 152);
   EXPECT_DOUBLE_EQ(hw.dramGBpsAt(1e6), 4213);
