@@ -87,9 +87,9 @@ public:
     return i;
   }
 
-  double checkRange(const std::string &name, double d, double lo, double hi) const {
+  double checkRange(const std::string &name, double d, double lo, double hi, const Bound &bound = {}) const {
     if (!std::isfinite(d) || d < lo || d > hi)
-      fail(name, fmt::format("{} is out of range [{}, {}]", d, lo, hi));
+      fail(name, fmt::format("{} is out of range [{}, {}]{}", d, lo, hi, bound.note(d < lo, lo, hi)));
     return d;
   }
 
@@ -139,50 +139,41 @@ public:
   /// An optional [[bytes, ms], ...] list of host_link: two or more points,
   /// bytes strictly increasing, times positive and not decreasing.
   CopyCurve curve(const json &link, const char *key) const {
-    CopyCurve c;
     auto it = link.find(key);
     if (it == link.end())
-      return c;
-    std::string fname = std::string("host_link.") + key;
-    if (!it->is_array() || it->size() < 2)
-      fail(fname, "must be a list of two or more [bytes, ms] points");
-    for (size_t i = 0; i < it->size(); ++i) {
-      const json &pt = (*it)[i];
-      std::string at = fmt::format("{}[{}]", fname, i);
-      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
-        fail(at, "must be a [bytes, ms] pair of numbers");
-      double bytes = checkRange(at + "[0]", pt[0].get<double>(), 1, 1e15);
-      double ms = checkRange(at + "[1]", pt[1].get<double>(), 1e-6, 1e9);
-      if (!c.empty() && bytes <= c.back().first)
-        fail(at, "sizes must increase");
-      if (!c.empty() && ms < c.back().second)
-        fail(at, "a larger copy cannot take less time");
-      c.push_back({bytes, ms});
-    }
-    return c;
+      return {};
+    return points(*it, std::string("host_link.") + key,
+                  {"[bytes, ms]", 1, 1e15, 1e-6, 1e9, {}, "sizes must increase",
+                   "a larger copy cannot take less time"});
   }
 
-  /// A top-level [[x, y], ...] field: two or more points, x strictly
-  /// increasing within [xlo, xhi], y within [ylo, yhi] and not decreasing.
-  Curve curveField(const std::string &name, const char *pair, double xlo, double xhi, double ylo,
-                   double yhi, const Bound &bound = {}) {
-    const json &v = field(name);
+  /// What a list of measured points must be: its pair's name for the
+  /// messages, the ranges of x and y (and the field that bounds y), and what
+  /// is said when x does not increase or y falls.
+  struct PointsRule {
+    const char *pair;
+    double xlo, xhi, ylo, yhi;
+    Bound yBound;
+    const char *xMustIncrease, *yCannotFall;
+  };
+
+  /// [[x, y], ...] field `fname`: two or more points, x strictly increasing,
+  /// y not decreasing, each within its range.
+  Curve points(const json &v, const std::string &fname, const PointsRule &r) const {
     if (!v.is_array() || v.size() < 2)
-      fail(name, fmt::format("must be a list of two or more {} points", pair));
+      fail(fname, fmt::format("must be a list of two or more {} points", r.pair));
     Curve c;
     for (size_t i = 0; i < v.size(); ++i) {
       const json &pt = v[i];
-      std::string at = fmt::format("{}[{}]", name, i);
+      std::string at = fmt::format("{}[{}]", fname, i);
       if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number())
-        fail(at, fmt::format("must be a {} pair of numbers", pair));
-      double x = checkRange(at + "[0]", pt[0].get<double>(), xlo, xhi);
-      double y = pt[1].get<double>();
-      if (!std::isfinite(y) || y < ylo || y > yhi)
-        fail(at + "[1]", fmt::format("{} is out of range [{}, {}]{}", y, ylo, yhi, bound.note(y < ylo, ylo, yhi)));
+        fail(at, fmt::format("must be a {} pair of numbers", r.pair));
+      double x = checkRange(at + "[0]", pt[0].get<double>(), r.xlo, r.xhi);
+      double y = checkRange(at + "[1]", pt[1].get<double>(), r.ylo, r.yhi, r.yBound);
       if (!c.empty() && x <= c.back().first)
-        fail(at, "the first numbers must increase");
+        fail(at, r.xMustIncrease);
       if (!c.empty() && y < c.back().second)
-        fail(at, "the second numbers cannot decrease");
+        fail(at, r.yCannotFall);
       c.push_back({x, y});
     }
     return c;
@@ -223,19 +214,25 @@ const char *coalescingRuleName(CoalescingRule r) {
   return "";
 }
 
+double interpolate(const Curve &c, double x) {
+  if (x <= c.front().first)
+    return c.front().second;
+  if (x >= c.back().first)
+    return c.back().second;
+  auto hi = std::upper_bound(c.begin(), c.end(), x,
+                             [](double v, const std::pair<double, double> &p) { return v < p.first; });
+  auto lo = hi - 1;
+  double f = (x - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
+
 double HwSpec::dramGBpsAt(double bytesPerSM) const {
   const Curve &c = dramGBpsByBytesInFlight;
   if (c.empty() || !(bytesPerSM > 0))
     return 0;
   if (bytesPerSM <= c.front().first)
     return c.front().second * bytesPerSM / c.front().first;
-  if (bytesPerSM >= c.back().first)
-    return c.back().second;
-  auto hi = std::upper_bound(c.begin(), c.end(), bytesPerSM,
-                             [](double x, const std::pair<double, double> &p) { return x < p.first; });
-  auto lo = hi - 1;
-  double f = (bytesPerSM - lo->first) / (hi->first - lo->first);
-  return lo->second + f * (hi->second - lo->second);
+  return interpolate(c, bytesPerSM);
 }
 
 CoalescingRule HwSpec::coalescing() const {
@@ -322,8 +319,10 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.dramBwPerWarpGBps = r.number("dram_bw_per_warp_gbps", 0.001, h.memBandwidthGBps,
                                    {nullptr, "mem_bandwidth_gbps"});
   if (root.contains("dram_gbps_by_bytes_in_flight"))
-    h.dramGBpsByBytesInFlight = r.curveField("dram_gbps_by_bytes_in_flight", "[bytes per SM, GB/s]", 1, 1e9,
-                                             0.001, h.memBandwidthGBps, {nullptr, "mem_bandwidth_gbps"});
+    h.dramGBpsByBytesInFlight =
+        r.points(r.field("dram_gbps_by_bytes_in_flight"), "dram_gbps_by_bytes_in_flight",
+                 {"[bytes per SM, GB/s]", 1, 1e9, 0.001, h.memBandwidthGBps, {nullptr, "mem_bandwidth_gbps"},
+                  "the first numbers must increase", "the second numbers cannot decrease"});
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,

@@ -230,11 +230,7 @@ double transferMs(const hw::HwSpec &hw, double bytes, bool hostToDevice, bool pi
   // the largest, its time grows in proportion to the bytes.
   if (bytes >= curve.back().first)
     return curve.back().second * bytes / curve.back().first;
-  auto hi = std::upper_bound(curve.begin(), curve.end(), bytes,
-                             [](double b, const std::pair<double, double> &p) { return b < p.first; });
-  auto lo = hi - 1;
-  double f = (bytes - lo->first) / (hi->first - lo->first);
-  return lo->second + f * (hi->second - lo->second);
+  return hw::interpolate(curve, bytes);
 }
 
 } // namespace skelcast::model

@@ -25,6 +25,9 @@ const char *coalescingRuleName(CoalescingRule r);
 
 /// Measured (x, y) points, x strictly increasing.
 using Curve = std::vector<std::pair<double, double>>;
+/// y at x on a non-empty curve: linear between neighbouring points, the end
+/// point's y outside them.
+double interpolate(const Curve &c, double x);
 /// A measured copy time per size: (bytes, ms) points, bytes increasing.
 using CopyCurve = Curve;
 
@@ -81,9 +84,9 @@ struct HwSpec {
   /// W x this (docs/model.md, section 7).
   double dramBwPerWarpGBps = 0;
   /// DRAM bandwidth (GB/s) the GPU draws with every SM busy against the bytes
-  /// in flight per SM (warps per SM x the DRAM bytes a warp requests per wait
-  /// for its loads), y not decreasing (empty: not given). Where given, the
-  /// `occupancy` term reads it instead of dramBwPerWarpGBps.
+  /// in flight per SM (warps per SM x the DRAM bytes a warp holds in flight),
+  /// y not decreasing (empty: not given). Where given, the `occupancy` term
+  /// reads it beside dramBwPerWarpGBps (the lower bandwidth counts).
   Curve dramGBpsByBytesInFlight;
   /// The curve's bandwidth at `bytesPerSM` in flight: linear between its
   /// points, in proportion to the bytes below the first (one latency), the
