@@ -90,6 +90,14 @@ struct Characterization {
 /// a branch's arm (each task's branch closes before the next task's loads go
 /// out: HotSpot's edge cases), else 1 (the tasks are jammed inside the loops
 /// and their loads go out together; docs/model.md, term `mlp`).
+/// The registers of loaded values a thread keeps in flight between two waits
+/// in nvcc's code (-O3, sm_90): 4-byte loads come in groups of 14 to 17 in
+/// the SASS of jammed straight-line tasks at 30-32 registers (HotSpot-like
+/// 3-D and 2-D stencils folded 8 to 64 tasks a thread), though the layout
+/// would put every task's loads in one group (`mlp`, docs/model.md;
+/// validation/results/h200_sass_load_groups.txt).
+inline constexpr double kLoadRegistersPerWait = 16;
+
 double serialTasks(const KernelInfo &ki, const Layout &l);
 
 /// Branch probability of an access: its executions over its loops' trips.

@@ -125,6 +125,31 @@ TEST(ModernTerms, FoldedTasksWithALoadInABranchArmRunOneAfterAnother) {
   EXPECT_DOUBLE_EQ(r.c.loadGroups, 4 * (1 + 0.25));
 }
 
+// The loads of one group hold their values in registers until it ends: nvcc
+// keeps about kLoadRegistersPerWait = 16 registers of them in flight
+// (validation/results/h200_sass_load_groups.txt), so a register tile of
+// straight-line tasks waits once per 16 registers of loads, not once.
+TEST(ModernTerms, AGroupOfLoadsHoldsAtMostSixteenRegistersOfValues) {
+  const char *stencil = "#define N 4096\nfloat u[N][N]\nfloat v[N][N]\n"
+                        "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
+                        "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n";
+  const char *stencil64 = "#define N 4096\ndouble u[N][N]\ndouble v[N][N]\n"
+                          "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
+                          "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n";
+  auto ki = kernelOf(stencil), kd = kernelOf(stencil64);
+  ASSERT_EQ(layout::kLoadRegistersPerWait, 16);
+  // One task: 5 loads, 5 registers, one group (its highest level).
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:8,j:32").c.loadGroups, 1);
+  // 8 jammed tasks: 8 x 5 = 40 registers of loads, 40 / 16 = 2.5 groups.
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:8,j:32 fold=i:8").c.loadGroups, 2.5);
+  // 64 tasks: 320 / 16 = 20 groups (the SASS of jacobi2d 4094's fold=i:8,j:8: 57).
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:8,j:32 fold=i:8,j:8").c.loadGroups, 20);
+  // A double fills 2 registers: 8 tasks, 80 / 16 = 5 groups.
+  EXPECT_DOUBLE_EQ(apply(kd, "block=i:8,j:32 fold=i:8").c.loadGroups, 5);
+  // mlp exposes them: 5 of the thread's 48 memory instructions wait.
+  EXPECT_DOUBLE_EQ(apply(kd, "block=i:8,j:32 fold=i:8", {"mlp"}).a.workload.exposedMemInsts, 5);
+}
+
 TEST(ModernTerms, CachesOnAStencilByHand) {
   // Interior 1024 x 1024 of t, 16 x 16 blocks: 4096 blocks; a block reads 16x16 + 4x16
   // = 320 elements; its 8 warps ask 5 loads x 32 elements = 1280 times: r1 = 0.75.
