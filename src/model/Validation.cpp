@@ -218,13 +218,6 @@ Measurements loadMeasurements(const std::string &path) {
     readCOptions(c, mc, path, at);
     mc.timing = readTiming(c, path, at, fileTiming);
     mc.timeMs = measuredMs(c, "time_ms", path, at);
-    if (c.contains("min_ms") || c.contains("max_ms")) {
-      mc.minMs = measuredMs(c, "min_ms", path, at);
-      mc.maxMs = measuredMs(c, "max_ms", path, at);
-      if (mc.minMs > mc.timeMs || mc.timeMs > mc.maxMs)
-        throw fail(at, fmt::format("min_ms {} <= time_ms {} <= max_ms {} does not hold", mc.minMs, mc.timeMs,
-                                   mc.maxMs));
-    }
     m.cases.push_back(mc);
   }
   return m;
@@ -242,11 +235,8 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
       });
       if (it == m.cases.end())
         m.cases.push_back(c);
-      else if (c.timeMs < it->timeMs) { // the fastest run, with its repeats' spread
-        it->timeMs = c.timeMs;
-        it->minMs = c.minMs;
-        it->maxMs = c.maxMs;
-      }
+      else
+        it->timeMs = std::min(it->timeMs, c.timeMs);
     }
   }
   return m;
@@ -406,19 +396,6 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     kc.projectedBestMeasuredMs = pick->measured.timeMs;
     kc.withinTenPercent = pick->measured.timeMs <= 1.10 * fast->measured.timeMs;
     r.topWithinTen += kc.withinTenPercent ? 1 : 0;
-    // A miss the run's repeats do not resolve: the favourite's fastest repeat
-    // is no slower than the fastest layout's slowest (4-5 us kernels at the
-    // launch floor move by 1 us from one repeat to the next). Only for
-    // repeats that are each a batch of launches back to back (emit's
-    // programs: 30 means of 68 launches); the extremes of launches timed
-    // alone are single launches' jitter (a triad of 2^20 on the H100: median
-    // 7.2 us, slowest 22.6 us).
-    kc.projectedBestMinMs = pick->measured.minMs;
-    kc.fastestMaxMs = fast->measured.maxMs;
-    kc.tiedWithinRepeats = !kc.withinTenPercent && timing == layout::LaunchTiming::BackToBack &&
-                           pick->measured.minMs > 0 && fast->measured.maxMs > 0 &&
-                           pick->measured.minMs <= fast->measured.maxMs;
-    r.topTiedWithinRepeats += kc.tiedWithinRepeats ? 1 : 0;
     r.kernels.push_back(kc);
   }
   return r;

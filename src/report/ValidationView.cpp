@@ -20,15 +20,6 @@ std::string otherFigures(const model::ValidationReport &v, const char *bullet) {
   return out;
 }
 
-/// The misses the run's repeats do not resolve (KernelCheck::tiedWithinRepeats).
-std::string tiedLine(const model::ValidationReport &v) {
-  if (v.topTiedWithinRepeats == 0)
-    return {};
-  return fmt::format("{} of the other {}: the favourite's fastest repeat no slower than the fastest "
-                     "layout's slowest (\"tie\": a difference the run's repeats do not resolve)\n",
-                     v.topTiedWithinRepeats, v.kernels.size() - static_cast<size_t>(v.topWithinTen));
-}
-
 } // namespace
 
 std::string renderValidation(const model::ValidationReport &v) {
@@ -60,17 +51,12 @@ std::string renderValidation(const model::ValidationReport &v) {
   out += fmt::format("\nranking: the measured layout the projection ranks first, against the fastest "
                      "measured\n");
   for (const auto &k : v.kernels)
-    out += fmt::format("  {:<16} {:<15} {} {} ({} ms) vs fastest {} ({} ms); enumerator's top: {}{}{}\n",
-                       k.kernel, k.size, k.withinTenPercent ? "ok  " : k.tiedWithinRepeats ? "tie " : "MISS",
-                       k.projectedBest, num(k.projectedBestMeasuredMs, 4), k.fastestMeasured,
-                       num(k.fastestMs, 4), k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "",
-                       k.tiedWithinRepeats
-                           ? fmt::format("; repeats overlap: the favourite's fastest {} ms, the fastest's slowest {} ms",
-                                         num(k.projectedBestMinMs, 4), num(k.fastestMaxMs, 4))
-                           : std::string());
+    out += fmt::format("  {:<16} {:<15} {} {} ({} ms) vs fastest {} ({} ms); enumerator's top: {}{}\n",
+                       k.kernel, k.size, k.withinTenPercent ? "ok  " : "MISS", k.projectedBest,
+                       num(k.projectedBestMeasuredMs, 4), k.fastestMeasured, num(k.fastestMs, 4),
+                       k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "");
   out += fmt::format("{} of {} kernels: projected favourite within 10% of the fastest measured\n",
                      v.topWithinTen, v.kernels.size());
-  out += tiedLine(v);
   std::string others = otherFigures(v, "");
   return others.empty() ? out : out + "\n" + others;
 }
@@ -127,7 +113,6 @@ std::string renderValidationMarkdown(const model::ValidationReport &v) {
                      "10% of the fastest measured: {} of {} kernels.\n",
                      fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
                      fixed(100 * v.rooflineGeomeanError, 1), v.topWithinTen, v.kernels.size());
-  out += tiedLine(v).empty() ? "" : "\n" + tiedLine(v);
   std::string others = otherFigures(v, "- ");
   return others.empty() ? out : out + "\n" + others;
 }
@@ -152,7 +137,6 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["max_error"] = v.maxError;
   j["roofline_geomean_error"] = v.rooflineGeomeanError;
   j["top_within_10pct"] = v.topWithinTen;
-  j["top_tied_within_repeats"] = v.topTiedWithinRepeats;
   json cases = json::array();
   for (const auto &c : v.cases) {
     json x = {{"kernel", c.measured.kernel}, {"size", c.measured.size},
@@ -172,7 +156,7 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   for (const auto &k : v.kernels)
     ks.push_back({{"kernel", k.kernel}, {"size", k.size}, {"fastest_measured", k.fastestMeasured},
                   {"projected_best", k.projectedBest}, {"within_10pct", k.withinTenPercent},
-                  {"tied_within_repeats", k.tiedWithinRepeats}, {"enumerated_top", k.enumeratedTop}});
+                  {"enumerated_top", k.enumeratedTop}});
   j["kernels"] = ks;
   // File names come from the command line and need not be UTF-8: replace what is not.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

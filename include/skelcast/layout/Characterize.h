@@ -83,13 +83,6 @@ struct Characterization {
   double windowFootprintBytes = 0; ///< a block's footprint over a few iterations of its loops
 };
 
-/// How many of a thread's folded tasks run one after another: the fold's
-/// product when a loop's bounds read a folded parallel index (each task has
-/// its own trip count, so the tasks cannot share the loop: IspinEx's CSR row
-/// with `j` folded, a triangle folded along its bound) or when a load sits in
-/// a branch's arm (each task's branch closes before the next task's loads go
-/// out: HotSpot's edge cases), else 1 (the tasks are jammed inside the loops
-/// and their loads go out together; docs/model.md, term `mlp`).
 /// The registers of loaded values a thread keeps in flight between two waits
 /// in nvcc's code (-O3, sm_90): 4-byte loads come in groups of 14 to 17 in
 /// the SASS of jammed straight-line tasks at 30-32 registers (HotSpot-like
@@ -98,6 +91,13 @@ struct Characterization {
 /// validation/results/h200_sass_load_groups.txt).
 inline constexpr double kLoadRegistersPerWait = 16;
 
+/// How many of a thread's folded tasks run one after another: the fold's
+/// product when a loop's bounds read a folded parallel index (each task has
+/// its own trip count, so the tasks cannot share the loop: IspinEx's CSR row
+/// with `j` folded, a triangle folded along its bound) or when a load sits in
+/// a branch's arm (each task's branch closes before the next task's loads go
+/// out: HotSpot's edge cases), else 1 (the tasks are jammed inside the loops
+/// and their loads go out together; docs/model.md, term `mlp`).
 double serialTasks(const KernelInfo &ki, const Layout &l);
 
 /// Branch probability of an access: its executions over its loops' trips.

@@ -36,9 +36,6 @@ struct MeasuredCase {
   /// batch of launches queued between one event pair: emit's programs).
   layout::LaunchTiming timing = layout::LaunchTiming::RepeatedAlone;
   double timeMs = 0;
-  /// The fastest and the slowest of the case's repeats ("min_ms", "max_ms",
-  /// both or neither; 0 when absent): how far its time moves within one run.
-  double minMs = 0, maxMs = 0;
 };
 
 /// Where the kernel of a measured case comes from. The user's path is the C
@@ -91,12 +88,6 @@ struct KernelCheck {
   std::string projectedBest;     ///< the measured layout the model ranks first
   double projectedBestMeasuredMs = 0;
   bool withinTenPercent = false;
-  /// Not within 10%, but the favourite's fastest repeat is no slower than the
-  /// fastest layout's slowest (their repeats overlap): a difference the run
-  /// does not resolve. Only for launches timed back to back (each repeat a
-  /// batch's mean); false when a case has no repeats' spread.
-  bool tiedWithinRepeats = false;
-  double projectedBestMinMs = 0, fastestMaxMs = 0; ///< the two repeats compared
   std::string enumeratedTop;     ///< the enumerator's overall first layout
   bool enumeratedTopMeasured = false;
 };
@@ -118,7 +109,6 @@ struct ValidationReport {
   std::vector<KernelCheck> kernels;
   double geomeanError = 0, rooflineGeomeanError = 0, maxError = 0;
   int topWithinTen = 0;
-  int topTiedWithinRepeats = 0; ///< of the others, KernelCheck::tiedWithinRepeats
 };
 
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,

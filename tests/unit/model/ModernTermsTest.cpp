@@ -148,6 +148,11 @@ TEST(ModernTerms, AGroupOfLoadsHoldsAtMostSixteenRegistersOfValues) {
   EXPECT_DOUBLE_EQ(apply(kd, "block=i:8,j:32 fold=i:8").c.loadGroups, 5);
   // mlp exposes them: 5 of the thread's 48 memory instructions wait.
   EXPECT_DOUBLE_EQ(apply(kd, "block=i:8,j:32 fold=i:8", {"mlp"}).a.workload.exposedMemInsts, 5);
+  // Reads of shared memory hold no load in flight: with u cached, the 8 tasks'
+  // loads are its fill's (a group of its own) and nothing else.
+  auto cached = apply(ki, "block=i:8,j:32 fold=i:8 cache=u").c;
+  ASSERT_GT(cached.arrays[0].cachingInsts, 0);
+  EXPECT_DOUBLE_EQ(cached.loadGroups, cached.arrays[0].cachingInsts);
 }
 
 TEST(ModernTerms, CachesOnAStencilByHand) {
