@@ -130,13 +130,13 @@ TEST(ModernTerms, FoldedTasksWithALoadInABranchArmRunOneAfterAnother) {
 // (validation/results/h200_sass_load_groups.txt), so a register tile of
 // straight-line tasks waits once per 16 registers of loads, not once.
 TEST(ModernTerms, AGroupOfLoadsHoldsAtMostSixteenRegistersOfValues) {
-  const char *stencil = "#define N 4096\nfloat u[N][N]\nfloat v[N][N]\n"
-                        "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
-                        "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n";
-  const char *stencil64 = "#define N 4096\ndouble u[N][N]\ndouble v[N][N]\n"
-                          "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
-                          "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n";
-  auto ki = kernelOf(stencil), kd = kernelOf(stencil64);
+  // A 5-point stencil of `type`s: 5 loads and a store a task.
+  auto stencil = [](const std::string &type) {
+    return kernelOf("#define N 4096\n" + type + " u[N][N]\n" + type + " v[N][N]\n" +
+                    "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
+                    "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n");
+  };
+  auto ki = stencil("float"), kd = stencil("double");
   ASSERT_EQ(layout::kLoadRegistersPerWait, 16);
   // One task: 5 loads, 5 registers, one group (its highest level).
   EXPECT_DOUBLE_EQ(apply(ki, "block=i:8,j:32").c.loadGroups, 1);
