@@ -16,6 +16,8 @@ bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
   }
   if (e_.printPromoted(s, os))
     return true;
+  if (e_.printDeclaration(s, os))
+    return true;
   if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s))
     return e_.printAccess(a, os);
   if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
@@ -112,6 +114,37 @@ bool Emitter::printPromoted(const clang::Stmt *s, llvm::raw_ostream &os) {
   return false;
 }
 
+/// A declaration whose initial values read what this layout rewrites (a
+/// cached array's tile, an element in a register): clang prints a
+/// declaration's initialiser without the PrinterHelper, so `int c = M[i][n];`
+/// would read global memory in a `cache=M` layout. Each variable is printed
+/// as its own declaration, its initialiser through the helper; declarations
+/// the layout leaves as they are print the default way (same text).
+bool Emitter::printDeclaration(const clang::Stmt *s, llvm::raw_ostream &os) {
+  auto *ds = llvm::dyn_cast<clang::DeclStmt>(s);
+  if (!ds)
+    return false;
+  std::vector<std::pair<const clang::VarDecl *, std::string>> vars;
+  bool rewritten = false;
+  for (const clang::Decl *d : ds->decls()) {
+    auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+    if (!v || v->isStaticLocal() || v->getInitStyle() != clang::VarDecl::CInit)
+      return false;
+    std::string init;
+    if (const clang::Expr *e = v->getInit()) {
+      init = print(e);
+      rewritten |= init != printPlain(e);
+    }
+    vars.emplace_back(v, std::move(init));
+  }
+  if (!rewritten)
+    return false;
+  for (const auto &[v, init] : vars)
+    os << typed(v->getType(), v->getName().str()) << (init.empty() ? "" : " = ") << init
+       << ";\n";
+  return true;
+}
+
 void Emitter::traverseKept(VarUses &uses, const clang::Stmt *x) const {
   // a loop whose statements are all kept may still hold a loop partly kept
   auto *f = llvm::dyn_cast<clang::ForStmt>(x);
@@ -171,7 +204,11 @@ bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
     return false;
   std::string pragma = unrollPragma(f);
   auto acc = accOf_.find(f);
-  if (pragma.empty() && acc == accOf_.end())
+  // clang prints a for-statement's start without the helper, as it does a
+  // declaration's initial value (printDeclaration)
+  const clang::Stmt *init = f->getInit();
+  bool initRewritten = init && print(init) != printPlain(init);
+  if (pragma.empty() && acc == accOf_.end() && !initRewritten)
     return false;
   if (acc != accOf_.end()) {
     os << "{\n";
@@ -182,8 +219,12 @@ bool Emitter::printLoop(const clang::ForStmt *f, llvm::raw_ostream &os) {
       activeAcc_.push_back(&a);
   }
   os << pragma;
-  helper_.skip = f;
-  const_cast<clang::ForStmt *>(f)->printPretty(os, &helper_, policy_, 0, "\n", &ctx_);
+  if (initRewritten) {
+    os << loopHeader(f) << " " << stmt(f->getBody(), 0);
+  } else {
+    helper_.skip = f;
+    const_cast<clang::ForStmt *>(f)->printPretty(os, &helper_, policy_, 0, "\n", &ctx_);
+  }
   if (acc != accOf_.end()) {
     activeAcc_.resize(activeAcc_.size() - acc->second.size());
     for (const LoopAcc &a : acc->second)

@@ -200,6 +200,7 @@ public:
   }
   bool rolled(const clang::ForStmt *f) const;
   bool printPromoted(const clang::Stmt *s, llvm::raw_ostream &os);
+  bool printDeclaration(const clang::Stmt *s, llvm::raw_ostream &os);
   std::string print(const clang::Stmt *s, unsigned indent = 0) {
     std::string text;
     llvm::raw_string_ostream os(text);

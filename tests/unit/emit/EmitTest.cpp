@@ -329,6 +329,49 @@ void jacobi(void) {
   at(cu, "if (sk_g1 >= 0 && sk_g1 < 64 && sk_g0 >= 0 && sk_g0 < 64)", slow);
 }
 
+TEST(Emit, ReadsInADeclarationsInitialValueReadTheTile) {
+  // clang prints a declaration's initial value without the printer helper:
+  // `float c = in[i][j];` must still read the tile in a `cache=in` layout
+  // (SpinFlap's `int c = M[i][n];`), each declarator of a list included,
+  // and a for-loop's start (IspinEx's `for (int n = J[j]; ...)`) too
+  const std::string stencil = R"(#define N 64
+float in[N][N], out[N][N];
+int J[N + 1];
+void jacobi(void) {
+  for (int i = 1; i < N - 1; ++i)
+    for (int j = 1; j < N - 1; ++j) {
+      float c = in[i][j];
+      float l = in[i][j - 1] + in[i][j + 1], u = in[i - 1][j] + in[i + 1][j];
+      out[i][j] = c + 0.25f * (l + u);
+    }
+}
+)";
+  std::string cu = emitOne(stencil, "block=i:8,j:32 cache=in");
+  at(cu, "float c = sk_in_tile[((i) - sk_in_b0) * 34 + ((j) - sk_in_b1)];");
+  at(cu, "float l = sk_in_tile[((i) - sk_in_b0) * 34 + ((j - 1) - sk_in_b1)] + "
+         "sk_in_tile[((i) - sk_in_b0) * 34 + ((j + 1) - sk_in_b1)];");
+  at(cu, "float u = sk_in_tile[((i - 1) - sk_in_b0) * 34 + ((j) - sk_in_b1)] + "
+         "sk_in_tile[((i + 1) - sk_in_b0) * 34 + ((j) - sk_in_b1)];");
+  size_t kernelEnd = at(cu, "#ifndef __CUDA_ARCH__ // the host driver");
+  size_t global = cu.find("in[i][j]");
+  EXPECT_TRUE(global == std::string::npos || global > kernelEnd)
+      << "the kernel reads in[i][j] from global memory:\n" << cu;
+  const std::string csr = R"(#define N 64
+float x[N], y[N], v[4 * N];
+int J[N + 1], I[4 * N];
+void spmv(void) {
+  for (int j = 0; j < N; ++j) {
+    float s = 0;
+    for (int n = J[j]; n < J[j + 1]; n++)
+      s += v[n] * x[I[n]];
+    y[j] = s;
+  }
+}
+)";
+  cu = emitOne(csr, "block=j:32 cache=J");
+  at(cu, "for (int n = sk_J_tile[((j) - sk_J_b0)]; n < sk_J_tile[((j + 1) - sk_J_b0)]; n++)");
+}
+
 TEST(Emit, AnElementAccumulatedInTheStreamingLoopIsARegister) {
   // PolyBench's tmp[i][j] = 0; tmp[i][j] += ...: in a staged register tile
   // the element is one register per task, stored once after the loop
