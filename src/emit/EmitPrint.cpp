@@ -124,24 +124,40 @@ bool Emitter::printDeclaration(const clang::Stmt *s, llvm::raw_ostream &os) {
   auto *ds = llvm::dyn_cast<clang::DeclStmt>(s);
   if (!ds)
     return false;
-  std::vector<std::pair<const clang::VarDecl *, std::string>> vars;
+  std::vector<std::string> texts; // each declaration, in order
   bool rewritten = false;
+  const clang::TagDecl *unnamed = nullptr;
   for (const clang::Decl *d : ds->decls()) {
     auto *v = llvm::dyn_cast<clang::VarDecl>(d);
-    if (!v || v->isStaticLocal() || v->getInitStyle() != clang::VarDecl::CInit)
-      return false;
-    std::string init;
-    if (const clang::Expr *e = v->getInit()) {
-      init = print(e);
-      rewritten |= init != printPlain(e);
+    if (!v) {
+      // a type the statement defines (`enum E { Z0 } t = ...;`): printed before its variables
+      auto *tag = llvm::dyn_cast<clang::TagDecl>(d);
+      if (tag && tag->getName().empty())
+        unnamed = tag;
+      std::string text;
+      llvm::raw_string_ostream tos(text);
+      d->print(tos, policy_);
+      texts.push_back(text + ";\n");
+      continue;
     }
-    vars.emplace_back(v, std::move(init));
+    if (v->isStaticLocal() || v->getInitStyle() != clang::VarDecl::CInit)
+      return false;
+    std::string text = typed(v->getType(), v->getName().str());
+    if (const clang::Expr *e = v->getInit()) {
+      std::string init = print(e);
+      rewritten |= init != printPlain(e);
+      text += " = " + init;
+    }
+    texts.push_back(text + ";\n");
   }
   if (!rewritten)
     return false;
-  for (const auto &[v, init] : vars)
-    os << typed(v->getType(), v->getName().str()) << (init.empty() ? "" : " = ") << init
-       << ";\n";
+  if (unnamed) // its variables' types have no name to print them by
+    fail(unnamed->getBeginLoc(), "a declaration of an unnamed struct, union or enum whose variables' "
+                                 "initial values read what this layout keeps in shared memory or "
+                                 "registers (name the type)");
+  for (const std::string &t : texts)
+    os << t;
   return true;
 }
 

@@ -370,6 +370,36 @@ void spmv(void) {
 )";
   cu = emitOne(csr, "block=j:32 cache=J");
   at(cu, "for (int n = sk_J_tile[((j) - sk_J_b0)]; n < sk_J_tile[((j + 1) - sk_J_b0)]; n++)");
+  // a declaration that also defines its type: the type first, then the
+  // variable, whose initial value reads the element's register (a stale
+  // global read here is a wrong result, not only a slow one)
+  const std::string tagged = R"(#define N 64
+float A[N][N], B[N][N], tmp[N][N];
+void mm_acc(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      tmp[i][j] = 0.0f;
+      for (int k = 0; k < N; k++) {
+        enum E { Z0 } t = (enum E)(int)tmp[i][j];
+        tmp[i][j] = (int)t + A[i][k] * B[k][j];
+      }
+    }
+}
+)";
+  cu = emitOne(tagged, "block=i:4,j:16 fold=i:2,j:2");
+  size_t type = at(cu, "enum E {");
+  at(cu, "enum E t = (enum E)(int)sk_tmp_reg[sk_fl];", type);
+  // an unnamed type cannot be named in the variable's own declaration: refused
+  std::string unnamed = tagged;
+  unnamed.replace(unnamed.find("enum E { Z0 } t = (enum E)"), 26, "enum { Z0 } t = ");
+  try {
+    emitOne(unnamed, "block=i:4,j:16 fold=i:2,j:2");
+    FAIL() << "an unnamed enum whose variable reads a register was emitted";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.loc().line, 8);
+    EXPECT_NE(e.message().find("a declaration of an unnamed struct, union or enum"), std::string::npos)
+        << e.message();
+  }
 }
 
 TEST(Emit, AnElementAccumulatedInTheStreamingLoopIsARegister) {
