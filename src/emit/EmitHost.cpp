@@ -117,13 +117,8 @@ std::string Emitter::host(const std::string &layoutText) {
          "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n";
   // globals the nest reads, as the file declares them
   for (const clang::VarDecl *v : scalars_)
-    if (v->hasGlobalStorage() && !llvm::isa<clang::ParmVarDecl>(v)) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      v->print(os, policy_);
-      os.flush();
-      out += "static " + text + ";\n";
-    }
+    if (v->hasGlobalStorage() && !llvm::isa<clang::ParmVarDecl>(v))
+      out += "static " + declText(v) + ";\n";
   out += referenceFunction();
   out += R"(
 #define SK_CHECK(call)                                                              \

@@ -298,13 +298,8 @@ template <class T, class F> __device__ inline void sk_atomic_cas(T *p, T v, F f)
 }
 
 )";
-  for (const clang::FunctionDecl *fd : helpers_) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    fd->print(os, policy_);
-    os.flush();
-    out += "__host__ __device__ " + text + "\n\n";
-  }
+  for (const clang::FunctionDecl *fd : helpers_)
+    out += "__host__ __device__ " + declText(fd) + "\n\n";
   return out;
 }
 

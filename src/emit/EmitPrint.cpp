@@ -134,10 +134,7 @@ bool Emitter::printDeclaration(const clang::Stmt *s, llvm::raw_ostream &os) {
       auto *tag = llvm::dyn_cast<clang::TagDecl>(d);
       if (tag && tag->getName().empty())
         unnamed = tag;
-      std::string text;
-      llvm::raw_string_ostream tos(text);
-      d->print(tos, policy_);
-      texts.push_back(text + ";\n");
+      texts.push_back(declText(d) + ";\n");
       continue;
     }
     if (v->isStaticLocal() || v->getInitStyle() != clang::VarDecl::CInit)

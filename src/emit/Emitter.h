@@ -240,6 +240,14 @@ private:
     os.flush();
     return text;
   }
+  /// A declaration as the file writes it (a helper function, a global, a type).
+  std::string declText(const clang::Decl *d) const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    d->print(os, policy_);
+    os.flush();
+    return text;
+  }
 
   /// The array's parameter type: the C variable's, decayed (`float (*A)[400]`).
   clang::QualType paramType(const clang::VarDecl *v) const {
