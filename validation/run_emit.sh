@@ -98,11 +98,16 @@ done
 
 # the later rounds: the short programs again, the even rounds in reverse order
 programs=()
-for ((i = 0; i < ${#records[@]}; i += 2)); do
-  b=${records[i]%.json}
-  python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["cases"][0]["time_ms"] < float(sys.argv[2]) else 1)' \
-    "${records[i]}" "$ROUNDS_BELOW_MS" 2> /dev/null && programs+=("$b")
-done
+if ((ROUNDS > 1)); then
+  while IFS= read -r b; do programs+=("$b"); done < <(python3 - "$ROUNDS_BELOW_MS" "${records[@]}" <<'PY'
+import json, sys
+below, rest = float(sys.argv[1]), sys.argv[2:]
+for f in rest[0::2]:  # the records; the .skel files between them
+    if json.load(open(f))["cases"][0]["time_ms"] < below:
+        print(f[:-5])
+PY
+)
+fi
 for ((r = 2; r <= ROUNDS; r++)); do
   order=(${programs[@]+"${programs[@]}"})
   if ((r % 2 == 0)); then
