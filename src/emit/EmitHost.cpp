@@ -12,6 +12,89 @@
 
 namespace skelcast::emit::detail {
 
+namespace {
+
+/// Whether the value of `e` moves with the name `n`, directly or through a
+/// scalar binding (an array's element read at `n` is data, not `n`).
+bool mentions(const layout::KernelInfo &ki, const skeleton::Expr &e, const std::string &n) {
+  if (e.kind == skeleton::Expr::Kind::Name) {
+    if (e.name == n)
+      return true;
+    auto b = ki.bindings.find(e.name);
+    return b != ki.bindings.end() && mentions(ki, b->second, n);
+  }
+  if (e.kind == skeleton::Expr::Kind::Access)
+    return false;
+  for (const auto &a : e.args)
+    if (mentions(ki, a, n))
+      return true;
+  return false;
+}
+
+/// The 1-D integer array an expression reads as a whole (`P[e]`), or nullptr.
+const skeleton::Expr *wholeAccess(const skeleton::Expr &e, const layout::KernelInfo &ki) {
+  if (e.kind != skeleton::Expr::Kind::Access || e.args.size() != 1)
+    return nullptr;
+  int a = ki.arrayIndex(e.name);
+  return a >= 0 && ki.arrays[static_cast<size_t>(a)].extents.size() == 1 ? &e : nullptr;
+}
+
+} // namespace
+
+/// A streaming loop whose bounds read an array and whose trip count the user
+/// gave (`#pragma skelcast trip(N)`, `--trip`) runs N trips in the measured
+/// program, as the model projects it: `for (n = P[e]; n < P[e + 1]; n++)` (a CSR
+/// row pointer) gets P[k] = N x k, `for (n = c; n < Q[e]; n++)` gets Q[k] = c + N.
+/// Random values would give each task its own trip count, and a warp the longest
+/// of its tasks' (IspinEx's row pointers filled at random ran 2-3x the trips of
+/// `trip(14)`). N shrinks where the arrays the loop's index reads are shorter.
+std::map<std::string, Emitter::BoundFill> Emitter::boundFills() const {
+  std::map<std::string, BoundFill> fills;
+  const skeleton::Kernel *kernel = nullptr;
+  for (size_t k = 0; k < res_.file.kernels.size(); ++k)
+    if (res_.file.kernelName(k) == ki_.name)
+      kernel = &res_.file.kernels[k];
+  if (!kernel)
+    return fills;
+  std::function<void(const std::vector<skeleton::Stmt> &)> walk =
+      [&](const std::vector<skeleton::Stmt> &body) {
+        for (const auto &st : body) {
+          if (st.kind == skeleton::Stmt::Kind::Branch) {
+            walk(st.branch.thenBody);
+            walk(st.branch.elseBody);
+          }
+          if (st.kind != skeleton::Stmt::Kind::Loop)
+            continue;
+          const skeleton::Loop &lp = st.loop;
+          walk(lp.body);
+          if (!lp.tripHint || *lp.tripHint < 0 || lp.step)
+            continue;
+          // the index reads arrays up to the shortest extent it subscripts
+          int64_t limit = INT64_MAX;
+          for (const auto &acc : ki_.accesses)
+            for (size_t d = 0; d < acc.index.size(); ++d)
+              if (mentions(ki_, acc.index[d].expr, lp.index))
+                limit = std::min(limit, ki_.arrays[static_cast<size_t>(acc.array)].extents[d]);
+          const skeleton::Expr *lo = wholeAccess(lp.lo, ki_), *hi = wholeAccess(lp.hi, ki_);
+          if (lo && hi && lo->name == hi->name &&
+              hi->args[0] == skeleton::Expr::binary('+', lo->args[0], skeleton::Expr::lit(1))) {
+            int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(lo->name))].extents[0];
+            int64_t step = *lp.tripHint;
+            if (len > 1 && limit != INT64_MAX)
+              step = std::min(step, limit / (len - 1));
+            fills.emplace(lo->name, BoundFill{true, step, lp.index});
+          } else if (!lo && hi && lp.lo.kind == skeleton::Expr::Kind::IntLit) {
+            int64_t value = lp.lo.value + *lp.tripHint;
+            if (limit != INT64_MAX)
+              value = std::min(value, limit);
+            fills.emplace(hi->name, BoundFill{false, value, lp.index});
+          }
+        }
+      };
+  walk(kernel->body);
+  return fills;
+}
+
 /// The value the host gives a scalar the nest reads.
 std::string Emitter::hostValue(const clang::VarDecl *v) {
   std::string name = v->getName().str();
@@ -176,6 +259,11 @@ static double sk_median(std::vector<double> v) {
       if (a >= 0)
         indexRange[a] = indexRange[a] < 0 ? extent : std::min(indexRange[a], extent);
     }
+    if (x.kind == skeleton::Expr::Kind::Name) { // `int r = I[n]; ... B[r][i]`
+      auto b = ki_.bindings.find(x.name);
+      if (b != ki_.bindings.end())
+        scanIdx(b->second, extent);
+    }
     for (const auto &c : x.args)
       scanIdx(c, extent);
   };
@@ -186,6 +274,7 @@ static double sk_median(std::vector<double> v) {
       if (acc.index[d].kind == layout::IndexForm::Kind::Data)
         scanIdx(acc.index[d].expr, ki_.arrays[acc.array].extents[d]);
   }
+  const std::map<std::string, BoundFill> fills = boundFills();
   out += "\nint main(int argc, char **argv) {\n";
   out += "  int repeats = 30, warmups = 5;\n  double tolerance = -1;\n";
   out += "  for (int i = 1; i + 1 < argc; i += 2) {\n"
@@ -212,6 +301,15 @@ static double sk_median(std::vector<double> v) {
       out += fmt::format("}};\n    for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})s[k % "
                          "{}]; }} // the sample\n",
                          n, n, elem, ai.sample->values.size());
+    } else if (auto f = fills.find(ai.name); integral && f != fills.end() && !stored[arrayIndex_[i]]) {
+      if (f->second.ramp)
+        out += fmt::format("  for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})(k * {}); // "
+                           "row pointers: {} trips of '{}' a row (the trip hint)\n",
+                           n, n, elem, f->second.value, f->second.value, f->second.loop);
+      else
+        out += fmt::format("  std::fill(h_{}.begin(), h_{}.end(), ({}){}); // the bound of "
+                           "'{}': its trip hint\n",
+                           n, n, elem, f->second.value, f->second.loop);
     } else if (integral && indexRange[arrayIndex_[i]] > 0) {
       out += fmt::format("  sk_fill(h_{}, {}, 0, {}, true); // an index: within [0, {})\n", n,
                          i + 1, indexRange[arrayIndex_[i]], indexRange[arrayIndex_[i]]);

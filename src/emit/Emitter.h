@@ -304,6 +304,14 @@ private:
   std::string host(const std::string &layoutText);
   std::string referenceFunction();
   std::string hostValue(const clang::VarDecl *v);
+  /// How the host fills an array that bounds a loop with a trip hint: a ramp
+  /// of `value` a row (row pointers) or `value` everywhere (counts).
+  struct BoundFill {
+    bool ramp = false;
+    int64_t value = 0;
+    std::string loop; ///< the loop's index
+  };
+  std::map<std::string, BoundFill> boundFills() const;
 
   clang::ASTContext &ctx_;
   const NestAst &nest_;

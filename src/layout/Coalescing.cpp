@@ -61,6 +61,47 @@ bool dependsOn(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<
   return false;
 }
 
+/// The parallel dimensions in `vary` that a data subscript reads only through
+/// the bounds of a loop: IspinEx's B[I[n]][i] with n from J[j] to J[j + 1] reads
+/// row I[n] of j's own range, so threads of different rows j read different
+/// rows of B (the same row where j is the same).
+void boundKeyDims(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<bool> &vary,
+                  std::vector<int> &dims, int depth = 0) {
+  if (depth > 64)
+    return;
+  if (e.kind == skeleton::Expr::Kind::Name) {
+    int v = ki.varIndex(e.name);
+    if (v >= 0) {
+      for (const auto &lp : ki.loops)
+        if (lp.var == v)
+          for (int d : lp.boundDims)
+            if (vary[static_cast<size_t>(d)] &&
+                std::find(dims.begin(), dims.end(), d) == dims.end())
+              dims.push_back(d);
+      return;
+    }
+    auto b = ki.bindings.find(e.name);
+    if (b != ki.bindings.end())
+      boundKeyDims(ki, b->second, vary, dims, depth + 1);
+    return;
+  }
+  for (const auto &a : e.args)
+    boundKeyDims(ki, a, vary, dims, depth);
+}
+
+/// A stand-in value in [0, extent) for data that is the same for the threads
+/// with the same `key` and differs between keys (splitmix64 of the key).
+int64_t keyedValue(const int64_t *vals, const std::vector<int> &key, int64_t extent) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int d : key) {
+    uint64_t z = h + static_cast<uint64_t>(vals[static_cast<size_t>(d)]) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    h = z ^ (z >> 31);
+  }
+  return extent > 0 ? static_cast<int64_t>(h % static_cast<uint64_t>(extent)) : 0;
+}
+
 /// Appends the byte addresses of the representative warp (see warpAddresses),
 /// at the thread's task `task` along folded dimension `foldDim` (-1: its first).
 void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const KernelInfo &ki,
@@ -87,6 +128,11 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
       vary[nd - 1 - t] = bdim[t] > 1 && below < warp;
     }
   }
+  // data subscripts the warp reads per row of a loop whose bounds vary across it
+  std::vector<std::vector<int>> keyDims(allAffine ? 0 : a.index.size());
+  for (size_t d = 0; d < keyDims.size(); ++d)
+    if (a.index[d].kind == IndexForm::Kind::Data && !dependsOn(ki, a.index[d].expr, vary))
+      boundKeyDims(ki, a.index[d].expr, vary, keyDims[d]);
   Scratch valsBuf(ki.vars.size());
   int64_t *vals = valsBuf.data();
   for (size_t v = 0; v < ki.vars.size(); ++v)
@@ -132,6 +178,8 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
     bool known = true;
     for (size_t d = 0; d < a.index.size() && known; ++d) {
       auto x = evalIndex(ki, a.index[d].expr, valsVec);
+      if (!x && !keyDims[d].empty())
+        x = keyedValue(vals, keyDims[d], arr.extents[d]);
       if (!x) {
         // Unknown data: the same for the whole warp when it depends on no index
         // that varies across it (then it shifts all addresses alike).

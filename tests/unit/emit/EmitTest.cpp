@@ -790,3 +790,62 @@ void f(void) {
   std::string cu2 = emitOne(privateArray, "naive");
   EXPECT_EQ(cu2.find("#pragma unroll 1"), std::string::npos) << cu2;
 }
+
+TEST(Emit, TheHostFillsTheArraysThatBoundALoopSoItRunsItsTripHint) {
+  // A streaming loop whose bounds read an array runs the trips the model
+  // projects (`#pragma skelcast trip(N)`): row pointers as the ramp N x k
+  // (IspinEx's J, once filled at random: each row its own trip count), counts
+  // as lo + N; an index read through a scalar (`int r = I[n]; B[r][i]`) stays
+  // within the extent it subscripts
+  const std::string csr = R"(#define ROWS 16
+#define COLS 64
+int J[ROWS + 1], I[ROWS * 6], cnt[ROWS];
+float T[ROWS * 6], B[ROWS][COLS], C[ROWS][COLS], D[ROWS][COLS];
+void spmm(void) {
+  for (int j = 0; j < ROWS; j++)
+    for (int i = 0; i < COLS; i++) {
+      float s = 0;
+#pragma skelcast trip(6)
+      for (int n = J[j]; n < J[j + 1]; n++) {
+        int r = I[n];
+        s += T[n] * B[r][i];
+      }
+      C[j][i] = s;
+    }
+}
+void counted(void) {
+  for (int j = 0; j < ROWS; j++)
+    for (int i = 0; i < COLS; i++) {
+      float s = 0;
+#pragma skelcast trip(40)
+      for (int n = 0; n < cnt[j]; n++)
+        s += B[n][i];
+      D[j][i] = s;
+    }
+}
+)";
+  std::string cu = emitOne(csr, "naive");
+  at(cu, "for (size_t k = 0; k < h_J.size(); ++k) h_J[k] = (int)(k * 6); // row pointers: 6 trips "
+         "of 'n' a row (the trip hint)");
+  at(cu, "sk_fill(h_I, 2, 0, 16, true); // an index: within [0, 16)");
+  // a count past what its index reads is capped there: B has 16 rows, not 40
+  skelcast::testsupport::TempDir dir("skelcast-emit");
+  std::string path = dir.write("k.c", csr);
+  skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
+  std::ostringstream diag;
+  std::vector<skelcast::Warning> warnings;
+  emit::EmitResult r = emit::emitCuda(
+      path, {}, {},
+      [&](const skelcast::frontend::SkeletonizeResult &res) {
+        emit::KernelChoice c;
+        c.kernel = 1;
+        layout::KernelInfo ki = layout::analyzeKernel(res.file, 1);
+        c.layout = emit::naiveLayout(ki);
+        c.tag = "t";
+        return std::vector<emit::KernelChoice>{c};
+      },
+      diag, warnings);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  at(r.kernels[0].cuda, "std::fill(h_cnt.begin(), h_cnt.end(), (int)16); // the bound of 'n': its "
+                        "trip hint");
+}

@@ -140,6 +140,46 @@ TEST(Coalescing, SampleHintDecidesIndirectAccess) {
   EXPECT_DOUBLE_EQ(w.transactions, 8);
 }
 
+TEST(Coalescing, AnIndexReadInARowsOwnRangeDiffersBetweenRows) {
+  // IspinEx: n runs from J[j] to J[j + 1], so r = I[n] is row j's own: the 4
+  // rows j of a warp of block j:8,i:8 read 4 rows of B, each 8 floats (32
+  // bytes, one sector, one line): 4 runs of a sector on 4 lines (coalesced by
+  // the sector rule, 4 wavefronts by `lines`), where the threads of one row j
+  // share theirs; read as one row for the whole warp it was 1 line. Block
+  // j:1,i:32 is one row: 128 bytes, one line.
+  skeleton::SkeletonFile f = skeleton::parseSkeleton(R"(int J[133]
+int I[1848]
+float T[1848]
+float B[132][4096]
+float C[132][4096]
+parallel_for k(132, 4096) : j, i {
+  stream n = J[j]:J[j + 1] (hint:14) {
+    ld I[n]
+    r = I[n]
+    ld T[n]
+    ld B[r][i]
+    comp 2
+  }
+  st C[j][i]
+}
+)",
+                                                     "ispinex.skel");
+  KernelInfo ki = analyzeKernel(f, 0);
+  hw::HwSpec h = spec("h100");
+  const AccessInfo *b = nullptr;
+  for (const auto &a : ki.accesses)
+    if (ki.arrays[static_cast<size_t>(a.array)].name == "B")
+      b = &a;
+  ASSERT_NE(b, nullptr);
+  WarpAccess rows = directAccessPattern(ki, *b, parseLayout(ki, "block=j:8,i:8", h), h);
+  EXPECT_TRUE(rows.coalesced);
+  EXPECT_DOUBLE_EQ(rows.distinct, 32);
+  EXPECT_DOUBLE_EQ(rows.lines, 4);
+  WarpAccess one = directAccessPattern(ki, *b, parseLayout(ki, "block=j:1,i:32", h), h);
+  EXPECT_TRUE(one.coalesced);
+  EXPECT_DOUBLE_EQ(one.lines, 1);
+}
+
 TEST(LayoutString, CanonicalRoundTrip) {
   KernelInfo ki = matmul();
   hw::HwSpec h = spec("h100");
