@@ -86,6 +86,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("launch_gap_us", h.launchGapUs);
   if (h.l2BandwidthGBps > 0)
     field("l2_bandwidth_gbps", h.l2BandwidthGBps);
+  if (h.l2StoreBandwidthGBps > 0)
+    field("l2_store_bandwidth_gbps", h.l2StoreBandwidthGBps);
   if (h.l2ResidentBytes > 0)
     field("l2_resident_bytes", h.l2ResidentBytes);
   if (h.l2ThrashBytes > 0)

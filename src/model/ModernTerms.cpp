@@ -266,12 +266,14 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     if (!u.viaShared && !acc.isStore)
       arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
   }
-  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, l2Traffic = 0, latSum = 0, latInsts = 0;
+  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, l2Traffic = 0, l2Stores = 0, latSum = 0,
+         latInsts = 0;
   for (const auto &au : c.arrays) {
     double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
     // Stores pass L2 and are written back to DRAM sooner or later, resident or not.
     double stored = eb * au.storeInflation * au.storeKernelUnique;
     l2Traffic += stored;
+    l2Stores += stored;
     dram += stored;
     double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
     if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
@@ -376,6 +378,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     latInsts += au.cachingInsts;
   }
   a.effects.l2TrafficBytes = l2Traffic;
+  a.effects.l2StoreBytes = l2Stores;
   if (requested > 0) {
     a.effects.l1HitFraction = l1Bytes / requested;
     a.effects.l2HitFraction = l2Bytes / requested;
@@ -694,13 +697,20 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 }
 
 // --- l2 (section 7): a floor ------------------------------------------------------
-// L2 serves the SMs at l2_bandwidth_gbps (on the H100 a triad repeated over
-// arrays that stay in L2, validation/kernels/launches.cu): every byte between
-// the SMs and L2, the loads and fills that leave L1 and the stores, passes it.
+// L2 serves the SMs at l2_bandwidth_gbps: every byte between the SMs and L2,
+// the loads and fills that leave L1 and the stores, passes it; the stores
+// alone pass at l2_store_bandwidth_gbps, about half the loads' rate (the
+// H200: loads 7.4-8.0 TB/s, stores 4.1-4.4, a copy of both 6.6-7.4,
+// validation/kernels/l2read.cu), and a kernel waits for the slower of the two.
 // Needs `caches`, which counts those bytes.
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
-  if ((in.on & kCaches) && in.hw.l2BandwidthGBps > 0)
-    a.effects.l2FloorMs = (a.effects.l2TrafficBytes + a.effects.spillL2Bytes) / (in.hw.l2BandwidthGBps * 1e6);
+  if (!(in.on & kCaches) || in.hw.l2BandwidthGBps <= 0)
+    return;
+  double all = (a.effects.l2TrafficBytes + a.effects.spillL2Bytes) / (in.hw.l2BandwidthGBps * 1e6);
+  double stores = in.hw.l2StoreBandwidthGBps > 0
+                      ? a.effects.l2StoreBytes / (in.hw.l2StoreBandwidthGBps * 1e6)
+                      : 0.0;
+  a.effects.l2FloorMs = std::max(all, stores);
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
@@ -708,7 +718,9 @@ void settleL2(const TermEffects &e, HongKimResult &r) { applyFloor(e.l2FloorMs, 
 
 std::vector<ExplainRow> explainL2(const TermEffects &e) {
   return {{"L2 traffic (bytes)", e.l2TrafficBytes, 6, "loads and fills that leave L1, and the stores (l2)"},
-          {"L2 floor (ms)", e.l2FloorMs, 6, "L2 traffic / l2_bandwidth_gbps (l2)"}};
+          {"L2 store bytes", e.l2StoreBytes, 6, "of the traffic, the stores (l2)"},
+          {"L2 floor (ms)", e.l2FloorMs, 6,
+           "max(L2 traffic / l2_bandwidth_gbps, stores / l2_store_bandwidth_gbps) (l2)"}};
 }
 
 // --- blocks (section 7): a floor --------------------------------------------------

@@ -104,6 +104,9 @@ struct HwSpec {
   /// What L2 moves to and from the SMs when the data is in it (0: not given:
   /// the `l2` term does nothing).
   double l2BandwidthGBps = 0;
+  /// What L2 takes in stores alone (0: not given: l2BandwidthGBps): stores
+  /// pass L2 at about half its rate for loads (validation/kernels/l2read.cu).
+  double l2StoreBandwidthGBps = 0;
   /// The most bytes a repeated kernel keeps in L2 from one launch to the next
   /// (0: not given: l2_cache_bytes); residentBytes() gives the one in use.
   int64_t l2ResidentBytes = 0;

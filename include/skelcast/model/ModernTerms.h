@@ -87,7 +87,8 @@ struct TermEffects {
   double bytesInFlightPerSM = 0; ///< DRAM bytes an SM's warps keep in flight (occupancy, with dram_gbps_by_bytes_in_flight)
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
   double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
-  double l2FloorMs = 0;         ///< l2TrafficBytes / l2_bandwidth_gbps (l2)
+  double l2StoreBytes = 0;      ///< of l2TrafficBytes, the stores
+  double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps) (l2)
   double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued
