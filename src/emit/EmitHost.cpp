@@ -41,13 +41,23 @@ const skeleton::Expr *wholeAccess(const skeleton::Expr &e, const layout::KernelI
 
 } // namespace
 
+/// Whether the integer element type `t` holds `v` (a row pointer's last value).
+bool Emitter::fitsElement(clang::QualType t, int64_t v) const {
+  unsigned bits = static_cast<unsigned>(ctx_.getIntWidth(t));
+  bool isSigned = t->isSignedIntegerOrEnumerationType();
+  if (v < 0 || bits >= 64)
+    return v >= 0 || isSigned;
+  return static_cast<uint64_t>(v) <= ((uint64_t{1} << (isSigned ? bits - 1 : bits)) - 1);
+}
+
 /// A streaming loop whose bounds read an array and whose trip count the user
 /// gave (`#pragma skelcast trip(N)`, `--trip`) runs N trips in the measured
 /// program, as the model projects it: `for (n = P[e]; n < P[e + 1]; n++)` (a CSR
 /// row pointer) gets P[k] = N x k, `for (n = c; n < Q[e]; n++)` gets Q[k] = c + N.
 /// Random values would give each task its own trip count, and a warp the longest
 /// of its tasks' (IspinEx's row pointers filled at random ran 2-3x the trips of
-/// `trip(14)`). N shrinks where the arrays the loop's index reads are shorter.
+/// `trip(14)`). N shrinks where the arrays the loop's index reads are shorter;
+/// values the element type cannot hold leave the array to the usual fill.
 std::map<std::string, Emitter::BoundFill> Emitter::boundFills() const {
   std::map<std::string, BoundFill> fills;
   const skeleton::Kernel *kernel = nullptr;
@@ -301,7 +311,9 @@ static double sk_median(std::vector<double> v) {
       out += fmt::format("}};\n    for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})s[k % "
                          "{}]; }} // the sample\n",
                          n, n, elem, ai.sample->values.size());
-    } else if (auto f = fills.find(ai.name); integral && f != fills.end() && !stored[arrayIndex_[i]]) {
+    } else if (auto f = fills.find(ai.name);
+               integral && f != fills.end() && !stored[arrayIndex_[i]] &&
+               fitsElement(et, f->second.ramp ? (count - 1) * f->second.value : f->second.value)) {
       if (f->second.ramp)
         out += fmt::format("  for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})(k * {}); // "
                            "row pointers: {} trips of '{}' a row (the trip hint)\n",

@@ -312,6 +312,7 @@ private:
     std::string loop; ///< the loop's index
   };
   std::map<std::string, BoundFill> boundFills() const;
+  bool fitsElement(clang::QualType t, int64_t v) const;
 
   clang::ASTContext &ctx_;
   const NestAst &nest_;

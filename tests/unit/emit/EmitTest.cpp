@@ -848,4 +848,22 @@ void counted(void) {
   ASSERT_EQ(r.kernels.size(), 1u);
   at(r.kernels[0].cuda, "std::fill(h_cnt.begin(), h_cnt.end(), (int)16); // the bound of 'n': its "
                         "trip hint");
+  // row pointers the element type cannot hold (100 rows of 1000 in a short:
+  // 99,000) keep the usual fill rather than wrap
+  const std::string wide = R"(#define ROWS 100
+short P[ROWS + 1];
+float v[ROWS * 1000], y[ROWS];
+void rows(void) {
+  for (int j = 0; j < ROWS; j++) {
+    float s = 0;
+#pragma skelcast trip(1000)
+    for (int n = P[j]; n < P[j + 1]; n++)
+      s += v[n];
+    y[j] = s;
+  }
+}
+)";
+  std::string cw = emitOne(wide, "naive");
+  EXPECT_EQ(cw.find("row pointers"), std::string::npos) << cw;
+  at(cw, "sk_fill(h_P, 1, 0, 64, true);");
 }
