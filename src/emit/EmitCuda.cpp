@@ -127,6 +127,7 @@ EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions
                     const EmitOptions &eo, const Chooser &choose, std::ostream &diagnostics,
                     std::vector<Warning> &warnings) {
   EmitResult out;
+  std::vector<Warning> emitted; // what the programs do otherwise than projected
   frontend::SkeletonizeResult r = frontend::skeletonizeWithAst(
       cpath, opts, diagnostics,
       [&](const frontend::SkeletonizeResult &res, const std::vector<NestAst> &nests,
@@ -155,6 +156,11 @@ EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions
           e.fileStem = ki.name + "_" + c.tag;
           Emitter em(ctx, nest, ki, c.layout, res, cpath);
           e.cuda = em.run(e.layoutString);
+          for (const Warning &w : em.warnings())
+            if (std::find_if(emitted.begin(), emitted.end(), [&](const Warning &x) {
+                  return x.message == w.message;
+                }) == emitted.end())
+              emitted.push_back(w);
           replaceAll(e.cuda, "SKTAG", c.tag);
           replaceAll(e.cuda, "SKSIZE", e.size);
           e.skeleton = oneKernelSkeleton(res.file, c.kernel, eo.outDir);
@@ -168,6 +174,7 @@ EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions
         }
       });
   warnings = r.warnings;
+  warnings.insert(warnings.end(), emitted.begin(), emitted.end());
   out.source = std::move(r);
   return out;
 }

@@ -41,13 +41,25 @@ const skeleton::Expr *wholeAccess(const skeleton::Expr &e, const layout::KernelI
 
 } // namespace
 
-/// Whether the integer element type `t` holds `v` (a row pointer's last value).
-bool Emitter::fitsElement(clang::QualType t, int64_t v) const {
-  unsigned bits = static_cast<unsigned>(ctx_.getIntWidth(t));
-  bool isSigned = t->isSignedIntegerOrEnumerationType();
-  if (v < 0 || bits >= 64)
-    return v >= 0 || isSigned;
-  return static_cast<uint64_t>(v) <= ((uint64_t{1} << (isSigned ? bits - 1 : bits)) - 1);
+/// Whether the integer element type `t` holds the fill's largest value (a
+/// ramp's last, over `count` elements); a warning where it does not (the
+/// array then takes the usual fill).
+bool Emitter::fitsElement(clang::QualType t, const BoundFill &f, int64_t count) {
+  int64_t v = f.value;
+  bool ok = !(f.ramp && count > 1 && __builtin_mul_overflow(count - 1, f.value, &v));
+  if (ok) {
+    unsigned bits = static_cast<unsigned>(ctx_.getIntWidth(t));
+    bool isSigned = t->isSignedIntegerOrEnumerationType();
+    ok = v >= 0 && (bits >= 64 || static_cast<uint64_t>(v) <=
+                                       ((uint64_t{1} << (isSigned ? bits - 1 : bits)) - 1));
+  }
+  if (!ok)
+    warnings_.push_back({f.loc.line > 0 ? f.loc : SourceLoc{path_, 0, 0},
+                         fmt::format("kernel '{}': the measured program fills the bound of '{}' as "
+                                     "any integer array, so each task runs its own trips: its element "
+                                     "type cannot hold {} trips a row",
+                                     ki_.name, f.loop, f.value)});
+  return ok;
 }
 
 /// A streaming loop whose bounds read an array and whose trip count the user
@@ -58,7 +70,8 @@ bool Emitter::fitsElement(clang::QualType t, int64_t v) const {
 /// of its tasks' (IspinEx's row pointers filled at random ran 2-3x the trips of
 /// `trip(14)`). N shrinks where the arrays the loop's index reads are shorter;
 /// values the element type cannot hold leave the array to the usual fill.
-std::map<std::string, Emitter::BoundFill> Emitter::boundFills() const {
+std::map<std::string, Emitter::BoundFill>
+Emitter::boundFills(const std::vector<int64_t> &indexRange) {
   std::map<std::string, BoundFill> fills;
   const skeleton::Kernel *kernel = nullptr;
   for (size_t k = 0; k < res_.file.kernels.size(); ++k)
@@ -66,6 +79,12 @@ std::map<std::string, Emitter::BoundFill> Emitter::boundFills() const {
       kernel = &res_.file.kernels[k];
   if (!kernel)
     return fills;
+  auto warn = [&](const skeleton::Loop &lp, const std::string &what) {
+    SourceLoc at = lp.lo.loc.line > 0 ? lp.lo.loc : SourceLoc{path_, 0, 0};
+    warnings_.push_back({at, fmt::format("kernel '{}': the measured program {} (the trip hint of "
+                                         "'{}' is {})",
+                                         ki_.name, what, lp.index, *lp.tripHint)});
+  };
   std::function<void(const std::vector<skeleton::Stmt> &)> walk =
       [&](const std::vector<skeleton::Stmt> &body) {
         for (const auto &st : body) {
@@ -79,25 +98,59 @@ std::map<std::string, Emitter::BoundFill> Emitter::boundFills() const {
           walk(lp.body);
           if (!lp.tripHint || *lp.tripHint < 0 || lp.step)
             continue;
-          // the index reads arrays up to the shortest extent it subscripts
-          int64_t limit = INT64_MAX;
-          for (const auto &acc : ki_.accesses)
-            for (size_t d = 0; d < acc.index.size(); ++d)
-              if (mentions(ki_, acc.index[d].expr, lp.index))
-                limit = std::min(limit, ki_.arrays[static_cast<size_t>(acc.array)].extents[d]);
           const skeleton::Expr *lo = wholeAccess(lp.lo, ki_), *hi = wholeAccess(lp.hi, ki_);
-          if (lo && hi && lo->name == hi->name &&
-              hi->args[0] == skeleton::Expr::binary('+', lo->args[0], skeleton::Expr::lit(1))) {
-            int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(lo->name))].extents[0];
-            int64_t step = *lp.tripHint;
-            if (len > 1 && limit != INT64_MAX)
-              step = std::min(step, limit / (len - 1));
-            fills.emplace(lo->name, BoundFill{true, step, lp.index});
-          } else if (!lo && hi && lp.lo.kind == skeleton::Expr::Kind::IntLit) {
-            int64_t value = lp.lo.value + *lp.tripHint;
-            if (limit != INT64_MAX)
-              value = std::min(value, limit);
-            fills.emplace(hi->name, BoundFill{false, value, lp.index});
+          bool rowPointers = lo && hi && lo->name == hi->name &&
+                             hi->args[0] == skeleton::Expr::binary('+', lo->args[0], skeleton::Expr::lit(1));
+          bool counts = !lo && hi && lp.lo.kind == skeleton::Expr::Kind::IntLit && lp.lo.value >= 0;
+          if (!rowPointers && !counts)
+            continue;
+          const std::string &bound = rowPointers ? lo->name : hi->name;
+          // n stays below `limit` in every subscript it reads: c x n + k < extent
+          // for a subscript c x n + k (c > 0); one emit cannot bound leaves the
+          // array to the usual fill
+          int loopVar = ki_.varIndex(lp.index);
+          int64_t limit = INT64_MAX;
+          bool bounded = loopVar >= 0;
+          for (const auto &acc : ki_.accesses)
+            for (size_t d = 0; d < acc.index.size() && bounded; ++d) {
+              const layout::IndexForm &f = acc.index[d];
+              if (!mentions(ki_, f.expr, lp.index))
+                continue;
+              int64_t extent = ki_.arrays[static_cast<size_t>(acc.array)].extents[d];
+              bool pure = f.kind == layout::IndexForm::Kind::Affine && f.constant >= 0;
+              for (size_t v = 0; v < f.coef.size() && pure; ++v)
+                pure = static_cast<int>(v) == loopVar ? f.coef[v] > 0 : f.coef[v] == 0;
+              if (!pure) {
+                bounded = false;
+                break;
+              }
+              int64_t c = f.coef[static_cast<size_t>(loopVar)];
+              limit = std::min(limit, extent > f.constant ? (extent - 1 - f.constant) / c + 1 : 0);
+            }
+          if (!bounded) {
+            warn(lp, fmt::format("fills '{}' as any integer array: '{}' reads an array through a "
+                                 "subscript emit cannot bound, so each task runs its own trips",
+                                 bound, lp.index));
+            continue;
+          }
+          // the bound array's values also index an array: they stay below it
+          int64_t as = indexRange[static_cast<size_t>(ki_.arrayIndex(bound))];
+          int64_t top = std::min(limit, as > 0 ? as - 1 : INT64_MAX); // the largest value
+          int64_t trips = *lp.tripHint;
+          if (rowPointers) {
+            int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(bound))].extents[0];
+            int64_t step = len > 1 && top != INT64_MAX ? std::min(trips, top / (len - 1)) : trips;
+            fills.emplace(bound, BoundFill{true, step, lp.index, lp.lo.loc});
+            if (step != trips)
+              warn(lp, fmt::format("runs {} trips of '{}' a row: {} row pointers of {} would pass "
+                                   "the arrays its index reads",
+                                   step, lp.index, len, trips));
+          } else {
+            int64_t value = std::min(top, lp.lo.value + std::min(trips, INT64_MAX - lp.lo.value));
+            fills.emplace(bound, BoundFill{false, value, lp.index, lp.lo.loc});
+            if (value - lp.lo.value != trips)
+              warn(lp, fmt::format("runs {} trips of '{}': {} would pass the arrays its index reads",
+                                   std::max<int64_t>(0, value - lp.lo.value), lp.index, trips));
           }
         }
       };
@@ -284,7 +337,7 @@ static double sk_median(std::vector<double> v) {
       if (acc.index[d].kind == layout::IndexForm::Kind::Data)
         scanIdx(acc.index[d].expr, ki_.arrays[acc.array].extents[d]);
   }
-  const std::map<std::string, BoundFill> fills = boundFills();
+  const std::map<std::string, BoundFill> fills = boundFills(indexRange);
   out += "\nint main(int argc, char **argv) {\n";
   out += "  int repeats = 30, warmups = 5;\n  double tolerance = -1;\n";
   out += "  for (int i = 1; i + 1 < argc; i += 2) {\n"
@@ -313,7 +366,7 @@ static double sk_median(std::vector<double> v) {
                          n, n, elem, ai.sample->values.size());
     } else if (auto f = fills.find(ai.name);
                integral && f != fills.end() && !stored[arrayIndex_[i]] &&
-               fitsElement(et, f->second.ramp ? (count - 1) * f->second.value : f->second.value)) {
+               fitsElement(et, f->second, count)) {
       if (f->second.ramp)
         out += fmt::format("  for (size_t k = 0; k < h_{}.size(); ++k) h_{}[k] = ({})(k * {}); // "
                            "row pointers: {} trips of '{}' a row (the trip hint)\n",

@@ -160,6 +160,9 @@ public:
   }
 
   std::string kernelName() const { return "skelcast_" + ki_.name; }
+  /// What the measured program does otherwise than the projection assumes
+  /// (a trip hint it cannot honour), found while writing it.
+  const std::vector<Warning> &warnings() const { return warnings_; }
 
   std::string run(const std::string &layoutText) {
     analyse();
@@ -310,13 +313,15 @@ private:
     bool ramp = false;
     int64_t value = 0;
     std::string loop; ///< the loop's index
+    SourceLoc loc;    ///< the loop's start in the C file
   };
-  std::map<std::string, BoundFill> boundFills() const;
-  bool fitsElement(clang::QualType t, int64_t v) const;
+  std::map<std::string, BoundFill> boundFills(const std::vector<int64_t> &indexRange);
+  bool fitsElement(clang::QualType t, const BoundFill &f, int64_t count);
 
   clang::ASTContext &ctx_;
   const NestAst &nest_;
   const layout::KernelInfo &ki_;
+  std::vector<Warning> warnings_;
   const layout::Layout &l_;
   const frontend::SkeletonizeResult &res_;
   std::string path_;

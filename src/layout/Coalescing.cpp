@@ -62,9 +62,10 @@ bool dependsOn(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<
 }
 
 /// The parallel dimensions in `vary` that a data subscript reads only through
-/// the bounds of a loop: IspinEx's B[I[n]][i] with n from J[j] to J[j + 1] reads
+/// the start of a loop: IspinEx's B[I[n]][i] with n from J[j] to J[j + 1] reads
 /// row I[n] of j's own range, so threads of different rows j read different
-/// rows of B (the same row where j is the same).
+/// rows of B (the same row where j is the same). A loop whose end alone
+/// varies (n < cnt[j], n < j) runs every row over the same n: one row.
 void boundKeyDims(const KernelInfo &ki, const skeleton::Expr &e, const std::vector<bool> &vary,
                   std::vector<int> &dims, int depth = 0) {
   if (depth > 64)
@@ -74,7 +75,7 @@ void boundKeyDims(const KernelInfo &ki, const skeleton::Expr &e, const std::vect
     if (v >= 0) {
       for (const auto &lp : ki.loops)
         if (lp.var == v)
-          for (int d : lp.boundDims)
+          for (int d : lp.startDims)
             if (vary[static_cast<size_t>(d)] &&
                 std::find(dims.begin(), dims.end(), d) == dims.end())
               dims.push_back(d);

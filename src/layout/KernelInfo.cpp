@@ -280,6 +280,7 @@ private:
         int me = nextLoop_++;
         std::set<int> dims;
         boundDims(s.loop.lo, dims, 0);
+        ki_.loops[static_cast<size_t>(me)].startDims.assign(dims.begin(), dims.end());
         boundDims(s.loop.hi, dims, 0);
         ki_.loops[static_cast<size_t>(me)].boundDims.assign(dims.begin(), dims.end());
         auto inner = loops;

@@ -700,7 +700,7 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 // L2 serves the SMs at l2_bandwidth_gbps: every byte between the SMs and L2,
 // the loads and fills that leave L1 and the stores, passes it; the stores
 // alone pass at l2_store_bandwidth_gbps, about half the loads' rate (the
-// H200: loads 7.4-8.0 TB/s, stores 4.1-4.4, a copy of both 6.6-7.4,
+// H200: loads 7.6-8.6 TB/s, stores 4.2-4.5, a copy of both 6.9-7.6,
 // validation/kernels/l2read.cu), and a kernel waits for the slower of the two.
 // Needs `caches`, which counts those bytes.
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {

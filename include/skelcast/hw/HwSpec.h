@@ -101,8 +101,8 @@ struct HwSpec {
   /// Time between two atomics to one global address, which its L2 slice
   /// retires one at a time (0: not given: one per clock, the `reduction` term).
   double atomicSameAddressNs = 0;
-  /// What L2 moves to and from the SMs when the data is in it (0: not given:
-  /// the `l2` term does nothing).
+  /// What L2 moves between the SMs and itself when the data is in it, loads
+  /// and stores together (0: not given: the `l2` term does nothing).
   double l2BandwidthGBps = 0;
   /// What L2 takes in stores alone (0: not given: l2BandwidthGBps): stores
   /// pass L2 at about half its rate for loads (validation/kernels/l2read.cu).

@@ -43,6 +43,10 @@ struct LoopInfo {
   /// a scalar binding; every dimension for a name it cannot follow): the
   /// folded tasks of a dimension listed here run the loop one after another.
   std::vector<int> boundDims;
+  /// Of those, the ones its start reads: tasks that differ in them run the
+  /// loop over different index values (a CSR row's J[j]); the others only
+  /// run it longer or shorter over the same values.
+  std::vector<int> startDims;
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)

@@ -848,6 +848,12 @@ void counted(void) {
   ASSERT_EQ(r.kernels.size(), 1u);
   at(r.kernels[0].cuda, "std::fill(h_cnt.begin(), h_cnt.end(), (int)16); // the bound of 'n': its "
                         "trip hint");
+  // and says so: the measured program is not the projected one
+  bool said = false;
+  for (const auto &w : warnings)
+    said = said || w.message.find("runs 16 trips of 'n': 40 would pass the arrays its index reads") !=
+                       std::string::npos;
+  EXPECT_TRUE(said) << "no warning that the program runs 16 trips, not 40";
   // row pointers the element type cannot hold (100 rows of 1000 in a short:
   // 99,000) keep the usual fill rather than wrap
   const std::string wide = R"(#define ROWS 100

@@ -173,6 +173,24 @@ TEST(HwSpec, BlockStartRateIsOptional) {
               "field 'block_starts_per_us': 0 is out of range [1, 1000000]");
 }
 
+TEST(HwSpec, L2StoreBandwidthIsOptionalAndNeedsTheL2Bandwidth) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l2StoreBandwidthGBps, 0); // stores at l2_bandwidth_gbps
+  auto withStores = [](auto &j) {
+    j["l2_store_bandwidth_gbps"] = {{"value", 4311}, {"source", "measured: l2read.cu"}};
+  };
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(edited(withStores), "x.json").l2StoreBandwidthGBps, 4311);
+  expectError(edited([&](auto &j) {
+                withStores(j);
+                j["l2_store_bandwidth_gbps"]["value"] = 0;
+              }),
+              "field 'l2_store_bandwidth_gbps': 0 is out of range [0.1, 10000000]");
+  expectError(edited([&](auto &j) {
+                withStores(j);
+                j.erase("l2_bandwidth_gbps");
+              }),
+              "field 'l2_store_bandwidth_gbps': needs l2_bandwidth_gbps beside it");
+}
+
 TEST(HwSpec, L1LineLatencyIsOptional) {
   EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1LineLatencyCycles, 2.22);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_line_latency_cycles"); }), "x.json");

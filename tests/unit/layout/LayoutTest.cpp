@@ -178,6 +178,29 @@ parallel_for k(132, 4096) : j, i {
   WarpAccess one = directAccessPattern(ki, *b, parseLayout(ki, "block=j:1,i:32", h), h);
   EXPECT_TRUE(one.coalesced);
   EXPECT_DOUBLE_EQ(one.lines, 1);
+  // a loop whose end alone varies runs every row over the same n: I[n] is the
+  // warp's one row (n < cnt[j]: 1 line for the 4 rows j)
+  skeleton::SkeletonFile g = skeleton::parseSkeleton(R"(int cnt[132]
+int I[1848]
+float B[132][4096]
+float C[132][4096]
+parallel_for k(132, 4096) : j, i {
+  stream n = 0:cnt[j] (hint:14) {
+    r = I[n]
+    ld B[r][i]
+    comp 2
+  }
+  st C[j][i]
+}
+)",
+                                                     "counted.skel");
+  KernelInfo kc = analyzeKernel(g, 0);
+  const AccessInfo *bc = nullptr;
+  for (const auto &a : kc.accesses)
+    if (kc.arrays[static_cast<size_t>(a.array)].name == "B")
+      bc = &a;
+  ASSERT_NE(bc, nullptr);
+  EXPECT_DOUBLE_EQ(directAccessPattern(kc, *bc, parseLayout(kc, "block=j:8,i:8", h), h).lines, 1);
 }
 
 TEST(LayoutString, CanonicalRoundTrip) {

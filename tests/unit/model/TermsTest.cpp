@@ -410,27 +410,27 @@ TEST(Terms, L2FloorMovesEveryByteBetweenTheSmsAndL2AtItsBandwidth) {
 }
 
 TEST(Terms, L2FloorWaitsForTheStoresAtTheirOwnRate) {
-  // Stores pass L2 at about half its rate for loads (the H200: 4,217 against
-  // 7,884 GB/s, validation/kernels/l2read.cu). A copy of 2^21 floats: 8 bytes
-  // an element, 4 of them stored: max(16,777,216 / 7,884, 8,388,608 / 4,217)
-  // = max(2.128, 1.989) us, the loads' side; a fill of 2^21 floats stores
-  // 8,388,608 bytes: 1.989 us at the stores' rate where all traffic alone
-  // gives 1.064; without the field the stores go at l2_bandwidth_gbps.
+  // Stores pass L2 at about half its rate for loads (the H200: 4,311 against
+  // 8,178 GB/s, validation/kernels/l2read.cu). A copy of 2^21 floats: 8 bytes
+  // an element, 4 of them stored: max(16,777,216 / 8,178, 8,388,608 / 4,311)
+  // = max(2.052, 1.946) us, the loads' side; a fill of 2^21 floats stores
+  // 8,388,608 bytes: 1.946 us at the stores' rate where all traffic alone
+  // gives 1.026; without the field the stores go at l2_bandwidth_gbps.
   auto hw = h100();
-  hw.l2BandwidthGBps = 7884;
-  hw.l2StoreBandwidthGBps = 4217;
+  hw.l2BandwidthGBps = 8178;
+  hw.l2StoreBandwidthGBps = 4311;
   const char *copy = "#define N 2097152\nfloat a[N]\nfloat b[N]\n"
                      "parallel_for(N) : i {\n  ld b[i]\n  st a[i]\n}\n";
   auto r = applyOnly(kernelOf(copy), "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2), hw);
   EXPECT_NEAR(r.a.effects.l2StoreBytes, 4.0 * 2097152, 1e-6);
-  EXPECT_NEAR(r.a.effects.l2FloorMs, 8.0 * 2097152 / (7884 * 1e6), 1e-12);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 8.0 * 2097152 / (8178 * 1e6), 1e-12);
   const char *fill = "#define N 2097152\nfloat a[N]\n"
                      "parallel_for(N) : i {\n  comp 2\n  st a[i]\n}\n";
   r = applyOnly(kernelOf(fill), "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2), hw);
-  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (4217 * 1e6), 1e-12);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (4311 * 1e6), 1e-12);
   hw.l2StoreBandwidthGBps = 0;
   r = applyOnly(kernelOf(fill), "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2), hw);
-  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (7884 * 1e6), 1e-12);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (8178 * 1e6), 1e-12);
 }
 
 // Worked by hand: the transpose of validation/c/transpose_2000x3000 shape in
