@@ -79,8 +79,36 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
       kernel = &res_.file.kernels[k];
   if (!kernel)
     return fills;
+  // where the loop is in the C file: the `for` of its index in the nest's
+  // body, else the nest
+  std::function<const clang::ForStmt *(const clang::Stmt *, const std::string &)> findFor =
+      [&](const clang::Stmt *st, const std::string &index) -> const clang::ForStmt * {
+    if (!st)
+      return nullptr;
+    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(st)) {
+      const clang::Stmt *init = f->getInit();
+      if (const auto *ds = llvm::dyn_cast_or_null<clang::DeclStmt>(init))
+        for (const clang::Decl *d : ds->decls())
+          if (const auto *v = llvm::dyn_cast<clang::VarDecl>(d); v && v->getName() == index)
+            return f;
+      if (const auto *bo = llvm::dyn_cast_or_null<clang::BinaryOperator>(init))
+        if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(bo->getLHS()->IgnoreParenImpCasts()))
+          if (ref->getDecl()->getName() == index)
+            return f;
+    }
+    for (const clang::Stmt *c : st->children())
+      if (const clang::ForStmt *f = findFor(c, index))
+        return f;
+    return nullptr;
+  };
+  auto loopAt = [&](const skeleton::Loop &lp) {
+    for (const clang::Stmt *st : nest_.body)
+      if (const clang::ForStmt *f = findFor(st, lp.index))
+        return positionOf(ctx_, f->getBeginLoc(), path_);
+    return positionOf(ctx_, nest_.parallel.front()->getBeginLoc(), path_);
+  };
   auto warn = [&](const skeleton::Loop &lp, const std::string &what) {
-    SourceLoc at = lp.lo.loc.line > 0 ? lp.lo.loc : SourceLoc{path_, 0, 0};
+    SourceLoc at = loopAt(lp);
     warnings_.push_back({at, fmt::format("kernel '{}': the measured program {} (the trip hint of "
                                          "'{}' is {})",
                                          ki_.name, what, lp.index, *lp.tripHint)});
@@ -140,14 +168,14 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (rowPointers) {
             int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(bound))].extents[0];
             int64_t step = len > 1 && top != INT64_MAX ? std::min(trips, top / (len - 1)) : trips;
-            fills.emplace(bound, BoundFill{true, step, lp.index, lp.lo.loc});
+            fills.emplace(bound, BoundFill{true, step, lp.index, loopAt(lp)});
             if (step != trips)
               warn(lp, fmt::format("runs {} trips of '{}' a row: {} row pointers of {} would pass "
                                    "the arrays its index reads",
                                    step, lp.index, len, trips));
           } else {
             int64_t value = std::min(top, lp.lo.value + std::min(trips, INT64_MAX - lp.lo.value));
-            fills.emplace(bound, BoundFill{false, value, lp.index, lp.lo.loc});
+            fills.emplace(bound, BoundFill{false, value, lp.index, loopAt(lp)});
             if (value - lp.lo.value != trips)
               warn(lp, fmt::format("runs {} trips of '{}': {} would pass the arrays its index reads",
                                    std::max<int64_t>(0, value - lp.lo.value), lp.index, trips));

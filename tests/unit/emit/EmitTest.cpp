@@ -851,8 +851,11 @@ void counted(void) {
   // and says so: the measured program is not the projected one
   bool said = false;
   for (const auto &w : warnings)
-    said = said || w.message.find("runs 16 trips of 'n': 40 would pass the arrays its index reads") !=
-                       std::string::npos;
+    if (w.message.find("runs 16 trips of 'n': 40 would pass the arrays its index reads") !=
+        std::string::npos) {
+      said = true;
+      EXPECT_EQ(w.loc.line, 22) << "the warning is not at the loop's `for`: " << w.str();
+    }
   EXPECT_TRUE(said) << "no warning that the program runs 16 trips, not 40";
   // row pointers the element type cannot hold (100 rows of 1000 in a short:
   // 99,000) keep the usual fill rather than wrap
