@@ -54,7 +54,7 @@ bool Emitter::fitsElement(clang::QualType t, const BoundFill &f, int64_t count) 
                                        ((uint64_t{1} << (isSigned ? bits - 1 : bits)) - 1));
   }
   if (!ok)
-    warnings_.push_back({f.loc.line > 0 ? f.loc : SourceLoc{path_, 0, 0},
+    warnings_.push_back({f.loc,
                          fmt::format("kernel '{}': the measured program fills the bound of '{}' as "
                                      "any integer array, so each task runs its own trips: its element "
                                      "type cannot hold {} trips a row",
@@ -85,17 +85,8 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
       [&](const clang::Stmt *st, const std::string &index) -> const clang::ForStmt * {
     if (!st)
       return nullptr;
-    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(st)) {
-      const clang::Stmt *init = f->getInit();
-      if (const auto *ds = llvm::dyn_cast_or_null<clang::DeclStmt>(init))
-        for (const clang::Decl *d : ds->decls())
-          if (const auto *v = llvm::dyn_cast<clang::VarDecl>(d); v && v->getName() == index)
-            return f;
-      if (const auto *bo = llvm::dyn_cast_or_null<clang::BinaryOperator>(init))
-        if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(bo->getLHS()->IgnoreParenImpCasts()))
-          if (ref->getDecl()->getName() == index)
-            return f;
-    }
+    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(st); f && loopIndexName(f) == index)
+      return f;
     for (const clang::Stmt *c : st->children())
       if (const clang::ForStmt *f = findFor(c, index))
         return f;
@@ -107,8 +98,7 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
         return positionOf(ctx_, f->getBeginLoc(), path_);
     return positionOf(ctx_, nest_.parallel.front()->getBeginLoc(), path_);
   };
-  auto warn = [&](const skeleton::Loop &lp, const std::string &what) {
-    SourceLoc at = loopAt(lp);
+  auto warn = [&](const skeleton::Loop &lp, SourceLoc at, const std::string &what) {
     warnings_.push_back({at, fmt::format("kernel '{}': the measured program {} (the trip hint of "
                                          "'{}' is {})",
                                          ki_.name, what, lp.index, *lp.tripHint)});
@@ -133,6 +123,7 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (!rowPointers && !counts)
             continue;
           const std::string &bound = rowPointers ? lo->name : hi->name;
+          SourceLoc at = loopAt(lp);
           // n stays below `limit` in every subscript it reads: c x n + k < extent
           // for a subscript c x n + k (c > 0); one emit cannot bound leaves the
           // array to the usual fill
@@ -156,7 +147,7 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
               limit = std::min(limit, extent > f.constant ? (extent - 1 - f.constant) / c + 1 : 0);
             }
           if (!bounded) {
-            warn(lp, fmt::format("fills '{}' as any integer array: '{}' reads an array through a "
+            warn(lp, at, fmt::format("fills '{}' as any integer array: '{}' reads an array through a "
                                  "subscript emit cannot bound, so each task runs its own trips",
                                  bound, lp.index));
             continue;
@@ -168,16 +159,16 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (rowPointers) {
             int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(bound))].extents[0];
             int64_t step = len > 1 && top != INT64_MAX ? std::min(trips, top / (len - 1)) : trips;
-            fills.emplace(bound, BoundFill{true, step, lp.index, loopAt(lp)});
+            fills.emplace(bound, BoundFill{true, step, lp.index, at});
             if (step != trips)
-              warn(lp, fmt::format("runs {} trips of '{}' a row: {} row pointers of {} would pass "
+              warn(lp, at, fmt::format("runs {} trips of '{}' a row: {} row pointers of {} would pass "
                                    "the arrays its index reads",
                                    step, lp.index, len, trips));
           } else {
             int64_t value = std::min(top, lp.lo.value + std::min(trips, INT64_MAX - lp.lo.value));
-            fills.emplace(bound, BoundFill{false, value, lp.index, loopAt(lp)});
+            fills.emplace(bound, BoundFill{false, value, lp.index, at});
             if (value - lp.lo.value != trips)
-              warn(lp, fmt::format("runs {} trips of '{}': {} would pass the arrays its index reads",
+              warn(lp, at, fmt::format("runs {} trips of '{}': {} would pass the arrays its index reads",
                                    std::max<int64_t>(0, value - lp.lo.value), lp.index, trips));
           }
         }

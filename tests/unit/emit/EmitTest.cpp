@@ -34,8 +34,10 @@ void matmul(void) {
 }
 )";
 
-/// Emit kernel 0 of `code` in the layout `text` ("naive" for the naive one).
-std::string emitOne(const std::string &code, const std::string &text) {
+/// Emit kernel `kernel` of `code` in the layout `text` ("naive" for the naive
+/// one); its warnings go to `warned` when given.
+std::string emitOne(const std::string &code, const std::string &text, size_t kernel = 0,
+                    std::vector<skelcast::Warning> *warned = nullptr) {
   skelcast::testsupport::TempDir dir("skelcast-emit");
   std::string path = dir.write("k.c", code);
   skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
@@ -45,14 +47,16 @@ std::string emitOne(const std::string &code, const std::string &text) {
       path, {}, {},
       [&](const skelcast::frontend::SkeletonizeResult &res) {
         emit::KernelChoice c;
-        c.kernel = 0;
-        layout::KernelInfo ki = layout::analyzeKernel(res.file, 0);
+        c.kernel = kernel;
+        layout::KernelInfo ki = layout::analyzeKernel(res.file, kernel);
         c.layout = text == "naive" ? emit::naiveLayout(ki) : layout::parseLayout(ki, text, hw);
         c.tag = "t";
         return std::vector<emit::KernelChoice>{c};
       },
       diag, warnings);
   EXPECT_EQ(r.kernels.size(), 1u);
+  if (warned)
+    *warned = warnings;
   return r.kernels.empty() ? "" : r.kernels[0].cuda;
 }
 
@@ -829,25 +833,11 @@ void counted(void) {
          "of 'n' a row (the trip hint)");
   at(cu, "sk_fill(h_I, 2, 0, 16, true); // an index: within [0, 16)");
   // a count past what its index reads is capped there: B has 16 rows, not 40
-  skelcast::testsupport::TempDir dir("skelcast-emit");
-  std::string path = dir.write("k.c", csr);
-  skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
-  std::ostringstream diag;
   std::vector<skelcast::Warning> warnings;
-  emit::EmitResult r = emit::emitCuda(
-      path, {}, {},
-      [&](const skelcast::frontend::SkeletonizeResult &res) {
-        emit::KernelChoice c;
-        c.kernel = 1;
-        layout::KernelInfo ki = layout::analyzeKernel(res.file, 1);
-        c.layout = emit::naiveLayout(ki);
-        c.tag = "t";
-        return std::vector<emit::KernelChoice>{c};
-      },
-      diag, warnings);
-  ASSERT_EQ(r.kernels.size(), 1u);
-  at(r.kernels[0].cuda, "std::fill(h_cnt.begin(), h_cnt.end(), (int)16); // the bound of 'n': its "
-                        "trip hint");
+  std::string counted = emitOne(csr, "naive", 1, &warnings);
+  ASSERT_FALSE(counted.empty());
+  at(counted, "std::fill(h_cnt.begin(), h_cnt.end(), (int)16); // the bound of 'n': its "
+              "trip hint");
   // and says so: the measured program is not the projected one
   bool said = false;
   for (const auto &w : warnings)

@@ -140,6 +140,18 @@ TEST(Coalescing, SampleHintDecidesIndirectAccess) {
   EXPECT_DOUBLE_EQ(w.transactions, 8);
 }
 
+namespace {
+
+/// The kernel's first access to `array`, or nullptr.
+const AccessInfo *firstAccessOf(const KernelInfo &ki, const std::string &array) {
+  for (const auto &a : ki.accesses)
+    if (ki.arrays[static_cast<size_t>(a.array)].name == array)
+      return &a;
+  return nullptr;
+}
+
+} // namespace
+
 TEST(Coalescing, AnIndexReadInARowsOwnRangeDiffersBetweenRows) {
   // IspinEx: n runs from J[j] to J[j + 1], so r = I[n] is row j's own: the 4
   // rows j of a warp of block j:8,i:8 read 4 rows of B, each 8 floats (32
@@ -166,10 +178,7 @@ parallel_for k(132, 4096) : j, i {
                                                      "ispinex.skel");
   KernelInfo ki = analyzeKernel(f, 0);
   hw::HwSpec h = spec("h100");
-  const AccessInfo *b = nullptr;
-  for (const auto &a : ki.accesses)
-    if (ki.arrays[static_cast<size_t>(a.array)].name == "B")
-      b = &a;
+  const AccessInfo *b = firstAccessOf(ki, "B");
   ASSERT_NE(b, nullptr);
   WarpAccess rows = directAccessPattern(ki, *b, parseLayout(ki, "block=j:8,i:8", h), h);
   EXPECT_TRUE(rows.coalesced);
@@ -195,10 +204,7 @@ parallel_for k(132, 4096) : j, i {
 )",
                                                      "counted.skel");
   KernelInfo kc = analyzeKernel(g, 0);
-  const AccessInfo *bc = nullptr;
-  for (const auto &a : kc.accesses)
-    if (kc.arrays[static_cast<size_t>(a.array)].name == "B")
-      bc = &a;
+  const AccessInfo *bc = firstAccessOf(kc, "B");
   ASSERT_NE(bc, nullptr);
   EXPECT_DOUBLE_EQ(directAccessPattern(kc, *bc, parseLayout(kc, "block=j:8,i:8", h), h).lines, 1);
 }
