@@ -337,6 +337,11 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
       r.fail("l2_store_bandwidth_gbps", "needs l2_bandwidth_gbps beside it");
     h.l2StoreBandwidthGBps = r.number("l2_store_bandwidth_gbps", 0.1, 1e7);
   }
+  if (root.contains("l2_store_miss_bandwidth_gbps")) {
+    if (!root.contains("l2_bandwidth_gbps")) // the floor it joins
+      r.fail("l2_store_miss_bandwidth_gbps", "needs l2_bandwidth_gbps beside it");
+    h.l2StoreMissBandwidthGBps = r.number("l2_store_miss_bandwidth_gbps", 0.1, 1e7);
+  }
   if (root.contains("l2_resident_bytes"))
     h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
   // below the resident capacity (a --set of l2_resident_bytes past it) it
@@ -368,7 +373,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "block_starts_per_us",
       "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
-      "l2_store_bandwidth_gbps",
+      "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps",
       "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",

@@ -200,6 +200,16 @@ bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::Acces
 // lines: the cycles an uncoalesced load's data waits for each 128-byte line
 // past the first; a spec without l1_line_latency_cycles: the L1 passes one
 // line per wavefront, 1 / l1_wavefronts_per_cycle.
+/// Whether every store to `array` has affine subscripts (its warp's sectors known).
+bool storesHaveAffineSubscripts(const layout::KernelInfo &ki, int array) {
+  for (const auto &acc : ki.accesses)
+    if (acc.isStore && acc.array == array)
+      for (const auto &f : acc.index)
+        if (f.kind != layout::IndexForm::Kind::Affine)
+          return false;
+  return true;
+}
+
 double lineLatencyCycles(const hw::HwSpec &hw) {
   if (hw.l1LineLatencyCycles > 0)
     return hw.l1LineLatencyCycles;
@@ -266,14 +276,22 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     if (!u.viaShared && !acc.isStore)
       arrayL1Miss[static_cast<size_t>(acc.array)] += u.bytesPerThread * threads;
   }
-  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, l2Traffic = 0, l2Stores = 0, latSum = 0,
-         latInsts = 0;
+  double requested = 0, dram = 0, l1Bytes = 0, l2Bytes = 0, l2Traffic = 0, l2Stores = 0, l2StoreMiss = 0,
+         latSum = 0, latInsts = 0;
   for (const auto &au : c.arrays) {
     double eb = ki.arrays[static_cast<size_t>(au.array)].elemBytes;
     // Stores pass L2 and are written back to DRAM sooner or later, resident or not.
     double stored = eb * au.storeInflation * au.storeKernelUnique;
     l2Traffic += stored;
     l2Stores += stored;
+    // What L2 does not hold from the last launch (or an earlier kernel) it
+    // allocates, a sector for each part a warp store writes; where a store's
+    // subscript reads data, its sectors are a guess (SpinFlap's scatter
+    // through a permutation fills each thread's sector over its own
+    // iterations: measured at 2.5 times the rate partial sectors allow), so
+    // only its bytes count.
+    double partsKnown = storesHaveAffineSubscripts(ki, au.array) ? au.storeInflation : 1.0;
+    l2StoreMiss += eb * partsKnown * au.storeKernelUnique * (1.0 - residentShare(au.array));
     dram += stored;
     double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
     if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
@@ -379,6 +397,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   }
   a.effects.l2TrafficBytes = l2Traffic;
   a.effects.l2StoreBytes = l2Stores;
+  a.effects.l2StoreMissBytes = l2StoreMiss;
   if (requested > 0) {
     a.effects.l1HitFraction = l1Bytes / requested;
     a.effects.l2HitFraction = l2Bytes / requested;
@@ -702,7 +721,11 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 // alone pass at l2_store_bandwidth_gbps, about half the loads' rate (the
 // H200: loads 7.6-8.6 TB/s, stores 4.2-4.5, a copy of both 6.9-7.6,
 // validation/kernels/l2read.cu), and a kernel waits for the slower of the two.
-// Needs `caches`, which counts those bytes.
+// Stores to sectors L2 does not hold pass at l2_store_miss_bandwidth_gbps,
+// whole or partial (the H200: 2.0 TB/s of sectors past L2, 128-byte to 4-byte
+// rows of a warp store alike, validation/kernels/storelines.cu): a transpose
+// whose warps store half sectors waits for twice the sectors of one that
+// stores whole ones. Needs `caches`, which counts those bytes.
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   if (!(in.on & kCaches) || in.hw.l2BandwidthGBps <= 0)
     return;
@@ -710,7 +733,10 @@ void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   double stores = in.hw.l2StoreBandwidthGBps > 0
                       ? a.effects.l2StoreBytes / (in.hw.l2StoreBandwidthGBps * 1e6)
                       : 0.0;
-  a.effects.l2FloorMs = std::max(all, stores);
+  double missed = in.hw.l2StoreMissBandwidthGBps > 0
+                      ? a.effects.l2StoreMissBytes / (in.hw.l2StoreMissBandwidthGBps * 1e6)
+                      : 0.0;
+  a.effects.l2FloorMs = std::max({all, stores, missed});
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
@@ -719,8 +745,10 @@ void settleL2(const TermEffects &e, HongKimResult &r) { applyFloor(e.l2FloorMs, 
 std::vector<ExplainRow> explainL2(const TermEffects &e) {
   return {{"L2 traffic (bytes)", e.l2TrafficBytes, 6, "loads and fills that leave L1, and the stores (l2)"},
           {"L2 store bytes", e.l2StoreBytes, 6, "of the traffic, the stores (l2)"},
+          {"L2 store bytes missed", e.l2StoreMissBytes, 6, "of the stores, to sectors L2 does not hold (l2)"},
           {"L2 floor (ms)", e.l2FloorMs, 6,
-           "max(L2 traffic / l2_bandwidth_gbps, stores / l2_store_bandwidth_gbps) (l2)"}};
+           "max(L2 traffic / l2_bandwidth_gbps, stores / l2_store_bandwidth_gbps, missed / "
+           "l2_store_miss_bandwidth_gbps) (l2)"}};
 }
 
 // --- blocks (section 7): a floor --------------------------------------------------

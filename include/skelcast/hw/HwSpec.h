@@ -107,6 +107,10 @@ struct HwSpec {
   /// What L2 takes in stores alone (0: not given: l2BandwidthGBps): stores
   /// pass L2 at about half its rate for loads (validation/kernels/l2read.cu).
   double l2StoreBandwidthGBps = 0;
+  /// What L2 takes in stores to sectors it does not hold, each sector whole or
+  /// partial allocated and later written back to DRAM (0: not given: no such
+  /// floor): about half the rate of stores that hit (validation/kernels/storelines.cu).
+  double l2StoreMissBandwidthGBps = 0;
   /// The most bytes a repeated kernel keeps in L2 from one launch to the next
   /// (0: not given: l2_cache_bytes); residentBytes() gives the one in use.
   int64_t l2ResidentBytes = 0;

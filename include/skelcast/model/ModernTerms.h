@@ -26,6 +26,7 @@
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
 /// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps, dram_gbps_by_bytes_in_flight) |
+/// | l2         | settle | floor: the bytes between the SMs and L2 at its rates (all, the stores, the stores to sectors it does not hold) |
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
@@ -88,7 +89,8 @@ struct TermEffects {
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
   double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
   double l2StoreBytes = 0;      ///< of l2TrafficBytes, the stores
-  double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps) (l2)
+  double l2StoreMissBytes = 0;  ///< of the stores, those to sectors L2 does not hold (allocated, then written back)
+  double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps, l2StoreMissBytes / l2_store_miss_bandwidth_gbps) (l2)
   double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued

@@ -191,6 +191,24 @@ TEST(HwSpec, L2StoreBandwidthIsOptionalAndNeedsTheL2Bandwidth) {
               "field 'l2_store_bandwidth_gbps': needs l2_bandwidth_gbps beside it");
 }
 
+TEST(HwSpec, L2StoreMissBandwidthIsOptionalAndNeedsTheL2Bandwidth) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l2StoreMissBandwidthGBps, 0); // no such floor
+  auto withMisses = [](auto &j) {
+    j["l2_store_miss_bandwidth_gbps"] = {{"value", 2009}, {"source", "measured: storelines.cu"}};
+  };
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(edited(withMisses), "x.json").l2StoreMissBandwidthGBps, 2009);
+  expectError(edited([&](auto &j) {
+                withMisses(j);
+                j["l2_store_miss_bandwidth_gbps"]["value"] = -3;
+              }),
+              "field 'l2_store_miss_bandwidth_gbps': -3 is out of range [0.1, 10000000]");
+  expectError(edited([&](auto &j) {
+                withMisses(j);
+                j.erase("l2_bandwidth_gbps");
+              }),
+              "field 'l2_store_miss_bandwidth_gbps': needs l2_bandwidth_gbps beside it");
+}
+
 TEST(HwSpec, L1LineLatencyIsOptional) {
   EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1LineLatencyCycles, 2.22);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_line_latency_cycles"); }), "x.json");

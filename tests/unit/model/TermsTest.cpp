@@ -115,7 +115,8 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
-                      "lsu: L1 floor (ms)", "l2: L2 traffic (bytes)", "l2: L2 store bytes", "l2: L2 floor (ms)",
+                      "lsu: L1 floor (ms)", "l2: L2 traffic (bytes)", "l2: L2 store bytes",
+                      "l2: L2 store bytes missed", "l2: L2 floor (ms)",
                       "blocks: block start floor (ms)", "launch: launch (ms)"}));
   auto launch = model::skelcastTerms()[static_cast<size_t>(TermId::Launch)].explain(e);
   ASSERT_EQ(launch.size(), 1u);
@@ -431,6 +432,52 @@ TEST(Terms, L2FloorWaitsForTheStoresAtTheirOwnRate) {
   hw.l2StoreBandwidthGBps = 0;
   r = applyOnly(kernelOf(fill), "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2), hw);
   EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (8178 * 1e6), 1e-12);
+}
+
+TEST(Terms, L2FloorWaitsForEverySectorAStoreAllocatesPastL2) {
+  // Stores to sectors L2 does not hold pass at l2_store_miss_bandwidth_gbps,
+  // a sector for each part a warp store writes (the H200: 2,009 GB/s,
+  // validation/kernels/storelines.cu). A fill of 2^21 floats launched once:
+  // 8,388,608 bytes / 2,009 GB/s = 4.1755 us, above the stores' 1.946 at
+  // L2's rate for hits. Every other float (st a[2i]): each warp store uses
+  // half of each sector it writes, 16,777,216 sector bytes, 8.351 us.
+  // Repeated over 8 MB that L2 holds: nothing allocated, the hits' rate.
+  auto hw = h100();
+  hw.l2BandwidthGBps = 8178;
+  hw.l2StoreBandwidthGBps = 4311;
+  hw.l2StoreMissBandwidthGBps = 2009;
+  const auto on = termBit(TermId::Caches) | termBit(TermId::Residency) | termBit(TermId::L2);
+  auto fill = kernelOf("#define N 2097152\nfloat a[N]\nparallel_for(N) : i {\n  comp 2\n  st a[i]\n}\n");
+  auto r = applyOnly(fill, "block=i:256", on, hw);
+  EXPECT_NEAR(r.a.effects.l2StoreMissBytes, 4.0 * 2097152, 1e-6);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (2009 * 1e6), 1e-12);
+  auto strided =
+      kernelOf("#define N 2097152\nfloat a[2 * N]\nparallel_for(N) : i {\n  comp 2\n  st a[2 * i]\n}\n");
+  r = applyOnly(strided, "block=i:256", on, hw);
+  EXPECT_NEAR(r.a.effects.l2StoreMissBytes, 8.0 * 2097152, 1e-6);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 8.0 * 2097152 / (2009 * 1e6), 1e-12);
+  fill.timing = layout::LaunchTiming::RepeatedAlone;
+  r = applyOnly(fill, "block=i:256", on, hw);
+  EXPECT_EQ(r.a.effects.l2StoreMissBytes, 0);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (4311 * 1e6), 1e-12);
+  // without the field: no such floor
+  hw.l2StoreMissBandwidthGBps = 0;
+  fill.timing = layout::LaunchTiming::Once;
+  EXPECT_NEAR(applyOnly(fill, "block=i:256", on, hw).a.effects.l2FloorMs, 4.0 * 2097152 / (4311 * 1e6), 1e-12);
+}
+
+TEST(Terms, AStoreThroughDataAllocatesItsBytesNotAGuessOfItsSectors) {
+  // A scatter's sectors are a guess (each thread's stand-in row): SpinFlap's
+  // permutation fills each thread's sector over its own iterations. Its bytes
+  // count: 2^21 floats stored through p, 8,388,608 bytes at 2,009 GB/s.
+  auto hw = h100();
+  hw.l2BandwidthGBps = 8178;
+  hw.l2StoreMissBandwidthGBps = 2009;
+  auto ki = kernelOf("#define N 2097152\nfloat a[N]\nint p[N]\n"
+                     "parallel_for(N) : i {\n  ld p[i]\n  st a[p[i]]\n}\n");
+  auto r = applyOnly(ki, "block=i:256", termBit(TermId::Caches) | termBit(TermId::L2), hw);
+  EXPECT_GT(r.a.effects.l2StoreBytes, 4.0 * 2097152); // the L2 traffic keeps the guess
+  EXPECT_NEAR(r.a.effects.l2StoreMissBytes, 4.0 * 2097152, 1e-6);
 }
 
 // Worked by hand: the transpose of validation/c/transpose_2000x3000 shape in
