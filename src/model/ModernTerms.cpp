@@ -197,19 +197,18 @@ bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::Acces
   return false;
 }
 
-// lines: the cycles an uncoalesced load's data waits for each 128-byte line
-// past the first; a spec without l1_line_latency_cycles: the L1 passes one
-// line per wavefront, 1 / l1_wavefronts_per_cycle.
-/// Whether every store to `array` has affine subscripts (its warp's sectors known).
-bool storesHaveAffineSubscripts(const layout::KernelInfo &ki, int array) {
+/// Whether no store to `array` has a subscript that reads data (its warp's
+/// sectors are then computed, not a stand-in guess).
+bool storesReadNoData(const layout::KernelInfo &ki, int array) {
   for (const auto &acc : ki.accesses)
-    if (acc.isStore && acc.array == array)
-      for (const auto &f : acc.index)
-        if (f.kind != layout::IndexForm::Kind::Affine)
-          return false;
+    if (acc.isStore && acc.array == array && acc.hasData())
+      return false;
   return true;
 }
 
+// lines: the cycles an uncoalesced load's data waits for each 128-byte line
+// past the first; a spec without l1_line_latency_cycles: the L1 passes one
+// line per wavefront, 1 / l1_wavefronts_per_cycle.
 double lineLatencyCycles(const hw::HwSpec &hw) {
   if (hw.l1LineLatencyCycles > 0)
     return hw.l1LineLatencyCycles;
@@ -285,13 +284,16 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     l2Traffic += stored;
     l2Stores += stored;
     // What L2 does not hold from the last launch (or an earlier kernel) it
-    // allocates, a sector for each part a warp store writes; where a store's
-    // subscript reads data, its sectors are a guess (SpinFlap's scatter
-    // through a permutation fills each thread's sector over its own
-    // iterations: measured at 2.5 times the rate partial sectors allow), so
-    // only its bytes count.
-    double partsKnown = storesHaveAffineSubscripts(ki, au.array) ? au.storeInflation : 1.0;
-    l2StoreMiss += eb * partsKnown * au.storeKernelUnique * (1.0 - residentShare(au.array));
+    // allocates, a sector for each part a warp store writes; the parts past
+    // one a sector take that slot even where L2 holds the sector
+    // (storelines.cu: 8 MB in quarter and eighth sectors, repeated, at the
+    // misses' rate). Where a store's subscript reads data its sectors are a
+    // stand-in guess (SpinFlap's scatter through a permutation fills each
+    // thread's sector over its own iterations and ran 1.9 times faster than
+    // its guessed sectors allow), so only its bytes count.
+    double parts = storesReadNoData(ki, au.array) ? au.storeInflation : 1.0;
+    double held = residentShare(au.array);
+    l2StoreMiss += eb * au.storeKernelUnique * (parts * (1.0 - held) + std::max(0.0, parts - 1.0) * held);
     dram += stored;
     double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
     if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
@@ -299,7 +301,6 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       continue;
     }
     double r1 = l1Share * std::max(0.0, 1.0 - au.loadBlockUnique / au.loadRequests);
-    double held = residentShare(au.array);
     double r2 = held + (1.0 - held) * l2Share *
                            std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
     arrayLatency[static_cast<size_t>(au.array)] =
@@ -722,10 +723,11 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 // H200: loads 7.6-8.6 TB/s, stores 4.2-4.5, a copy of both 6.9-7.6,
 // validation/kernels/l2read.cu), and a kernel waits for the slower of the two.
 // Stores to sectors L2 does not hold pass at l2_store_miss_bandwidth_gbps,
-// whole or partial (the H200: 2.0 TB/s of sectors past L2, 128-byte to 4-byte
-// rows of a warp store alike, validation/kernels/storelines.cu): a transpose
-// whose warps store half sectors waits for twice the sectors of one that
-// stores whole ones. Needs `caches`, which counts those bytes.
+// a sector for each part a warp store writes, and the parts past one a sector
+// take that slot where L2 holds it too (the H200: 51-71 billion sector writes
+// a second, 2.0 TB/s of whole sectors, validation/kernels/storelines.cu): a
+// transpose whose warps store half sectors waits for twice the sectors of one
+// that stores whole ones. Needs `caches`, which counts those bytes.
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   if (!(in.on & kCaches) || in.hw.l2BandwidthGBps <= 0)
     return;
@@ -896,8 +898,9 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Occupancy, "occupancy",
        "(in bandwidth) the DRAM floor at the bandwidth the active warps draw", nullptr, nullptr,
        nullptr},
-      {TermId::L2, "l2", "floor: the bytes between the SMs and L2 over L2's bandwidth", adjustL2, settleL2,
-       explainL2},
+      {TermId::L2, "l2",
+       "floor: the bytes between the SMs and L2 over L2's bandwidth, the stores and those past L2 at their own",
+       adjustL2, settleL2, explainL2},
       {TermId::Blocks, "blocks", "floor: the GPU starts thread blocks at block_starts_per_us", adjustBlocks,
        settleBlocks, explainBlocks},
       {TermId::Reduction, "reduction",

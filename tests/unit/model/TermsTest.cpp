@@ -441,7 +441,8 @@ TEST(Terms, L2FloorWaitsForEverySectorAStoreAllocatesPastL2) {
   // 8,388,608 bytes / 2,009 GB/s = 4.1755 us, above the stores' 1.946 at
   // L2's rate for hits. Every other float (st a[2i]): each warp store uses
   // half of each sector it writes, 16,777,216 sector bytes, 8.351 us.
-  // Repeated over 8 MB that L2 holds: nothing allocated, the hits' rate.
+  // Repeated over 8 MB that L2 holds: the fill allocates nothing (the hits'
+  // rate); the parts past one a sector take a slot all the same.
   auto hw = h100();
   hw.l2BandwidthGBps = 8178;
   hw.l2StoreBandwidthGBps = 4311;
@@ -460,6 +461,12 @@ TEST(Terms, L2FloorWaitsForEverySectorAStoreAllocatesPastL2) {
   r = applyOnly(fill, "block=i:256", on, hw);
   EXPECT_EQ(r.a.effects.l2StoreMissBytes, 0);
   EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (4311 * 1e6), 1e-12);
+  // held there too, the second part of each sector still takes a slot:
+  // 8,388,608 bytes at 2,009 GB/s (4.1755 us), above 16,777,216 / 4,311 (3.892)
+  strided.timing = layout::LaunchTiming::RepeatedAlone;
+  r = applyOnly(strided, "block=i:256", on, hw);
+  EXPECT_NEAR(r.a.effects.l2StoreMissBytes, 4.0 * 2097152, 1e-6);
+  EXPECT_NEAR(r.a.effects.l2FloorMs, 4.0 * 2097152 / (2009 * 1e6), 1e-12);
   // without the field: no such floor
   hw.l2StoreMissBandwidthGBps = 0;
   fill.timing = layout::LaunchTiming::Once;
