@@ -28,14 +28,12 @@ def key(c):
 
 old = json.load(open(a.old))
 newer = {}
-gpu = None
 for f in a.new:
     j = json.load(open(f))
-    gpu = gpu or j["gpu"]["name"]
     if j["gpu"]["name"] != old["gpu"]["name"]:
         sys.exit(f"{f}: measured on {j['gpu']['name']}, {a.old} on {old['gpu']['name']}")
     for c in j["cases"]:
-        newer[key(c)] = (c, j)
+        newer[key(c)] = c
 out = {k: old[k] for k in ("schema_version", "gpu", "timing") if k in old}
 # the C files' root, as OLD names it, seen from where OUT is written
 root = os.path.join(os.path.dirname(os.path.abspath(a.old)), old.get("skeleton_root", "."))
@@ -46,7 +44,7 @@ for c in old["cases"]:
     if hit is None:
         missing += 1
         continue
-    cases.append(hit[0])
+    cases.append(hit)
 out["method"] = (f"the cases of {a.old.split('/')[-1]} with their times from "
                  f"{', '.join(f.split('/')[-1] for f in a.new)} (today's emitted code); "
                  f"{missing} of its {len(old['cases'])} cases not measured again, left out")

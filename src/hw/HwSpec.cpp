@@ -332,16 +332,16 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.launchGapUs = r.number("launch_gap_us", 0.001, h.launchOverheadUs, {nullptr, "launch_overhead_us"});
   if (root.contains("l2_bandwidth_gbps"))
     h.l2BandwidthGBps = r.number("l2_bandwidth_gbps", 0.1, 1e7);
-  if (root.contains("l2_store_bandwidth_gbps")) {
-    if (!root.contains("l2_bandwidth_gbps")) // the floor it joins
-      r.fail("l2_store_bandwidth_gbps", "needs l2_bandwidth_gbps beside it");
-    h.l2StoreBandwidthGBps = r.number("l2_store_bandwidth_gbps", 0.1, 1e7);
-  }
-  if (root.contains("l2_store_miss_bandwidth_gbps")) {
-    if (!root.contains("l2_bandwidth_gbps")) // the floor it joins
-      r.fail("l2_store_miss_bandwidth_gbps", "needs l2_bandwidth_gbps beside it");
-    h.l2StoreMissBandwidthGBps = r.number("l2_store_miss_bandwidth_gbps", 0.1, 1e7);
-  }
+  // the stores' rates join the floor of l2_bandwidth_gbps: not without it
+  auto storeRate = [&](const char *name, double &rate) {
+    if (!root.contains(name))
+      return;
+    if (!root.contains("l2_bandwidth_gbps"))
+      r.fail(name, "needs l2_bandwidth_gbps beside it");
+    rate = r.number(name, 0.1, 1e7);
+  };
+  storeRate("l2_store_bandwidth_gbps", h.l2StoreBandwidthGBps);
+  storeRate("l2_store_miss_bandwidth_gbps", h.l2StoreMissBandwidthGBps);
   if (root.contains("l2_resident_bytes"))
     h.l2ResidentBytes = r.integer("l2_resident_bytes", 1, h.l2CacheBytes, {nullptr, "l2_cache_bytes"});
   // below the resident capacity (a --set of l2_resident_bytes past it) it

@@ -731,14 +731,11 @@ std::vector<ExplainRow> explainLsu(const TermEffects &e) {
 void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   if (!(in.on & kCaches) || in.hw.l2BandwidthGBps <= 0)
     return;
-  double all = (a.effects.l2TrafficBytes + a.effects.spillL2Bytes) / (in.hw.l2BandwidthGBps * 1e6);
-  double stores = in.hw.l2StoreBandwidthGBps > 0
-                      ? a.effects.l2StoreBytes / (in.hw.l2StoreBandwidthGBps * 1e6)
-                      : 0.0;
-  double missed = in.hw.l2StoreMissBandwidthGBps > 0
-                      ? a.effects.l2StoreMissBytes / (in.hw.l2StoreMissBandwidthGBps * 1e6)
-                      : 0.0;
-  a.effects.l2FloorMs = std::max({all, stores, missed});
+  auto at = [](double bytes, double gbps) { return gbps > 0 ? bytes / (gbps * 1e6) : 0.0; }; // ms
+  a.effects.l2FloorMs =
+      std::max({at(a.effects.l2TrafficBytes + a.effects.spillL2Bytes, in.hw.l2BandwidthGBps),
+                at(a.effects.l2StoreBytes, in.hw.l2StoreBandwidthGBps),
+                at(a.effects.l2StoreMissBytes, in.hw.l2StoreMissBandwidthGBps)});
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
