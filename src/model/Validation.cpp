@@ -230,8 +230,13 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
     if (m.gpuName.empty())
       m.gpuName = r.gpuName;
     for (const auto &c : r.cases) {
+      // The same case: the same layout of the same kernel, read from the same
+      // source with the same options (a float and a double triad share a name).
       auto it = std::find_if(m.cases.begin(), m.cases.end(), [&](const MeasuredCase &x) {
-        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout && x.timing == c.timing;
+        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout && x.timing == c.timing &&
+               x.skeleton == c.skeleton && x.cSource == c.cSource && x.cKernel == c.cKernel &&
+               x.cFunction == c.cFunction && x.cArgs == c.cArgs && x.cExtents == c.cExtents &&
+               x.cTrips == c.cTrips && x.cSamples == c.cSamples;
       });
       if (it == m.cases.end())
         m.cases.push_back(c);
@@ -367,25 +372,28 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   // Per kernel and size (and timing: times taken alone and back to back are
   // not compared with each other): does the projection's favourite among the
   // measured layouts run within 10% of the fastest measured one?
-  std::vector<std::tuple<std::string, std::string, layout::LaunchTiming>> groups;
+  // Per source too: two C files may hold kernels of one name and size (a float
+  // and a double triad) whose layouts are not each other's alternatives.
+  std::vector<std::pair<std::string, std::string>> groups; // (sourceKey, size)
   for (const auto &c : r.cases) {
-    auto key = std::make_tuple(c.measured.kernel, c.measured.size, c.measured.timing);
+    auto key = std::make_pair(sourceKey(c.skeletonPath, c.measured), c.measured.size);
     if (std::find(groups.begin(), groups.end(), key) == groups.end())
       groups.push_back(key);
   }
-  for (const auto &[kernel, size, timing] : groups) {
+  for (const auto &[source, size] : groups) {
     KernelCheck kc;
-    kc.kernel = kernel;
     kc.size = size;
     const CaseResult *fast = nullptr, *pick = nullptr;
     for (const auto &c : r.cases) {
-      if (c.measured.kernel != kernel || c.measured.size != size || c.measured.timing != timing)
+      if (c.measured.size != size || sourceKey(c.skeletonPath, c.measured) != source)
         continue;
+      kc.kernel = c.measured.kernel;
+      kc.source = c.skeletonPath;
       if (!fast || c.measured.timeMs < fast->measured.timeMs)
         fast = &c;
       if (!pick || rankedBefore(c.projection, pick->projection)) // as `project` ranks them
         pick = &c;
-      const std::string &top = tops[sourceKey(c.skeletonPath, c.measured)];
+      const std::string &top = tops[source];
       kc.enumeratedTop = top;
       if (top == c.measured.layout)
         kc.enumeratedTopMeasured = true;

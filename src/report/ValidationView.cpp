@@ -51,10 +51,10 @@ std::string renderValidation(const model::ValidationReport &v) {
   out += fmt::format("\nranking: the measured layout the projection ranks first, against the fastest "
                      "measured\n");
   for (const auto &k : v.kernels)
-    out += fmt::format("  {:<16} {:<15} {} {} ({} ms) vs fastest {} ({} ms); enumerator's top: {}{}\n",
+    out += fmt::format("  {:<16} {:<15} {} {} ({} ms) vs fastest {} ({} ms); enumerator's top: {}{}; {}\n",
                        k.kernel, k.size, k.withinTenPercent ? "ok  " : "MISS", k.projectedBest,
                        num(k.projectedBestMeasuredMs, 4), k.fastestMeasured, num(k.fastestMs, 4),
-                       k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "");
+                       k.enumeratedTop, k.enumeratedTopMeasured ? " (measured)" : "", k.source);
   out += fmt::format("{} of {} kernels: projected favourite within 10% of the fastest measured\n",
                      v.topWithinTen, v.kernels.size());
   std::string others = otherFigures(v, "");
@@ -154,9 +154,10 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["cases"] = cases;
   json ks = json::array();
   for (const auto &k : v.kernels)
-    ks.push_back({{"kernel", k.kernel}, {"size", k.size}, {"fastest_measured", k.fastestMeasured},
-                  {"projected_best", k.projectedBest}, {"within_10pct", k.withinTenPercent},
-                  {"enumerated_top", k.enumeratedTop}});
+    ks.push_back({{"kernel", k.kernel}, {"size", k.size}, {"source", k.source},
+                  {"fastest_measured", k.fastestMeasured}, {"projected_best", k.projectedBest},
+                  {"within_10pct", k.withinTenPercent}, {"enumerated_top", k.enumeratedTop},
+                  {"enumerated_top_measured", k.enumeratedTopMeasured}});
   j["kernels"] = ks;
   // File names come from the command line and need not be UTF-8: replace what is not.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

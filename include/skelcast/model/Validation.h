@@ -83,6 +83,7 @@ struct CaseResult {
 
 struct KernelCheck {
   std::string kernel, size;
+  std::string source;            ///< the cases' C file (or hand skeleton)
   std::string fastestMeasured;   ///< layout
   double fastestMs = 0;
   std::string projectedBest;     ///< the measured layout the model ranks first

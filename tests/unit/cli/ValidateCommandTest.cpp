@@ -172,3 +172,45 @@ TEST(ValidateCommand, CasesOfAManyKernelCFileWithItsOptionsProjectTheirOwnKernel
   EXPECT_NE(stray.err.find("field 'cases[0].c_args': applies beside a field 'c' only"), std::string::npos)
       << stray.err;
 }
+
+// Two C files may hold kernels of one name and size (a float triad and a
+// double one, validation/c/streaming_1M.c and streaming_fp64_1M.c): their
+// layouts are not each other's alternatives, so the favourite of each is
+// checked against the fastest of its own file, not the other's.
+TEST(ValidateCommand, KernelsOfOneNameAndSizeInTwoFilesAreCheckedApart) {
+  skelcast::testsupport::TempDir dir;
+  auto triad = [&](const std::string &name, const std::string &type) {
+    return dir.write(name, "#define N 1048576\n" + type + " a[N], b[N], c[N];\n"
+                           "void triad(" + type + " s) {\n"
+                           "#pragma omp parallel for\n"
+                           "  for (int i = 0; i < N; i++) a[i] = b[i] + s * c[i];\n"
+                           "}\n");
+  };
+  std::string f32 = triad("f32.c", "float"), f64 = triad("f64.c", "double");
+  nlohmann::json j = {{"schema_version", 1},
+                      {"gpu", {{"name", "NVIDIA H100 80GB HBM3"}}},
+                      {"cases", nlohmann::json::array()}};
+  // Each file's slower layout is the one the model ranks first (one-warp
+  // blocks); the double file's both run slower than the float file's.
+  for (const auto &[c, ms256, ms32] : {std::tuple{f32, 0.010, 0.020}, std::tuple{f64, 0.030, 0.031}}) {
+    j["cases"].push_back({{"kernel", "triad"}, {"size", "1048576"}, {"layout", "block=i:256"}, {"c", c},
+                          {"time_ms", ms256}});
+    j["cases"].push_back({{"kernel", "triad"}, {"size", "1048576"}, {"layout", "block=i:32"}, {"c", c},
+                          {"time_ms", ms32}});
+  }
+  CliRun r = run({"validate", dir.write("two.json", j.dump(1)), "--format", "json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json out = nlohmann::json::parse(r.out);
+  // Four cases: the same layout of the two files is two cases, not one run of
+  // one case measured twice (which keeps the lower time).
+  ASSERT_EQ(out["cases"].size(), 4u) << r.out;
+  ASSERT_EQ(out["kernels"].size(), 2u) << r.out;
+  for (size_t k = 0; k < 2; ++k) {
+    const nlohmann::json &kc = out["kernels"][k];
+    EXPECT_EQ(kc["source"], k == 0 ? f32 : f64) << r.out;
+    EXPECT_EQ(kc["fastest_measured"], "block=i:256") << "kernel " << k << ": its own fastest, not the other "
+                                                        "file's\n" << r.out;
+  }
+  CliRun table = run({"validate", dir.write("two.json", j.dump(1))});
+  EXPECT_NE(table.out.find("; " + f64 + "\n"), std::string::npos) << table.out;
+}
