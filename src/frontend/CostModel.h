@@ -54,6 +54,10 @@ public:
                     clang::QualType t);
   /// A call: a math function from the table, or a static function of the file, inlined.
   int64_t callCost(const clang::FunctionDecl *fd);
+  /// A call to a math function of the table (fma, sqrt, ...), not a function of the file.
+  bool mathCall(const clang::FunctionDecl *fd) const {
+    return fd && mathCallCost(fd->getNameAsString()).has_value();
+  }
 
 private:
   /// The instructions of a function body without memory (inlined calls):

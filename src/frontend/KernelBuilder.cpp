@@ -235,16 +235,33 @@ void KernelBuilder::cost(int64_t n, clang::QualType t) {
     blk_->fp64 += n;
 }
 
+void KernelBuilder::literals(std::initializer_list<const clang::Expr *> operands, clang::QualType t) {
+  if (!countOps_ || !ops_.isFp64(t))
+    return;
+  for (const clang::Expr *e : operands) {
+    llvm::APFloat v(0.0);
+    if (!e || !ops_.isFp64(e->getType()) || e->HasSideEffects(tu_.ast) || !e->EvaluateAsFloat(v, tu_.ast))
+      continue;
+    if (&v.getSemantics() != &llvm::APFloat::IEEEdouble())
+      continue; // long double: not a 64-bit literal
+    uint64_t bits = v.bitcastToAPInt().getZExtValue() & ~(uint64_t{1} << 63); // a sign is an operand modifier
+    if (bits & 0xffffffffu)
+      blk_->lit64.insert(bits);
+  }
+}
+
 void KernelBuilder::flush() {
   if (blk_->comp > 0) {
     skeleton::Stmt s;
     s.kind = skeleton::Stmt::Kind::Comp;
     s.comp = blk_->comp;
     s.fp64 = blk_->fp64;
+    s.lit64 = s.fp64 > 0 ? std::min<int64_t>(static_cast<int64_t>(blk_->lit64.size()), 3 * s.fp64) : 0;
     blk_->out->push_back(std::move(s));
   }
   blk_->comp = 0;
   blk_->fp64 = 0;
+  blk_->lit64.clear();
   for (auto &st : blk_->stores)
     blk_->out->push_back(std::move(st));
   blk_->stores.clear();

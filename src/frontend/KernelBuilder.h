@@ -46,6 +46,7 @@ private:
     std::vector<skeleton::Stmt> *out;
     int64_t comp;
     int64_t fp64 = 0; ///< of comp, the FP64 arithmetic: `comp N (fp64:M)`
+    std::set<uint64_t> lit64 = {}; ///< the 64-bit literals they take (bits, sign cleared): `lit64:K`
     std::vector<skeleton::Stmt> stores = {}; ///< written at the end of the stretch
   };
   struct Val {
@@ -73,6 +74,11 @@ private:
   /// n instructions of an operation of type t; those of a double operation issue
   /// at the FP64 rate (docs/model.md section 7, `fp64`), so they are counted apart too.
   void cost(int64_t n, clang::QualType t = {});
+  /// The operands of an operation of type t that are double constants whose
+  /// low word is not 0: an FP64 instruction takes no such immediate, and ptxas
+  /// builds each with two moves (`lit64`, docs/skeletonizer.md); 0.5 or 2.0
+  /// (low word 0) are immediates.
+  void literals(std::initializer_list<const clang::Expr *> operands, clang::QualType t);
   /// End of a straight-line stretch: its instruction count, then its stores.
   void flush();
   void emit(skeleton::Stmt s) { blk_->out->push_back(std::move(s)); }

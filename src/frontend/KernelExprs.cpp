@@ -212,6 +212,9 @@ KernelBuilder::Val KernelBuilder::evalNode(const clang::Expr *e) {
       if (!a->getType()->isRecordType()) // a struct passed whole stays in registers
         from = derived(from, eval(a));
     cost(ops_.callCost(fd), call->getType()); // a double routine: FP64
+    if (fd && ops_.mathCall(fd)) // fma(x, 0.999, 0.0012): a DFMA's operands
+      for (const clang::Expr *a : call->arguments())
+        literals({a}, call->getType());
     // variables bound to non-const references: the inlined body assigns them
     for (unsigned k = 0; fd && k < call->getNumArgs() && k < fd->getNumParams(); ++k) {
       clang::QualType t = fd->getParamDecl(k)->getType();
@@ -308,6 +311,7 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
     if (auto *v = refVar(lhs)) {
       Val r = eval(b->getRHS());
       cost(ops_.arithCost(nullptr, b->getRHS(), op, t), t);
+      literals({b->getRHS()}, t);
       auto it = env_.find(v);
       char sop = 0;
       if (op == clang::BO_AddAssign) sop = '+';
@@ -326,12 +330,14 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
       readAddr(ad);
       eval(b->getRHS());
       cost(ops_.arithCost(nullptr, b->getRHS(), op, t), t);
+      literals({b->getRHS()}, t);
       writeAddr(ad);
       return {};
     }
     if (structVariableField(lhs, tu_.ast)) {
       eval(b->getRHS());
       cost(ops_.arithCost(nullptr, b->getRHS(), op, t), t);
+      literals({b->getRHS()}, t);
       return {};
     }
     throw Unsupported{b->getBeginLoc(), "an assignment the skeleton cannot express"};
@@ -347,10 +353,13 @@ KernelBuilder::Val KernelBuilder::binary(const clang::BinaryOperator *b) {
     return {};
   }
   clang::QualType t = b->getLHS()->getType();
-  if (b->isComparisonOp())
+  if (b->isComparisonOp()) {
     cost(binaryOpCost(op, t, tu_.ast, std::nullopt), t); // DSETP for doubles
-  else
+    literals({b->getLHS(), b->getRHS()}, t);
+  } else {
     cost(ops_.arithCost(b->getLHS(), b->getRHS(), op, b->getType()), b->getType());
+    literals({b->getLHS(), b->getRHS()}, b->getType());
+  }
   if (l.sym && r.sym && b->getType()->isIntegralOrEnumerationType()) {
     char c = 0;
     switch (op) {

@@ -747,7 +747,22 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     if (l.stageSize(static_cast<int>(lp)) > 0)
       c.loopControlInsts += kLoopControlInsts * numStages(static_cast<int>(lp)) * li.execs;
   }
-  w.compInsts = c.funcInsts + c.loopControlInsts + c.sharedReadInsts + c.cachingCompInsts;
+  // 64-bit literals (`lit64`): ptxas builds each in every iteration of a loop
+  // left rolled, rather than hold it in a register across the loop; out of an
+  // unrolled loop it hoists them: once per entry. The folded tasks share them.
+  for (const auto &cb : ki.comps) {
+    if (cb.lit64 <= 0)
+      continue;
+    double builds = cb.execs;
+    if (!cb.loops.empty()) {
+      int inner = cb.loops.back();
+      const LoopInfo &li = ki.loops[static_cast<size_t>(inner)];
+      if (l.unrollFactor(inner) > 1 && li.trip > 0)
+        builds = cb.execs / li.trip;
+    }
+    c.literalMoveInsts += kLiteralMoveInsts * static_cast<double>(cb.lit64) * builds;
+  }
+  w.compInsts = c.funcInsts + c.loopControlInsts + c.literalMoveInsts + c.sharedReadInsts + c.cachingCompInsts;
 
   // Barriers: after each stage is loaded and after it is used; one after an unstaged fill.
   for (const auto &s : c.stages)

@@ -86,10 +86,13 @@ Explanation explainProjection(const layout::KernelInfo &ki, const model::LayoutP
   row(out, "Func_insts", c.funcInsts, 8, "eq. 17: F x sum(Ins_i x LP_i)");
   row(out, "loop control", c.loopControlInsts, 8,
       fmt::format("{} per iteration / unroll factor", layout::kLoopControlInsts));
+  if (c.literalMoveInsts > 0)
+    row(out, "64-bit literal moves", c.literalMoveInsts, 8,
+        fmt::format("{} per literal (lit64), each iteration of a rolled loop", layout::kLiteralMoveInsts));
   row(out, "shared-memory reads", c.sharedReadInsts, 8,
       "1 (+1 address if rolled, -1 global address) per read");
   row(out, "caching stores", c.cachingCompInsts, 8, "2 per caching load");
-  row(out, "Comp_insts", w.compInsts, 8, "sum of the four above");
+  row(out, "Comp_insts", w.compInsts, 8, c.literalMoveInsts > 0 ? "sum of the five above" : "sum of the four above");
   row(out, "Coal_Mem_insts", w.coalMemInsts, 8, "eq. 14");
   row(out, "Uncoal_Mem_insts", w.uncoalMemInsts, 8, "eq. 15");
   row(out, "Uncoal_per_mw", w.uncoalPerMw, 6, "eq. 16");

@@ -322,6 +322,11 @@ private:
           throw InputError(at(s.loc), fmt::format("FP64 count must be within [0, {}] (the "
                                                   "instructions of the 'comp'), is {}",
                                                   s.comp, s.fp64));
+        // an FP64 instruction takes at most three operands
+        if (s.lit64 < 0 || s.lit64 > 3 * s.fp64)
+          throw InputError(at(s.loc), fmt::format("64-bit literal count must be within [0, {}] (three "
+                                                  "operands of each FP64 instruction), is {}",
+                                                  3 * s.fp64, s.lit64));
         break;
       case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
       case Stmt::Kind::Bind:

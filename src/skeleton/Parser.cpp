@@ -638,6 +638,12 @@ private:
         expectWord("fp64", "in 'comp N (fp64:M)'");
         expectPunct(':', "after 'fp64'");
         s.fp64 = expectInt("an FP64 instruction count in 'comp N (fp64:M)'");
+        if (isPunct(peek(), ',')) { // `, lit64:K`: the 64-bit literals they take
+          take();
+          expectWord("lit64", "in 'comp N (fp64:M, lit64:K)'");
+          expectPunct(':', "after 'lit64'");
+          s.lit64 = expectInt("a count of 64-bit literals in 'comp N (fp64:M, lit64:K)'");
+        }
         expectPunct(')', "to close '(fp64:M)'");
       }
       s.comments.trailing = takeTrailing();

@@ -113,7 +113,10 @@ public:
     comments(s.comments.leading, d);
     switch (s.kind) {
     case Stmt::Kind::Comp:
-      line(d, s.fp64 ? fmt::format("comp {} (fp64:{})", s.comp, s.fp64) : fmt::format("comp {}", s.comp),
+      line(d,
+           s.lit64   ? fmt::format("comp {} (fp64:{}, lit64:{})", s.comp, s.fp64, s.lit64)
+           : s.fp64 ? fmt::format("comp {} (fp64:{})", s.comp, s.fp64)
+                    : fmt::format("comp {}", s.comp),
            s.comments.trailing);
       break;
     case Stmt::Kind::Mem: {

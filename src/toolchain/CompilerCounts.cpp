@@ -113,6 +113,7 @@ void distribute(const std::vector<Stmt *> &comps, int64_t total, int64_t fp64) {
   for (size_t i = 0; i < comps.size(); ++i) {
     comps[i]->comp = n[i];
     comps[i]->fp64 = std::min(f[i], n[i]);
+    comps[i]->lit64 = 0; // the compiled count holds the moves that build them
   }
 }
 
@@ -219,6 +220,7 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
                                              std::max<int64_t>(1, out.nonMemory()));
       s->comp = c;
       s->fp64 = std::min(f, c);
+      s->lit64 = 0; // the compiled count holds the moves that build them
     }
     r.note = fmt::format("// comp counts: {} of the naive layout, its loops unrolled whole: {} "
                          "instructions a thread ({}); each comp the table's scaled by {:.2f}",

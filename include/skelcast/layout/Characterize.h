@@ -17,6 +17,9 @@ namespace skelcast::layout {
 
 /// Instruction-count conventions of the characterization (docs/model.md, §7.3).
 constexpr double kLoopControlInsts = 3; ///< increment, compare, branch per iteration (IADD3, ISETP, BRA in Hopper SASS)
+/// The moves that build one 64-bit literal (its two words: UMOV or MOV pairs in
+/// Hopper SASS; validation/results/h200_sass_lit64.txt).
+constexpr double kLiteralMoveInsts = 2;
 constexpr double kSharedAddrInsts = 1;  ///< address of a shared-memory read in a rolled loop
 /// The address arithmetic a skeleton's `comp` counts for each global access
 /// (a pointer increment); a read served from shared memory no longer needs it.
@@ -62,6 +65,7 @@ struct Characterization {
   std::vector<StageUse> stages;
   double funcInsts = 0;        ///< equation 17
   double loopControlInsts = 0;
+  double literalMoveInsts = 0; ///< building the 64-bit literals (`lit64`)
   double sharedReadInsts = 0;
   double cachingCompInsts = 0;
   double avgElemBytes = 0;     ///< equation 10

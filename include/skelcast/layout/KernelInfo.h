@@ -92,6 +92,7 @@ struct CompInfo {
   int64_t fp64 = 0; ///< of count, the FP64 arithmetic instructions (`comp N (fp64:M)`)
   double execs = 1;
   std::vector<int> loops;
+  int64_t lit64 = 0; ///< the 64-bit literals they take (`lit64:K`), built with two moves each
 };
 
 struct ArrayInfo {

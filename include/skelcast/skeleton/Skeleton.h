@@ -97,6 +97,10 @@ struct Stmt {
   Kind kind = Kind::Comp;
   int64_t comp = 0;          ///< Comp: the instruction count
   int64_t fp64 = 0;          ///< Comp: how many of them are FP64 arithmetic, `(fp64:M)`
+  /// Comp: the distinct 64-bit literals its FP64 instructions take whose low
+  /// word is not 0: ptxas builds each with two moves, `(fp64:M, lit64:K)`;
+  /// not in the count N (the layout decides how often they are built)
+  int64_t lit64 = 0;
   MemAccess mem;             ///< Mem
   std::string bindName;      ///< Bind: `name = value`
   Expr bindValue;            ///< Bind

@@ -806,3 +806,27 @@ TEST(OpenMP, ConstructsAfterALoopAreReadByTheLivenessScan) {
                   "#pragma omp flush\n"));
   EXPECT_TRUE(has(o.text, "parallel_for f(N) : i {")) << o.text;
 }
+
+// The 64-bit literals a double operation takes (`lit64`, docs/skeletonizer.md):
+// an FP64 instruction takes no 64-bit immediate, and ptxas builds each literal
+// whose low word is not 0 with two moves (the H200's SASS of
+// compute_heavy_fp64_16M.c and of two kernels written for it,
+// validation/results/h200_sass_lit64.txt). 0.5 and -0.25 are immediates; a
+// sign is the operand's; one literal used twice is built once; fma's
+// arguments count; a float kernel has none.
+TEST(Skeletonizer, SixtyFourBitLiteralsOfDoubleOperationsAreCounted) {
+  Out o = skel("#include <math.h>\n#define N 64\ndouble x[N], y[N];\n"
+               "void g(void) {\n#pragma omp parallel for\n"
+               "  for (int i = 0; i < N; i++) {\n"
+               "    double v = x[i], w = 1.0;\n"
+               "    for (int k = 0; k < 100; k++) {\n"
+               "      v = v * 0.999 + 0.5;\n"              // 0.999; 0.5 an immediate
+               "      w = w * 1.0001 - v * -0.25;\n"       // 1.0001; -0.25 an immediate
+               "      v = fma(v, 0.999, -0.0007) + 0.1f;\n" // 0.999 again; 0.0007; 0.1f as a double
+               "    }\n"
+               "    y[i] = v + w;\n"
+               "  }\n}\n");
+  EXPECT_TRUE(has(o.text, "lit64:4)")) << "0.999, 1.0001, 0.0007 and (double)0.1f:\n" << o.text;
+  Out p = skel(fn("#pragma omp parallel for\n  for (int i = 0; i < N; i++)\n    a[i] = b[i] * 0.999f + 1.5f;"));
+  EXPECT_FALSE(has(p.text, "lit64")) << p.text;
+}

@@ -110,6 +110,7 @@ void expectSame(const Characterization &a, const Characterization &b) {
   }
   EXPECT_SAME(a.funcInsts, b.funcInsts);
   EXPECT_SAME(a.loopControlInsts, b.loopControlInsts);
+  EXPECT_SAME(a.literalMoveInsts, b.literalMoveInsts);
   EXPECT_SAME(a.sharedReadInsts, b.sharedReadInsts);
   EXPECT_SAME(a.cachingCompInsts, b.cachingCompInsts);
   EXPECT_SAME(a.avgElemBytes, b.avgElemBytes);
@@ -317,4 +318,35 @@ parallel_for win(N) : i {
   EXPECT_DOUBLE_EQ(unrolled["b"], 3.0);
   auto single = loadsOf("block=i:32");
   EXPECT_DOUBLE_EQ(single["a"], 3.0) << "one task a thread: nothing to share";
+}
+
+// Worked by hand: the double `heavy` of validation/c/compute_heavy_fp64_16M.c,
+// 64 rounds of four DFMA with eight 64-bit literals (lit64:8). Its loop left
+// rolled, ptxas builds each literal with two moves in every iteration (the
+// H200's SASS: 23 instructions an iteration, 16 of them moves; Nsight Compute
+// 780,664,832 warp instructions for 134,217,728 DFMA, issue-bound at 0.856 ms):
+// 2 x 8 x 64 = 1,024 a thread. Unrolled by 16 it hoists them: 2 x 8 = 16, once
+// per entry of the loop. Folded tasks share them (the same literal).
+TEST(Characterizer, SixtyFourBitLiteralsAreBuiltInEveryIterationOfARolledLoop) {
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(R"(#define N 16777216
+double in[N]
+double out[N]
+parallel_for heavy(N) : i {
+  ld in[i]
+  comp 1
+  for n = 0:64 {
+    comp 4 (fp64:4, lit64:8)
+  }
+  comp 1
+  st out[i]
+}
+)", "heavy.skel"), 0);
+  hw::HwSpec hw = spec("h200");
+  auto at = [&](const std::string &layout) { return characterize(ki, parseLayout(ki, layout, hw), hw); };
+  Characterization rolled = at("block=i:256");
+  EXPECT_DOUBLE_EQ(rolled.literalMoveInsts, 1024.0) << "2 moves x 8 literals x 64 iterations";
+  EXPECT_DOUBLE_EQ(rolled.workload.compInsts, rolled.funcInsts + rolled.loopControlInsts + 1024.0)
+      << "the moves are Comp_insts (no shared memory here)";
+  EXPECT_DOUBLE_EQ(at("block=i:256 unroll=n:16").literalMoveInsts, 16.0) << "hoisted: once per entry";
+  EXPECT_DOUBLE_EQ(at("block=i:32 fold=i:8").literalMoveInsts, 1024.0) << "the 8 folded tasks share them";
 }

@@ -485,3 +485,19 @@ TEST(Parser, RefusesMoreKernelsThanTheBound) {
     ok += "parallel_for(8) : i {\n  ld A[i]\n}\n";
   EXPECT_EQ(parseSkeleton(ok, "ok.skel").kernels.size(), kMaxKernels);
 }
+
+// `comp N (fp64:M, lit64:K)`: K 64-bit literals among the FP64 operands, at
+// most three an FP64 instruction; printed back as written, 0 not printed.
+TEST(Parser, CompWithSixtyFourBitLiterals) {
+  std::string text = "double a[8]\n\nparallel_for(8) : i {\n  comp 4 (fp64:4, lit64:8)\n  st a[i]\n}\n";
+  SkeletonFile f = parse(text);
+  EXPECT_EQ(f.kernels[0].body[0].fp64, 4);
+  EXPECT_EQ(f.kernels[0].body[0].lit64, 8);
+  EXPECT_EQ(printSkeleton(f), text);
+  EXPECT_EQ(printSkeleton(parse("double a[8]\n\nparallel_for(8) : i {\n  comp 4 (fp64:4, lit64:0)\n  st a[i]\n}\n")),
+            "double a[8]\n\nparallel_for(8) : i {\n  comp 4 (fp64:4)\n  st a[i]\n}\n");
+  expectError("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:1, lit64:4)\n}\n", 3, 3,
+              "64-bit literal count must be within [0, 3] (three operands of each FP64 instruction), is 4");
+  expectError("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:1, lit32:1)\n}\n", 3, 19,
+              "expected 'lit64' in 'comp N (fp64:M, lit64:K)', found 'lit32'");
+}
