@@ -23,7 +23,10 @@ a = p.parse_args()
 
 
 def key(c):
-    return (c.get("c"), c.get("c_kernel", c["kernel"]), c["layout"], c.get("size"))
+    # a case: one layout of one kernel, read from one C file with the same options
+    opts = json.dumps({k: c.get(k) for k in ("c_args", "c_extent", "c_trip", "c_sample", "c_function",
+                                             "timing")}, sort_keys=True)
+    return (c.get("c"), c.get("c_kernel", c["kernel"]), c["layout"], c.get("size"), opts)
 
 
 old = json.load(open(a.old))

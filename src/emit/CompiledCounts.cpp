@@ -70,7 +70,8 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
     try {
       toolchain::CodeCounts cc = sass ? toolchain::countSass(c.text) : toolchain::countPtx(c.text);
       toolchain::AppliedCounts a = toolchain::applyCompiledCounts(
-          r.file.kernels[e.kernelIndex], cc, origin, env, r.file.path);
+          r.file.kernels[e.kernelIndex], cc, origin, env, r.file.path,
+          sass ? toolchain::LiteralMoves::InCount : toolchain::LiteralMoves::NotInCount);
       if (!a.ok)
         why[e.kernelIndex] = a.why;
     } catch (const std::runtime_error &err) {

@@ -103,9 +103,21 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
                                          "'{}' is {})",
                                          ki_.name, what, lp.index, *lp.tripHint)});
   };
+  // the scalars bound so far (`begin = J[j]`): a bound may read the array
+  // through one (examples/ispinex_complex.c: `for (n = begin; n < end; n++)`)
+  std::map<std::string, const skeleton::Expr *> bindings;
+  auto resolve = [&](const skeleton::Expr &e) -> const skeleton::Expr * {
+    if (e.kind == skeleton::Expr::Kind::Name)
+      if (auto it = bindings.find(e.name); it != bindings.end())
+        return wholeAccess(*it->second, ki_);
+    return wholeAccess(e, ki_);
+  };
   std::function<void(const std::vector<skeleton::Stmt> &)> walk =
       [&](const std::vector<skeleton::Stmt> &body) {
+        auto outer = bindings; // a binding is visible to the end of its block
         for (const auto &st : body) {
+          if (st.kind == skeleton::Stmt::Kind::Bind)
+            bindings[st.bindName] = &st.bindValue;
           if (st.kind == skeleton::Stmt::Kind::Branch) {
             walk(st.branch.thenBody);
             walk(st.branch.elseBody);
@@ -116,7 +128,7 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           walk(lp.body);
           if (!lp.tripHint || *lp.tripHint < 0 || lp.step)
             continue;
-          const skeleton::Expr *lo = wholeAccess(lp.lo, ki_), *hi = wholeAccess(lp.hi, ki_);
+          const skeleton::Expr *lo = resolve(lp.lo), *hi = resolve(lp.hi);
           bool rowPointers = lo && hi && lo->name == hi->name &&
                              hi->args[0] == skeleton::Expr::binary('+', lo->args[0], skeleton::Expr::lit(1));
           bool counts = !lo && hi && lp.lo.kind == skeleton::Expr::Kind::IntLit && lp.lo.value >= 0;
@@ -172,6 +184,7 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
                                    std::max<int64_t>(0, value - lp.lo.value), lp.index, trips));
           }
         }
+        bindings = std::move(outer);
       };
   walk(kernel->body);
   return fills;

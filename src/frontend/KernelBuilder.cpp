@@ -242,8 +242,8 @@ void KernelBuilder::literals(std::initializer_list<const clang::Expr *> operands
     llvm::APFloat v(0.0);
     if (!e || !ops_.isFp64(e->getType()) || e->HasSideEffects(tu_.ast) || !e->EvaluateAsFloat(v, tu_.ast))
       continue;
-    if (&v.getSemantics() != &llvm::APFloat::IEEEdouble())
-      continue; // long double: not a 64-bit literal
+    bool lost = false; // long double: the port computes in double
+    v.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
     uint64_t bits = v.bitcastToAPInt().getZExtValue() & ~(uint64_t{1} << 63); // a sign is an operand modifier
     if (bits & 0xffffffffu)
       blk_->lit64.insert(bits);

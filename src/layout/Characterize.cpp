@@ -749,7 +749,8 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   }
   // 64-bit literals (`lit64`): ptxas builds each in every iteration of a loop
   // left rolled, rather than hold it in a register across the loop; out of an
-  // unrolled loop it hoists them: once per entry. The folded tasks share them.
+  // unrolled loop it hoists them: once per entry, and a staged loop enters its
+  // unrolled part once a stage. The folded tasks share them.
   for (const auto &cb : ki.comps) {
     if (cb.lit64 <= 0)
       continue;
@@ -758,7 +759,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       int inner = cb.loops.back();
       const LoopInfo &li = ki.loops[static_cast<size_t>(inner)];
       if (l.unrollFactor(inner) > 1 && li.trip > 0)
-        builds = cb.execs / li.trip;
+        builds = cb.execs / li.trip * (l.stageSize(inner) > 0 ? numStages(inner) : 1.0);
     }
     c.literalMoveInsts += kLiteralMoveInsts * static_cast<double>(cb.lit64) * builds;
   }

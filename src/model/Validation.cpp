@@ -122,10 +122,21 @@ void readCOptions(const nlohmann::json &c, MeasuredCase &mc, const std::string &
   }
 }
 
+/// A path as one file, however it is spelled (validation/c/x.c, /work/main/validation/c/x.c).
+std::string samePath(const std::string &p) {
+  if (p.empty())
+    return p;
+  std::error_code ec;
+  std::filesystem::path c = std::filesystem::weakly_canonical(p, ec);
+  return ec ? p : c.string();
+}
+
 /// Cases share one analyzed kernel when they name the same source, kernel and
 /// C options (a C file may hold several kernels; a skeleton holds one).
 std::string sourceKey(const std::string &from, const MeasuredCase &mc) {
-  std::string k = from + '\x1f' + mc.kernel + '\x1f' + mc.cKernel + '\x1f' + mc.cFunction;
+  std::string k = samePath(from) + '\x1f' + mc.kernel + '\x1f' + mc.cKernel + '\x1f' + mc.cFunction;
+  for (const auto &[n, f] : mc.cSamples)
+    k += '\x1f' + n + '=' + samePath(f);
   for (const auto &a : mc.cArgs)
     k += '\x1f' + a;
   for (const auto &[n, v] : mc.cExtents) {
@@ -225,6 +236,7 @@ Measurements loadMeasurements(const std::string &path) {
 
 Measurements mergeRuns(const std::vector<Measurements> &runs) {
   Measurements m;
+  std::map<std::string, size_t> seen; // a case's key: its index in m.cases
   for (const auto &r : runs) {
     m.path += (m.path.empty() ? "" : " + ") + r.path;
     if (m.gpuName.empty())
@@ -232,12 +244,12 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
     for (const auto &c : r.cases) {
       // The same case: the same layout of the same kernel, read from the same
       // source with the same options (a float and a double triad share a name).
-      auto it = std::find_if(m.cases.begin(), m.cases.end(), [&](const MeasuredCase &x) {
-        return x.kernel == c.kernel && x.size == c.size && x.layout == c.layout && x.timing == c.timing &&
-               x.skeleton == c.skeleton && x.cSource == c.cSource && x.cKernel == c.cKernel &&
-               x.cFunction == c.cFunction && x.cArgs == c.cArgs && x.cExtents == c.cExtents &&
-               x.cTrips == c.cTrips && x.cSamples == c.cSamples;
-      });
+      std::string key = samePath(c.cSource) + '\x1f' + samePath(c.skeleton) + '\x1f' + sourceKey("", c) +
+                        '\x1f' + c.size + '\x1f' + c.layout;
+      auto at = seen.find(key);
+      auto it = at == seen.end() ? m.cases.end() : m.cases.begin() + static_cast<std::ptrdiff_t>(at->second);
+      if (at == seen.end())
+        seen.emplace(key, m.cases.size());
       if (it == m.cases.end())
         m.cases.push_back(c);
       else

@@ -88,7 +88,8 @@ Explanation explainProjection(const layout::KernelInfo &ki, const model::LayoutP
       fmt::format("{} per iteration / unroll factor", layout::kLoopControlInsts));
   if (c.literalMoveInsts > 0)
     row(out, "64-bit literal moves", c.literalMoveInsts, 8,
-        fmt::format("{} per literal (lit64), each iteration of a rolled loop", layout::kLiteralMoveInsts));
+        fmt::format("{} per literal (lit64): each iteration of a rolled loop, each entry of an unrolled one",
+                    layout::kLiteralMoveInsts));
   row(out, "shared-memory reads", c.sharedReadInsts, 8,
       "1 (+1 address if rolled, -1 global address) per read");
   row(out, "caching stores", c.cachingCompInsts, 8, "2 per caching load");

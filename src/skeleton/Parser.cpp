@@ -643,8 +643,10 @@ private:
           expectWord("lit64", "in 'comp N (fp64:M, lit64:K)'");
           expectPunct(':', "after 'lit64'");
           s.lit64 = expectInt("a count of 64-bit literals in 'comp N (fp64:M, lit64:K)'");
+          expectPunct(')', "to close '(fp64:M, lit64:K)'");
+        } else {
+          expectPunct(')', "to close '(fp64:M)'");
         }
-        expectPunct(')', "to close '(fp64:M)'");
       }
       s.comments.trailing = takeTrailing();
     } else if (w == "ld" || w == "st") {

@@ -99,8 +99,9 @@ std::vector<int64_t> apportion(int64_t total, const std::vector<int64_t> &weight
   return out;
 }
 
-/// Set the comps of one region to `total` instructions, `fp64` of them FP64.
-void distribute(const std::vector<Stmt *> &comps, int64_t total, int64_t fp64) {
+/// Set the comps of one region to `total` instructions, `fp64` of them FP64;
+/// `keepLiterals`: their `lit64` stays (the total holds no moves for them).
+void distribute(const std::vector<Stmt *> &comps, int64_t total, int64_t fp64, bool keepLiterals) {
   std::vector<int64_t> w, wf;
   for (const Stmt *s : comps) {
     w.push_back(s->comp);
@@ -113,7 +114,8 @@ void distribute(const std::vector<Stmt *> &comps, int64_t total, int64_t fp64) {
   for (size_t i = 0; i < comps.size(); ++i) {
     comps[i]->comp = n[i];
     comps[i]->fp64 = std::min(f[i], n[i]);
-    comps[i]->lit64 = 0; // the compiled count holds the moves that build them
+    if (!keepLiterals)
+      comps[i]->lit64 = 0; // the compiled count holds the moves that build them
   }
 }
 
@@ -172,7 +174,8 @@ bool weighComps(std::vector<Stmt> &body, int64_t trips, const skeleton::MacroTab
 
 AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc,
                                   const std::string &origin, const skeleton::MacroTable &env,
-                                  const std::string &file) {
+                                  const std::string &file, LiteralMoves literals) {
+  const bool keep = literals == LiteralMoves::NotInCount;
   AppliedCounts r;
   if (!cc.calls.empty()) {
     r.why = fmt::format("the compiled code calls '{}' (not inlined without the CUDA math "
@@ -192,7 +195,7 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
     ensureComp(k.body);
     std::vector<Stmt *> comps;
     compsOutsideLoops(k.body, comps);
-    distribute(comps, out.nonMemory(), out[InsnClass::Fp64]);
+    distribute(comps, out.nonMemory(), out[InsnClass::Fp64], keep);
     r.note = fmt::format("// comp counts: {} of the naive layout: {} instructions a thread ({}), "
                          "loads and stores apart",
                          origin, out.total(), classes(out, 1));
@@ -220,7 +223,8 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
                                              std::max<int64_t>(1, out.nonMemory()));
       s->comp = c;
       s->fp64 = std::min(f, c);
-      s->lit64 = 0; // the compiled count holds the moves that build them
+      if (literals == LiteralMoves::InCount)
+        s->lit64 = 0; // the compiled count holds the moves that build them
     }
     r.note = fmt::format("// comp counts: {} of the naive layout, its loops unrolled whole: {} "
                          "instructions a thread ({}); each comp the table's scaled by {:.2f}",
@@ -253,11 +257,21 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
     ensureComp(loop.body);
     std::vector<Stmt *> loopComps;
     compsOutsideLoops(loop.body, loopComps);
-    distribute(loopComps, std::llround(perIter), std::llround(fp64Iter));
+    // SASS of a rolled loop builds its 64-bit literals in every iteration: the
+    // moves come off the count and stay `lit64`, for the layout to place
+    bool keepLoop = keep;
+    if (literals == LiteralMoves::InCount && unroll == 1) {
+      int64_t lits = 0;
+      for (const Stmt *s : loopComps)
+        lits += s->lit64;
+      perIter = std::max(0.0, perIter - 2.0 * static_cast<double>(lits));
+      keepLoop = true;
+    }
+    distribute(loopComps, std::llround(perIter), std::llround(fp64Iter), keepLoop);
     ensureComp(k.body);
     std::vector<Stmt *> outComps;
     compsOutsideLoops(k.body, outComps);
-    distribute(outComps, out.nonMemory(), out[InsnClass::Fp64]);
+    distribute(outComps, out.nonMemory(), out[InsnClass::Fp64], keep);
     r.note = fmt::format(
         "// comp counts: {} of the naive layout: an iteration of '{}' (the compiler unrolled {}) "
         "{} ({}; {} of loop control left to the model); once a thread {} ({})",

@@ -24,12 +24,22 @@ struct AppliedCounts {
   std::string note; ///< ok: what was counted, for the kernel's comment
 };
 
+/// Where the compiled code builds the 64-bit literals of FP64 instructions
+/// (`lit64`, docs/skeletonizer.md): PTX takes them as immediates, so its count
+/// holds no moves and the table's `lit64` stays; SASS builds each with two
+/// moves, which its count holds.
+enum class LiteralMoves { NotInCount, InCount };
+
 /// Set the `comp`s of `k` from `cc`, the compiled naive layout of the same
 /// nest; `origin` names the code ("SASS of nvcc -O3 -arch=sm_90"). On failure
 /// `k` is unchanged. `env` evaluates loop bounds (a fully unrolled loop).
+/// With LiteralMoves::InCount, a rolled innermost loop's moves are taken off its
+/// count and its `lit64` kept (the layout decides how often they run); elsewhere
+/// `lit64` is 0 (the count holds them).
 AppliedCounts applyCompiledCounts(skeleton::Kernel &k, const CodeCounts &cc,
                                   const std::string &origin, const skeleton::MacroTable &env,
-                                  const std::string &file);
+                                  const std::string &file,
+                                  LiteralMoves literals = LiteralMoves::InCount);
 
 /// Loop control the model adds per iteration of a sequential loop (docs/model.md:
 /// increment, compare, branch); the compiled loop body's own is taken off.

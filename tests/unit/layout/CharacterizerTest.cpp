@@ -349,4 +349,24 @@ parallel_for heavy(N) : i {
       << "the moves are Comp_insts (no shared memory here)";
   EXPECT_DOUBLE_EQ(at("block=i:256 unroll=n:16").literalMoveInsts, 16.0) << "hoisted: once per entry";
   EXPECT_DOUBLE_EQ(at("block=i:32 fold=i:8").literalMoveInsts, 1024.0) << "the 8 folded tasks share them";
+  // A staged loop enters its unrolled part once a stage: k over 1,024 in
+  // stages of 256 unrolled by 16 builds the literal 4 times, 2 x 4 = 8 moves
+  // (rolled, 2 x 1,024).
+  KernelInfo st = analyzeKernel(skeleton::parseSkeleton(R"(#define N 65536
+#define K 1024
+double A[K]
+double y[N]
+parallel_for row(N) : i {
+  stream k = 0:K {
+    ld A[k]
+    comp 2 (fp64:1, lit64:1)
+  }
+  st y[i]
+}
+)", "staged.skel"), 0);
+  auto stAt = [&](const std::string &layout) { return characterize(st, parseLayout(st, layout, hw), hw); };
+  EXPECT_DOUBLE_EQ(stAt("block=i:256").literalMoveInsts, 2048.0);
+  EXPECT_DOUBLE_EQ(stAt("block=i:256 stage=k:256 cache=A unroll=k:16").literalMoveInsts, 8.0)
+      << "once a stage: 4 stages";
+  EXPECT_DOUBLE_EQ(stAt("block=i:256 unroll=k:16").literalMoveInsts, 2.0) << "once: one entry";
 }

@@ -500,4 +500,6 @@ TEST(Parser, CompWithSixtyFourBitLiterals) {
               "64-bit literal count must be within [0, 3] (three operands of each FP64 instruction), is 4");
   expectError("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:1, lit32:1)\n}\n", 3, 19,
               "expected 'lit64' in 'comp N (fp64:M, lit64:K)', found 'lit32'");
+  expectError("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:1, lit64:1\n}\n", 4, 1,
+              "expected ')' to close '(fp64:M, lit64:K)', found '}'");
 }

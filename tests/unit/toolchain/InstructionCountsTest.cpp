@@ -230,3 +230,38 @@ TEST(CompilerCounts, CallsKeepTheTable) {
   EXPECT_FALSE(a.ok);
   EXPECT_NE(a.why.find("fmaf"), std::string::npos);
 }
+
+// Hand-worked, the shape of validation/results/h200_sass_lit64.txt's lit_a: a
+// rolled loop of one load, three FP64 instructions and two 64-bit literals.
+// SASS builds them with 4 moves an iteration: its 13 instructions not memory,
+// less 3 of loop control, less 2 x 2 moves = 6, and lit64:2 stays for the
+// layout to place. PTX takes the literals as immediates: 10, lit64:2 as well.
+TEST(CompilerCounts, ARolledLoopsLiteralMovesStayApartFromItsCount) {
+  skeleton::SkeletonFile f = skeleton::parseSkeleton(
+      "#define N 1024\n#define M 64\ndouble A[M][N]\ndouble y[N]\nparallel_for(N) : i {\n"
+      "  comp 1\n  stream k = 0:M {\n    ld A[k][i]\n    comp 4 (fp64:3, lit64:2)\n  }\n"
+      "  comp 1\n  st y[i]\n}\n",
+      "lit.skel");
+  CodeCounts cc;
+  LoopBody body;
+  body.counts[InsnClass::Memory] = 1;
+  body.counts[InsnClass::Fp64] = 3;
+  body.counts[InsnClass::Integer] = 9; // 4 UMOV, VIADD, ISETP, IADD3, IMAD.X, and one more
+  body.counts[InsnClass::Control] = 1; // BRA
+  cc.innermost.push_back(body);
+  cc.loops = 1;
+  cc.outside[InsnClass::Integer] = 10;
+  cc.outside[InsnClass::Memory] = 1;
+  skeleton::Kernel sass = f.kernels[0];
+  AppliedCounts a = applyCompiledCounts(sass, cc, "SASS", skeleton::evalMacros(f), f.path,
+                                        LiteralMoves::InCount);
+  ASSERT_TRUE(a.ok) << a.why;
+  const skeleton::Stmt &s = sass.body[1].loop.body[1];
+  EXPECT_EQ(s.comp, 6) << "13 not memory - 3 loop control - 2 x 2 moves";
+  EXPECT_EQ(s.lit64, 2) << "the moves stay apart: the layout decides how often they run";
+  skeleton::Kernel ptx = f.kernels[0];
+  a = applyCompiledCounts(ptx, cc, "PTX", skeleton::evalMacros(f), f.path, LiteralMoves::NotInCount);
+  ASSERT_TRUE(a.ok) << a.why;
+  EXPECT_EQ(ptx.body[1].loop.body[1].comp, 10);
+  EXPECT_EQ(ptx.body[1].loop.body[1].lit64, 2);
+}
