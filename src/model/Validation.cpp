@@ -246,14 +246,11 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
       // source with the same options (a float and a double triad share a name).
       std::string key = samePath(c.cSource) + '\x1f' + samePath(c.skeleton) + '\x1f' + sourceKey("", c) +
                         '\x1f' + c.size + '\x1f' + c.layout;
-      auto at = seen.find(key);
-      auto it = at == seen.end() ? m.cases.end() : m.cases.begin() + static_cast<std::ptrdiff_t>(at->second);
-      if (at == seen.end())
-        seen.emplace(key, m.cases.size());
-      if (it == m.cases.end())
+      auto [at, fresh] = seen.emplace(key, m.cases.size());
+      if (fresh)
         m.cases.push_back(c);
       else
-        it->timeMs = std::min(it->timeMs, c.timeMs);
+        m.cases[at->second].timeMs = std::min(m.cases[at->second].timeMs, c.timeMs);
     }
   }
   return m;
@@ -386,9 +383,10 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   // measured layouts run within 10% of the fastest measured one?
   // Per source too: two C files may hold kernels of one name and size (a float
   // and a double triad) whose layouts are not each other's alternatives.
+  // keys[i] is r.cases[i]'s sourceKey (the cases are in m.cases' order).
   std::vector<std::pair<std::string, std::string>> groups; // (sourceKey, size)
-  for (const auto &c : r.cases) {
-    auto key = std::make_pair(sourceKey(c.skeletonPath, c.measured), c.measured.size);
+  for (size_t i = 0; i < r.cases.size(); ++i) {
+    auto key = std::make_pair(keys[i], r.cases[i].measured.size);
     if (std::find(groups.begin(), groups.end(), key) == groups.end())
       groups.push_back(key);
   }
@@ -396,8 +394,9 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     KernelCheck kc;
     kc.size = size;
     const CaseResult *fast = nullptr, *pick = nullptr;
-    for (const auto &c : r.cases) {
-      if (c.measured.size != size || sourceKey(c.skeletonPath, c.measured) != source)
+    for (size_t i = 0; i < r.cases.size(); ++i) {
+      const CaseResult &c = r.cases[i];
+      if (c.measured.size != size || keys[i] != source)
         continue;
       kc.kernel = c.measured.kernel;
       kc.source = c.skeletonPath;

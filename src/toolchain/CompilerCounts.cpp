@@ -223,7 +223,7 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
                                              std::max<int64_t>(1, out.nonMemory()));
       s->comp = c;
       s->fp64 = std::min(f, c);
-      if (literals == LiteralMoves::InCount)
+      if (!keep)
         s->lit64 = 0; // the compiled count holds the moves that build them
     }
     r.note = fmt::format("// comp counts: {} of the naive layout, its loops unrolled whole: {} "
@@ -264,7 +264,7 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &kernel, const CodeCounts &cc
       int64_t lits = 0;
       for (const Stmt *s : loopComps)
         lits += s->lit64;
-      perIter = std::max(0.0, perIter - 2.0 * static_cast<double>(lits));
+      perIter = std::max(0.0, perIter - static_cast<double>(kLiteralMoves * lits));
       keepLoop = true;
     }
     distribute(loopComps, std::llround(perIter), std::llround(fp64Iter), keepLoop);

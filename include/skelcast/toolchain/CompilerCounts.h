@@ -44,5 +44,7 @@ AppliedCounts applyCompiledCounts(skeleton::Kernel &k, const CodeCounts &cc,
 /// Loop control the model adds per iteration of a sequential loop (docs/model.md:
 /// increment, compare, branch); the compiled loop body's own is taken off.
 constexpr int64_t kLoopControl = 3;
+/// The moves that build one 64-bit literal in SASS (layout::kLiteralMoveInsts).
+constexpr int64_t kLiteralMoves = 2;
 
 } // namespace skelcast::toolchain
