@@ -390,6 +390,17 @@ static double sk_median(std::vector<double> v) {
       count *= e;
     out += fmt::format("  std::vector<{}> h_{}({}LL);\n", elem, n, count);
     if (ai.sample && !ai.sample->values.empty()) {
+      // A short sample repeats cyclically (docs/skeleton-language.md): an index
+      // array filled so names only the sample's values, which a permutation past
+      // its end is not (a scatter through it then writes one element many times).
+      if (static_cast<int64_t>(ai.sample->values.size()) < count)
+        warnings_.push_back({positionOf(ctx_, v->getLocation(), path_),
+                             fmt::format("kernel '{}': the measured program fills '{}' by repeating its "
+                                         "sample's {} values over its {} elements, so the indices it "
+                                         "holds are only those {}; give a sample of every element to "
+                                         "measure the whole array",
+                                         ki_.name, n, ai.sample->values.size(), count,
+                                         ai.sample->values.size())});
       out += fmt::format("  {{ static const long long s[] = {{", n);
       for (size_t k = 0; k < ai.sample->values.size(); ++k)
         out += fmt::format("{}{}", k ? "," : "", ai.sample->values[k]);

@@ -139,7 +139,7 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["top_within_10pct"] = v.topWithinTen;
   json cases = json::array();
   for (const auto &c : v.cases) {
-    json x = {{"kernel", c.measured.kernel}, {"size", c.measured.size},
+    json x = {{"kernel", c.measured.kernel}, {"size", c.measured.size}, {"source", c.skeletonPath},
               {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
               {"projected_ms", c.projectedMs}, {"error", c.error},
               {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}};

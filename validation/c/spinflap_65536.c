@@ -2,7 +2,7 @@
  * it: per group of 4 columns, a 4-point transform of A and B accumulated with
  * running twiddles, five scaled butterfly rounds, and the result scattered
  * back through the permutation M. Complex values as [2] pairs.
- *   skelcast project validation/c/spinflap_65536.c --sample M=validation/skeletons/M.txt */
+ *   skelcast project validation/c/spinflap_65536.c --sample M=validation/skeletons/M_65536.txt */
 #define ROWS 132
 #define COLS 65536
 

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace {
 
@@ -205,6 +206,11 @@ TEST(ValidateCommand, KernelsOfOneNameAndSizeInTwoFilesAreCheckedApart) {
   // one case measured twice (which keeps the lower time).
   ASSERT_EQ(out["cases"].size(), 4u) << r.out;
   ASSERT_EQ(out["kernels"].size(), 2u) << r.out;
+  // and each case names its file, the one thing that tells them apart
+  std::set<std::string> caseSources;
+  for (const auto &c : out["cases"])
+    caseSources.insert(c.value("source", std::string("(none)")));
+  EXPECT_EQ(caseSources, (std::set<std::string>{f32, f64})) << r.out;
   for (size_t k = 0; k < 2; ++k) {
     const nlohmann::json &kc = out["kernels"][k];
     EXPECT_EQ(kc["source"], k == 0 ? f32 : f64) << r.out;

@@ -795,6 +795,57 @@ void f(void) {
   EXPECT_EQ(cu2.find("#pragma unroll 1"), std::string::npos) << cu2;
 }
 
+TEST(Emit, AShortSampleOfAnIndexArrayIsRepeatedAndSaysSo) {
+  // A sample of fewer values than its array repeats cyclically: the program's
+  // M then names only the sampled columns, which a permutation past the sample
+  // is not (SpinFlap 65536's M.txt of 2048 values once did this unnoticed).
+  skelcast::testsupport::TempDir dir("skelcast-emit-sample");
+  std::string path = dir.write("k.c", R"(#define COLS 64
+int M[COLS];
+float A[COLS], C[COLS];
+void scatter(void) {
+#pragma omp parallel for
+  for (int i = 0; i < COLS; i++)
+    C[M[i]] = 2 * A[i];
+}
+)");
+  std::string shortSample, fullSample;
+  for (int i = 0; i < 64; ++i)
+    (i < 16 ? shortSample : fullSample) += std::to_string(i ^ 1) + " ";
+  std::string shortFile = dir.write("short.txt", shortSample);
+  std::string fullFile = dir.write("full.txt", shortSample + fullSample);
+  skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
+  auto emitWith = [&](const std::string &sample, std::vector<skelcast::Warning> &warnings) {
+    skelcast::frontend::SkeletonizeOptions so;
+    so.samples["M"] = sample;
+    std::ostringstream diag;
+    emit::EmitResult r = emit::emitCuda(
+        path, so, {},
+        [&](const skelcast::frontend::SkeletonizeResult &res) {
+          layout::KernelInfo ki = layout::analyzeKernel(res.file, 0);
+          return std::vector<emit::KernelChoice>{{0, emit::naiveLayout(ki), "t"}};
+        },
+        diag, warnings);
+    EXPECT_EQ(r.kernels.size(), 1u) << diag.str();
+    return r.kernels.empty() ? std::string() : r.kernels[0].cuda;
+  };
+  std::vector<skelcast::Warning> warned, quiet;
+  std::string cu = emitWith(shortFile, warned);
+  EXPECT_NE(cu.find("h_M[k] = (int)s[k % 16]; } // the sample"), std::string::npos) << cu;
+  bool said = false;
+  for (const auto &w : warned)
+    if (w.message.find("fills 'M' by repeating its sample's 16 values over its 64 elements") !=
+        std::string::npos) {
+      said = true;
+      EXPECT_EQ(w.loc.line, 2) << "the warning is not at M's declaration: " << w.str();
+    }
+  EXPECT_TRUE(said) << "no warning that the program repeats M's 16 sampled values";
+  emitWith(fullFile, quiet);
+  for (const auto &w : quiet)
+    EXPECT_EQ(w.message.find("by repeating its sample"), std::string::npos)
+        << "a sample of every element warned: " << w.str();
+}
+
 TEST(Emit, TheHostFillsTheArraysThatBoundALoopSoItRunsItsTripHint) {
   // A streaming loop whose bounds read an array runs the trips the model
   // projects (`#pragma skelcast trip(N)`): row pointers as the ramp N x k
