@@ -90,8 +90,6 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("l2_store_bandwidth_gbps", h.l2StoreBandwidthGBps);
   if (h.l2StoreMissBandwidthGBps > 0)
     field("l2_store_miss_bandwidth_gbps", h.l2StoreMissBandwidthGBps);
-  if (h.l2DramExponent > 0)
-    field("l2_dram_exponent", h.l2DramExponent);
   if (h.l2ResidentBytes > 0)
     field("l2_resident_bytes", h.l2ResidentBytes);
   if (h.l2ThrashBytes > 0)

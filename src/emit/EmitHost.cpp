@@ -396,11 +396,10 @@ static double sk_median(std::vector<double> v) {
       if (static_cast<int64_t>(ai.sample->values.size()) < count)
         warnings_.push_back({positionOf(ctx_, v->getLocation(), path_),
                              fmt::format("kernel '{}': the measured program fills '{}' by repeating its "
-                                         "sample's {} values over its {} elements, so the indices it "
-                                         "holds are only those {}; give a sample of every element to "
-                                         "measure the whole array",
-                                         ki_.name, n, ai.sample->values.size(), count,
-                                         ai.sample->values.size())});
+                                         "sample's {} values over its {} elements, so past them it "
+                                         "holds those values again (an index array: the same indices); "
+                                         "give a sample of every element to measure the whole array",
+                                         ki_.name, n, ai.sample->values.size(), count)});
       out += fmt::format("  {{ static const long long s[] = {{", n);
       for (size_t k = 0; k < ai.sample->values.size(); ++k)
         out += fmt::format("{}{}", k ? "," : "", ai.sample->values[k]);

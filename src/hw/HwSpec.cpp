@@ -323,8 +323,6 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
         r.points(r.field("dram_gbps_by_bytes_in_flight"), "dram_gbps_by_bytes_in_flight",
                  {"[bytes per SM, GB/s]", 1, 1e9, 0.001, h.memBandwidthGBps, {nullptr, "mem_bandwidth_gbps"},
                   "the first numbers must increase", "the second numbers cannot decrease"});
-  if (root.contains("l2_dram_exponent"))
-    h.l2DramExponent = r.number("l2_dram_exponent", 1, 100);
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
@@ -375,7 +373,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "block_starts_per_us",
       "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
-      "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps", "l2_dram_exponent",
+      "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps",
       "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",

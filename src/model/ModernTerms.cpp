@@ -294,7 +294,11 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     double parts = storesReadNoData(ki, au.array) ? au.storeInflation : 1.0;
     double held = residentShare(au.array);
     l2StoreMiss += eb * au.storeKernelUnique * (parts * (1.0 - held) + std::max(0.0, parts - 1.0) * held);
-    dram += stored;
+    // The same guess leaves DRAM: a scatter's sectors go back whole once
+    // (SpinFlap 65536's eight 4-byte stores a sector: Nsight Compute counted
+    // 55 MB written of its 69 MB array, where its 4 parts a sector made 277;
+    // validation/results/h200_ncu_latency_layouts.txt).
+    dram += eb * parts * au.storeKernelUnique;
     double &miss = arrayL1Miss[static_cast<size_t>(au.array)];
     if (au.loadRequests <= 0 || au.loadBlockUnique <= 0) {
       miss = 1.0;
@@ -750,36 +754,6 @@ std::vector<ExplainRow> explainL2(const TermEffects &e) {
            "l2_store_miss_bandwidth_gbps) (l2)"}};
 }
 
-// --- fills (section 7): a floor ----------------------------------------------------
-// Every byte DRAM moves passes L2 too, as a fill or a write-back, beside the
-// loads that hit there, so where both floors are near each other neither is
-// the time: a kernel that reads A from DRAM and r times a window L2 holds, and
-// writes C, ran up to 1.24 times the larger floor (r = 4) on the H200
-// (validation/kernels/l2dram.cu); the two combine as
-// (DRAM floor^p + L2 floor^p)^(1/p), p = l2_dram_exponent (2.9 there, with
-// the DRAM floor at the rate dramrw.cu measured for one read a write). The
-// DRAM pipes against the FMA pipes pass from one bound to the other sharply
-// (p = 21, validation/kernels/overlap.cu): the floors stay the larger there.
-void adjustFills(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
-  double p = in.hw.l2DramExponent;
-  const TermEffects &e = a.effects;
-  if (p > 0 && e.dramFloorMs > 0 && e.l2FloorMs > 0) {
-    double top = std::max(e.dramFloorMs, e.l2FloorMs); // scaled: no overflow for any p <= 100
-    a.effects.memoryPathFloorMs =
-        top * std::pow(std::pow(e.dramFloorMs / top, p) + std::pow(e.l2FloorMs / top, p), 1.0 / p);
-  }
-}
-
-/// When the combined floor is above the time it is the time, and the bound is `memory`.
-void settleFills(const TermEffects &e, HongKimResult &r) { applyFloor(e.memoryPathFloorMs, "memory", r); }
-
-std::vector<ExplainRow> explainFills(const TermEffects &e) {
-  if (!(e.memoryPathFloorMs > 0))
-    return {};
-  return {{"DRAM and L2 floors combined (ms)", e.memoryPathFloorMs, 6,
-           "(DRAM floor^p + L2 floor^p)^(1/p), p = l2_dram_exponent (fills)"}};
-}
-
 // --- blocks (section 7): a floor --------------------------------------------------
 // The GPU starts thread blocks at a rate that does not depend on their size (on
 // the H100 1,664 a microsecond for 32 to 512 threads a block, grids of 2^18 and
@@ -928,9 +902,6 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::L2, "l2",
        "floor: the bytes between the SMs and L2 over L2's bandwidth, the stores and those past L2 at their own",
        adjustL2, settleL2, explainL2},
-      {TermId::Fills, "fills",
-       "floor: the DRAM and L2 floors combined, since L2 serves DRAM's fills and write-backs beside its hits",
-       adjustFills, settleFills, explainFills},
       {TermId::Blocks, "blocks", "floor: the GPU starts thread blocks at block_starts_per_us", adjustBlocks,
        settleBlocks, explainBlocks},
       {TermId::Reduction, "reduction",

@@ -3,7 +3,7 @@
 // element, 4 elements a thread a round (grid-stride over 8 blocks of 256
 // threads an SM), for (R, W) from reads alone to writes alone: how much the
 // share of the bytes written lowers DRAM's rate (the bus turns around between
-// reads and writes; docs/validation.md, "Two mechanisms measured and not
+// reads and writes; docs/validation.md, "Three mechanisms measured and not
 // adopted").
 // tiled: the same in emit's shape, a block a tile of 1,024 elements.
 // Each (R, W) runs twice to warm up, then 5 repeats of 10 launches back to

@@ -11,7 +11,8 @@
 //    element, at L2's rate.
 // If L2's rate is shared, big(r) ~ small(r) once L2 binds, and the
 // balance (r ~ 2, where 8 + 4 r bytes at L2's rate take as long as 8 at
-// DRAM's) costs more than the larger of the two (docs/validation.md).
+// DRAM's) costs more than the larger of the two (docs/validation.md, "Three
+// mechanisms measured and not adopted").
 // Each (size, r) runs twice to warm up, then 5 repeats of 10 launches back to
 // back between one event pair; ms = the median repeat's time a launch.
 //   nvcc -arch=sm_90 -O3 -std=c++17 validation/kernels/l2dram.cu -o /tmp/l2dram

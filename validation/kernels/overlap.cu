@@ -1,7 +1,7 @@
 // How sharply a kernel passes from one bound to another: whether near the
 // balance of two resources a GPU runs slower than the larger of the two times
 // (a smooth maximum, (t1^p + t2^p)^(1/p), rather than max(t1, t2); the check
-// of docs/validation.md, "Two mechanisms measured and not adopted").
+// of docs/validation.md, "Three mechanisms measured and not adopted").
 // y[i] = f(x[i]) with K FMAs an element in 4 independent chains,
 // 4 elements a thread a round (grid-stride over 8 blocks of 256 threads an
 // SM), K = 0 to 512:

@@ -92,10 +92,6 @@ struct HwSpec {
   /// points, in proportion to the bytes below the first (one latency), the
   /// last point's above the last.
   double dramGBpsAt(double bytesPerSM) const;
-  /// p of the `fills` term: the DRAM and L2 floors combine as
-  /// (DRAM^p + L2^p)^(1/p), since L2 serves DRAM's fills and write-backs
-  /// beside its hits (docs/model.md, section 7); 0: not given (the larger).
-  double l2DramExponent = 0;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
   /// The GPU's idle time between two kernels queued back to back (0: not

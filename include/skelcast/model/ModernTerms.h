@@ -27,7 +27,6 @@
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
 /// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps, dram_gbps_by_bytes_in_flight) |
 /// | l2         | settle | floor: the bytes between the SMs and L2 at its rates (all, the stores, the stores to sectors it does not hold) |
-/// | fills      | both   | floor: the DRAM and L2 floors combined, (DRAM^p + L2^p)^(1/p): L2 serves DRAM's fills and write-backs beside its hits (l2_dram_exponent) |
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
@@ -48,7 +47,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Fills, Blocks, Reduction, Launch, Count
+  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Reduction, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -92,7 +91,6 @@ struct TermEffects {
   double l2StoreBytes = 0;      ///< of l2TrafficBytes, the stores
   double l2StoreMissBytes = 0;  ///< of the stores, those to sectors L2 does not hold (allocated, then written back)
   double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps, l2StoreMissBytes / l2_store_miss_bandwidth_gbps) (l2)
-  double memoryPathFloorMs = 0; ///< (dramFloorMs^p + l2FloorMs^p)^(1/p), p = l2_dram_exponent (fills)
   double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued

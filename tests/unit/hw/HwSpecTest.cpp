@@ -174,19 +174,6 @@ TEST(HwSpec, BlockStartRateIsOptional) {
               "field 'block_starts_per_us': 0 is out of range [1, 1000000]");
 }
 
-TEST(HwSpec, TheL2DramExponentIsOptionalAndAtLeastOne) {
-  // absent from the H100 spec (not measured there): `fills` then does nothing
-  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l2DramExponent, 0);
-  auto with = [](double p) {
-    return edited([p](auto &j) { j["l2_dram_exponent"] = {{"value", p}, {"source", "a test"}}; });
-  };
-  EXPECT_DOUBLE_EQ(hw::parseHwSpec(with(2.9), "x.json").l2DramExponent, 2.9);
-  // below 1 the combined floor would exceed the sum of the two
-  expectError(with(0.5), "field 'l2_dram_exponent': 0.5 is out of range [1, 100]");
-  expectError(with(1e9), "field 'l2_dram_exponent': 1000000000 is out of range [1, 100]");
-  EXPECT_DOUBLE_EQ(hw::resolveHwSpec("h200", SKELCAST_SOURCE_DIR "/hwspecs").l2DramExponent, 2.9);
-}
-
 /// An optional store rate of L2 (`field`, read into `rate`): absent in the
 /// H100 spec, read where given, in range, and only beside l2_bandwidth_gbps.
 static void expectOptionalL2StoreRate(const char *field, double hw::HwSpec::*rate, double value,
