@@ -145,14 +145,15 @@ Timing time_launches(F&& launch) {
 
 // Back to back: `batch` launches of launch() (one kernel launch each) between
 // one pair of events, per launch, as emit's programs time kernels (and a
-// program's kernels run: the next launch queued while one runs); after 5
-// warm-up launches, the median of `reps` batches, in microseconds.
+// program's kernels run: the next launch queued while one runs); after
+// `warmups` launches (5 unless given), the median of `reps` batches, in
+// microseconds.
 template <class F>
-double back_to_back_us(F&& launch, int batch, int reps) {
+double back_to_back_us(F&& launch, int batch, int reps, int warmups = 5) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int w = 0; w < 5; ++w) launch();
+  for (int w = 0; w < warmups; ++w) launch();
   CKL();
   CK(cudaDeviceSynchronize());
   std::vector<double> t;

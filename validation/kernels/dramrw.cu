@@ -13,11 +13,9 @@
 //   /tmp/dramrw > validation/results/h200_dramrw.json
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
-#include "common.cuh" // CK, CKL
+#include "common.cuh" // CK, CKL, back_to_back_us
 
 constexpr int kMaxArrays = 9;
 struct Arrays {
@@ -70,48 +68,14 @@ __global__ void rwTiled(Arrays arr, size_t n, float *sink) {
 
 template <int R, int W>
 void measure(const Arrays &arr, size_t n, float *sink, int blocks, bool last) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 2; ++w) {
-    rw<R, W><<<blocks, 256>>>(arr, n, sink);
-    CKL();
-  }
-  CK(cudaDeviceSynchronize());
-  std::vector<double> reps;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    for (int l = 0; l < 10; ++l)
-      rw<R, W><<<blocks, 256>>>(arr, n, sink);
-    CKL();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    reps.push_back(ms / 10.0);
-  }
-  std::sort(reps.begin(), reps.end());
-  double ms = reps[reps.size() / 2];
-  reps.clear();
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    for (int l = 0; l < 10; ++l)
-      rwTiled<R, W><<<(unsigned)(n / 1024), 256>>>(arr, n, sink);
-    CKL();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    reps.push_back(t / 10.0);
-  }
-  std::sort(reps.begin(), reps.end());
-  double tiledMs = reps[reps.size() / 2];
+  double ms = back_to_back_us([&] { rw<R, W><<<blocks, 256>>>(arr, n, sink); }, 10, 5, 2) / 1000.0;
+  // right after the grid-strided launches, which warm it up (no launches of its own)
+  double tiledMs =
+      back_to_back_us([&] { rwTiled<R, W><<<(unsigned)(n / 1024), 256>>>(arr, n, sink); }, 10, 5, 0) / 1000.0;
   double bytes = double(R + W) * n * sizeof(float);
   printf("  {\"reads\": %d, \"writes\": %d, \"ms\": %.6f, \"gbps\": %.1f, \"tiled_ms\": %.6f, "
          "\"tiled_gbps\": %.1f}%s\n",
          R, W, ms, bytes / ms / 1e6, tiledMs, bytes / tiledMs / 1e6, last ? "" : ",");
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
 }
 
 int main() {

@@ -19,11 +19,9 @@
 //   /tmp/l2dram > validation/results/h200_l2dram.json
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
-#include "common.cuh" // CK, CKL
+#include "common.cuh" // CK, CKL, back_to_back_us
 
 constexpr size_t kWindow = size_t{1} << 20; // floats: 4 MB
 
@@ -47,31 +45,8 @@ __global__ void mix(const float *__restrict__ a, const float *__restrict__ w, fl
 
 template <int R>
 double timeIt(const float *a, const float *w, float *c, size_t n, size_t mask) {
-  cudaEvent_t s, t;
-  CK(cudaEventCreate(&s));
-  CK(cudaEventCreate(&t));
   unsigned blocks = (unsigned)(n / 1024);
-  for (int i = 0; i < 2; ++i) {
-    mix<R><<<blocks, 256>>>(a, w, c, mask);
-    CKL();
-  }
-  CK(cudaDeviceSynchronize());
-  std::vector<double> reps;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(s));
-    for (int l = 0; l < 10; ++l)
-      mix<R><<<blocks, 256>>>(a, w, c, mask);
-    CKL();
-    CK(cudaEventRecord(t));
-    CK(cudaEventSynchronize(t));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, s, t));
-    reps.push_back(ms / 10.0);
-  }
-  std::sort(reps.begin(), reps.end());
-  CK(cudaEventDestroy(s));
-  CK(cudaEventDestroy(t));
-  return reps[reps.size() / 2];
+  return back_to_back_us([&] { mix<R><<<blocks, 256>>>(a, w, c, mask); }, 10, 5, 2) / 1000.0;
 }
 
 template <int... Rs>

@@ -17,11 +17,9 @@
 //   /tmp/overlap > validation/results/h200_overlap.json
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
-#include "common.cuh" // CK, CKL
+#include "common.cuh" // CK, CKL, back_to_back_us
 
 template <int K>
 __global__ void work(const float *__restrict__ x, float *__restrict__ y, size_t n) {
@@ -48,30 +46,7 @@ __global__ void work(const float *__restrict__ x, float *__restrict__ y, size_t 
 
 template <int K>
 double timeIt(const float *x, float *y, size_t n, int blocks) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int w = 0; w < 2; ++w) {
-    work<K><<<blocks, 256>>>(x, y, n);
-    CKL();
-  }
-  CK(cudaDeviceSynchronize());
-  std::vector<double> reps;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    for (int l = 0; l < 10; ++l)
-      work<K><<<blocks, 256>>>(x, y, n);
-    CKL();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    reps.push_back(ms / 10.0);
-  }
-  std::sort(reps.begin(), reps.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return reps[reps.size() / 2];
+  return back_to_back_us([&] { work<K><<<blocks, 256>>>(x, y, n); }, 10, 5, 2) / 1000.0;
 }
 
 template <int... Ks>

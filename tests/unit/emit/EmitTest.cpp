@@ -37,14 +37,15 @@ void matmul(void) {
 /// Emit kernel `kernel` of `code` in the layout `text` ("naive" for the naive
 /// one); its warnings go to `warned` when given.
 std::string emitOne(const std::string &code, const std::string &text, size_t kernel = 0,
-                    std::vector<skelcast::Warning> *warned = nullptr) {
+                    std::vector<skelcast::Warning> *warned = nullptr,
+                    const skelcast::frontend::SkeletonizeOptions &so = {}) {
   skelcast::testsupport::TempDir dir("skelcast-emit");
   std::string path = dir.write("k.c", code);
   skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
   std::ostringstream diag;
   std::vector<skelcast::Warning> warnings;
   emit::EmitResult r = emit::emitCuda(
-      path, {}, {},
+      path, so, {},
       [&](const skelcast::frontend::SkeletonizeResult &res) {
         emit::KernelChoice c;
         c.kernel = kernel;
@@ -799,8 +800,7 @@ TEST(Emit, AShortSampleOfAnIndexArrayIsRepeatedAndSaysSo) {
   // A sample of fewer values than its array repeats cyclically: the program's
   // M then names only the sampled columns, which a permutation past the sample
   // is not (SpinFlap 65536's M.txt of 2048 values once did this unnoticed).
-  skelcast::testsupport::TempDir dir("skelcast-emit-sample");
-  std::string path = dir.write("k.c", R"(#define COLS 64
+  const std::string scatter = R"(#define COLS 64
 int M[COLS];
 float A[COLS], C[COLS];
 void scatter(void) {
@@ -808,26 +808,17 @@ void scatter(void) {
   for (int i = 0; i < COLS; i++)
     C[M[i]] = 2 * A[i];
 }
-)");
+)";
+  skelcast::testsupport::TempDir dir("skelcast-emit-sample");
   std::string shortSample, fullSample;
   for (int i = 0; i < 64; ++i)
     (i < 16 ? shortSample : fullSample) += std::to_string(i ^ 1) + " ";
   std::string shortFile = dir.write("short.txt", shortSample);
   std::string fullFile = dir.write("full.txt", shortSample + fullSample);
-  skelcast::hw::HwSpec hw = skelcast::hw::resolveHwSpec("h100", SKELCAST_SOURCE_DIR "/hwspecs");
   auto emitWith = [&](const std::string &sample, std::vector<skelcast::Warning> &warnings) {
     skelcast::frontend::SkeletonizeOptions so;
-    so.samples["M"] = sample;
-    std::ostringstream diag;
-    emit::EmitResult r = emit::emitCuda(
-        path, so, {},
-        [&](const skelcast::frontend::SkeletonizeResult &res) {
-          layout::KernelInfo ki = layout::analyzeKernel(res.file, 0);
-          return std::vector<emit::KernelChoice>{{0, emit::naiveLayout(ki), "t"}};
-        },
-        diag, warnings);
-    EXPECT_EQ(r.kernels.size(), 1u) << diag.str();
-    return r.kernels.empty() ? std::string() : r.kernels[0].cuda;
+    so.samples["M"] = sample; // an absolute path: the C file is in emitOne's own directory
+    return emitOne(scatter, "naive", 0, &warnings, so);
   };
   std::vector<skelcast::Warning> warned, quiet;
   std::string cu = emitWith(shortFile, warned);
