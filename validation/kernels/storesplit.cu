@@ -12,7 +12,9 @@
 // BJ x BI tasks, in two variants:
 //   split   eight 4-byte stores a task, as SpinFlap's C code compiles
 //   paired  four 8-byte stores (re and im together)
-// Prints the block shape, the variant and the median of 20 event-timed
+//   fold0, fold64  split's stores for two tasks a thread (rows j and j + BJ, emit's fold=j:2),
+//           each task's stores after a chain of 0 or 64 dependent FMAs
+// (VARIANT: split, paired, fold0 or fold64.) Prints the block shape, the variant and the median of 20 event-timed
 // launches (after 3 warm-ups); run it under Nsight Compute for the sectors:
 //   nvcc -arch=sm_90 -O3 -std=c++17 validation/kernels/storesplit.cu -o /tmp/storesplit
 //   /tmp/storesplit > validation/results/h200_storesplit.txt
@@ -43,6 +45,33 @@ __global__ void storeSplit(float *__restrict__ c, float v) {
   }
 }
 
+// fold: two tasks a thread, rows j and j + gridDim.y x BJ (emit's fold=j:2), each task's eight
+// 4-byte stores after a chain of K dependent FMAs (SpinFlap computes its 16 products between
+// its loads and its stores)
+template <int K>
+__global__ void storeFold(float *__restrict__ c, float v) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= TASKS)
+    return;
+#pragma unroll
+  for (int f = 0; f < 2; ++f) {
+    const int j = blockIdx.y * blockDim.y * 2 + f * blockDim.y + threadIdx.y;
+    if (j >= ROWS)
+      continue;
+    float w = v + float(i & 7);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      w = fmaf(w, 0.999f, 0.5f);
+    float *row = c + size_t(j) * COLS * 2;
+#pragma unroll
+    for (int n = 0; n < 4; ++n) {
+      int col = 4 * i + perm(n, i);
+      row[2 * col] = w + n;
+      row[2 * col + 1] = w - n;
+    }
+  }
+}
+
 __global__ void storePaired(float2 *__restrict__ c, float v) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
   if (i >= TASKS || j >= ROWS)
@@ -55,7 +84,7 @@ __global__ void storePaired(float2 *__restrict__ c, float v) {
 
 int main(int argc, char **argv) {
   // storesplit VARIANT BJ BI: that configuration only (for a profiler)
-  const int onlyPaired = argc == 4 ? (argv[1][0] == 'p') : -1;
+  const int onlyPaired = argc == 4 ? (argv[1][0] == 'p' ? 1 : argv[1][0] == 'f' ? (argv[1][4] == '0' ? 2 : 3) : 0) : -1;
   const int onlyBJ = argc == 4 ? atoi(argv[2]) : 0, onlyBI = argc == 4 ? atoi(argv[3]) : 0;
   float *c = nullptr;
   CK(cudaMalloc(&c, size_t(ROWS) * COLS * 2 * sizeof(float)));
@@ -64,19 +93,25 @@ int main(int argc, char **argv) {
          "(threadIdx.x along i); median ms of 20 launches\n");
   printf("# variant BJ BI ms\n");
   const int shapes[][2] = {{1, 512}, {2, 256}, {4, 128}, {2, 128}, {2, 64}, {2, 32}, {2, 16}, {16, 16}, {16, 4}};
-  for (int paired = 0; paired < 2; ++paired)
+  for (int paired = 0; paired < 4; ++paired) // split, paired, fold (K = 0), fold (K = 64)
     for (auto &s : shapes) {
       if (onlyPaired >= 0 && (paired != onlyPaired || s[0] != onlyBJ || s[1] != onlyBI))
         continue;
       dim3 block(s[1], s[0]), grid((TASKS + s[1] - 1) / s[1], (ROWS + s[0] - 1) / s[0]);
+      if (paired >= 2)
+        grid.y = (ROWS + 2 * s[0] - 1) / (2 * s[0]);
       std::vector<double> t;
       cudaEvent_t a, b;
       CK(cudaEventCreate(&a));
       CK(cudaEventCreate(&b));
       for (int r = 0; r < 23; ++r) {
         CK(cudaEventRecord(a));
-        if (paired)
+        if (paired == 1)
           storePaired<<<grid, block>>>(reinterpret_cast<float2 *>(c), 1.0f + r);
+        else if (paired == 2)
+          storeFold<0><<<grid, block>>>(c, 1.0f + r);
+        else if (paired == 3)
+          storeFold<64><<<grid, block>>>(c, 1.0f + r);
         else
           storeSplit<<<grid, block>>>(c, 1.0f + r);
         CKL();
@@ -89,7 +124,8 @@ int main(int argc, char **argv) {
       }
       CK(cudaEventDestroy(a));
       CK(cudaEventDestroy(b));
-      printf("%-6s %2d %3d %9.5f\n", paired ? "paired" : "split", s[0], s[1], median_of(t));
+      static const char *names[] = {"split", "paired", "fold0", "fold64"};
+      printf("%-6s %2d %3d %9.5f\n", names[paired], s[0], s[1], median_of(t));
     }
   CK(cudaFree(c));
   return 0;
