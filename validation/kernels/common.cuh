@@ -143,6 +143,33 @@ Timing time_launches(F&& launch) {
   return res;
 }
 
+// Launches timed alone: `warmups + reps` launches, each launch(r) (one kernel
+// launch, r its index: it may vary its arguments) between its own pair of
+// events after before(r) (untimed: a flush of L2, or nothing); the median of
+// the last `reps`, in milliseconds.
+template <class F, class B>
+double median_alone_ms(F&& launch, int reps, int warmups, B&& before) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<double> t;
+  for (int r = 0; r < warmups + reps; ++r) {
+    before(r);
+    CK(cudaEventRecord(a));
+    launch(r);
+    CKL();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (r >= warmups)
+      t.push_back(ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return median_of(t);
+}
+
 // Back to back: `batch` launches of launch() (one kernel launch each) between
 // one pair of events, per launch, as emit's programs time kernels (and a
 // program's kernels run: the next launch queued while one runs); after

@@ -23,7 +23,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK
+#include "common.cuh" // CK, CKL, median_alone_ms
 
 constexpr size_t kReadBytes = size_t(1) << 30;
 constexpr int kThreads = 128;
@@ -67,7 +67,7 @@ struct Point {
 };
 
 template <typename E, int L, int R>
-Point measure(const void *a, void *out, float *scratch, size_t scratchN, int wantBlocks, int sms,
+Point measure(const void *a, void *out, int wantBlocks, int sms,
               size_t smemPerSM) {
   auto k = rounds<E, L, R>;
   // Dynamic shared memory so that at most wantBlocks blocks fit an SM (1 KB
@@ -78,32 +78,17 @@ Point measure(const void *a, void *out, float *scratch, size_t scratchN, int wan
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, kThreads, size_t(std::max(smem, 0))));
   size_t threads = kReadBytes / (sizeof(E) * L * R);
   unsigned grid = unsigned((threads + kThreads - 1) / kThreads);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<float> ms;
-  for (int rep = 0; rep < 8; ++rep) { // the first warms L2 with both windows
-    CK(cudaEventRecord(e0));
-    k<<<grid, kThreads, size_t(std::max(smem, 0))>>>(static_cast<const E *>(a), static_cast<E *>(out),
-                                                     threads);
-    CKL();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, e0, e1));
-    if (rep > 0)
-      ms.push_back(t);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  std::sort(ms.begin(), ms.end());
+  // the first launch warms L2 with both windows
+  double ms = median_alone_ms([&](int) {
+    k<<<grid, kThreads, size_t(std::max(smem, 0))>>>(static_cast<const E *>(a), static_cast<E *>(out), threads);
+  }, 7, 1, [](int) {});
   Point p;
   p.elemBytes = int(sizeof(E));
   p.loads = L;
   p.rounds = R;
   p.blocksPerSM = blocks;
   p.warpsPerSM = blocks * kThreads / 32;
-  p.ms = ms[ms.size() / 2];
+  p.ms = ms;
   double bytes = double(kReadBytes) + double(threads) * R * sizeof(E);
   p.gbps = bytes / (p.ms * 1e6);
   p.inflightPerSM = double(p.warpsPerSM) * (L + 1) * 32 * sizeof(E);
@@ -112,13 +97,13 @@ Point measure(const void *a, void *out, float *scratch, size_t scratchN, int wan
 }
 
 template <typename E, int R>
-void sweep(std::vector<Point> &out, const void *a, void *o, float *scratch, size_t scratchN, int sms,
+void sweep(std::vector<Point> &out, const void *a, void *o, int sms,
            size_t smemPerSM) {
   for (int b : {1, 2, 4, 8, 16}) {
-    out.push_back(measure<E, 1, R>(a, o, scratch, scratchN, b, sms, smemPerSM));
-    out.push_back(measure<E, 2, R>(a, o, scratch, scratchN, b, sms, smemPerSM));
-    out.push_back(measure<E, 4, R>(a, o, scratch, scratchN, b, sms, smemPerSM));
-    out.push_back(measure<E, 8, R>(a, o, scratch, scratchN, b, sms, smemPerSM));
+    out.push_back(measure<E, 1, R>(a, o, b, sms, smemPerSM));
+    out.push_back(measure<E, 2, R>(a, o, b, sms, smemPerSM));
+    out.push_back(measure<E, 4, R>(a, o, b, sms, smemPerSM));
+    out.push_back(measure<E, 8, R>(a, o, b, sms, smemPerSM));
   }
 }
 
@@ -126,20 +111,17 @@ int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   void *a = nullptr, *out = nullptr;
-  float *scratch = nullptr;
-  const size_t scratchN = (size_t(256) << 20) / sizeof(float);
   CK(cudaMalloc(&a, kReadBytes));
   CK(cudaMalloc(&out, size_t(2) << 20));
-  CK(cudaMalloc(&scratch, scratchN * sizeof(float)));
   fill<<<4096, 256>>>(static_cast<float *>(a), kReadBytes / sizeof(float), 1u);
   CKL();
   CK(cudaDeviceSynchronize());
   std::vector<Point> pts;
   // 16 rounds a thread: the bandwidth against the bytes in flight; 1 round:
   // one-shot threads, where block starts bound the grids of few loads a thread.
-  sweep<float, 16>(pts, a, out, scratch, scratchN, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
-  sweep<double, 16>(pts, a, out, scratch, scratchN, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
-  sweep<float, 1>(pts, a, out, scratch, scratchN, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
+  sweep<float, 16>(pts, a, out, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
+  sweep<double, 16>(pts, a, out, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
+  sweep<float, 1>(pts, a, out, prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
   std::printf("{\n \"gpu\": \"%s\", \"sm_count\": %d,\n", prop.name, prop.multiProcessorCount);
   std::printf(" \"method\": \"validation/kernels/l2inflight.cu: blocks of %d threads, each thread "
               "in R rounds loading L elements through L2 (__ldcg; L coalesced warp requests, addresses wrapped into "
@@ -157,6 +139,5 @@ int main() {
   std::printf(" ]\n}\n");
   CK(cudaFree(a));
   CK(cudaFree(out));
-  CK(cudaFree(scratch));
   return 0;
 }

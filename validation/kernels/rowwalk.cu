@@ -32,7 +32,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK, CKL, median_of
+#include "common.cuh" // CK, median_alone_ms
 
 constexpr int COLS = 2048; // 8 KB a row
 constexpr int MAX_WARPS = 16;
@@ -59,25 +59,9 @@ template <int U>
 double time_ms(const float *a, float *out, int sms, int warps, bool dram, size_t bufRows) {
   const size_t rowsPerLaunch = size_t(sms) * 32 * warps;
   const size_t regions = bufRows / rowsPerLaunch;
-  std::vector<double> t;
-  cudaEvent_t x, y;
-  CK(cudaEventCreate(&x));
-  CK(cudaEventCreate(&y));
-  for (int r = 0; r < 9; ++r) {
-    size_t first = dram ? (r % regions) * rowsPerLaunch : 0;
-    CK(cudaEventRecord(x));
-    walk<U><<<sms, 32 * warps>>>(a, first, out);
-    CKL();
-    CK(cudaEventRecord(y));
-    CK(cudaEventSynchronize(y));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, x, y));
-    if (r >= 2) // two warm-ups
-      t.push_back(ms);
-  }
-  CK(cudaEventDestroy(x));
-  CK(cudaEventDestroy(y));
-  return median_of(t);
+  return median_alone_ms( // two warm-ups
+      [&](int r) { walk<U><<<sms, 32 * warps>>>(a, dram ? (r % regions) * rowsPerLaunch : 0, out); }, 7, 2,
+      [](int) {});
 }
 
 template <int U>

@@ -26,7 +26,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK, CKL, median_of
+#include "common.cuh" // CK, CKL, median_alone_ms
 
 constexpr int ROWS = 132, TASKS = 16384, COLS = 4 * TASKS;
 
@@ -100,12 +100,7 @@ int main(int argc, char **argv) {
       dim3 block(s[1], s[0]), grid((TASKS + s[1] - 1) / s[1], (ROWS + s[0] - 1) / s[0]);
       if (paired >= 2)
         grid.y = (ROWS + 2 * s[0] - 1) / (2 * s[0]);
-      std::vector<double> t;
-      cudaEvent_t a, b;
-      CK(cudaEventCreate(&a));
-      CK(cudaEventCreate(&b));
-      for (int r = 0; r < 23; ++r) {
-        CK(cudaEventRecord(a));
+      auto launch = [&](int r) { // 3 warm-ups, then 20 timed
         if (paired == 1)
           storePaired<<<grid, block>>>(reinterpret_cast<float2 *>(c), 1.0f + r);
         else if (paired == 2)
@@ -114,18 +109,10 @@ int main(int argc, char **argv) {
           storeFold<64><<<grid, block>>>(c, 1.0f + r);
         else
           storeSplit<<<grid, block>>>(c, 1.0f + r);
-        CKL();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 3)
-          t.push_back(ms);
-      }
-      CK(cudaEventDestroy(a));
-      CK(cudaEventDestroy(b));
+      };
+      double ms = median_alone_ms(launch, 20, 3, [](int) {});
       static const char *names[] = {"split", "paired", "fold0", "fold64"};
-      printf("%-6s %2d %3d %9.5f\n", names[paired], s[0], s[1], median_of(t));
+      printf("%-6s %2d %3d %9.5f\n", names[paired], s[0], s[1], ms);
     }
   CK(cudaFree(c));
   return 0;

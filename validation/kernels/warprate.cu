@@ -26,7 +26,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK, median_of
+#include "common.cuh" // CK, CKL, median_alone_ms
 
 constexpr size_t kBytesPerWarp = 256 << 10;
 constexpr size_t kBufferBytes = size_t(4) << 30;
@@ -68,25 +68,11 @@ template <class T, int L>
 double time_ms(const void *a, float *out, float *scratch, size_t scratchN, int sms, int warps) {
   auto k = stream<T, L>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemBytes)));
-  std::vector<double> ms;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int rep = 0; rep < 5; ++rep) {
-    flush<<<1024, 256>>>(scratch, scratchN); // 256 MB written: L2 holds none of `a`
-    CKL();
-    CK(cudaEventRecord(e0));
-    k<<<sms, 32 * warps, kSmemBytes>>>(static_cast<const T *>(a), out);
-    CKL();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return median_of(ms);
+  return median_alone_ms([&](int) { k<<<sms, 32 * warps, kSmemBytes>>>(static_cast<const T *>(a), out); }, 5, 0,
+                         [&](int) {
+                           flush<<<1024, 256>>>(scratch, scratchN); // 256 MB written: L2 holds none of `a`
+                           CKL();
+                         });
 }
 
 template <class T, int L>
