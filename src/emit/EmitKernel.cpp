@@ -750,6 +750,8 @@ std::string Emitter::tasksPhase(const std::string &ind,
       body += guarded(fmt::format("{}[sk_fl] = {}; // in a register across the streaming loop",
                                   r.reg, printPlain(r.access)));
   for (const clang::Stmt *st : stmts) {
+    if (pairedSecond(st))
+      continue; // stored with the first of its pair
     if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
       bool chainOnly = true;
       for (const clang::Decl *d : ds->decls())
@@ -847,6 +849,7 @@ std::string Emitter::kernel() {
     planRegisters();
   }
   planLoopAccumulators();
+  planPairs(); // after the tiles and registers, which hold what they cannot rewrite
   for (const clang::VarDecl *v : privates_)
     if (!promoted_.count(v))
       out += fmt::format("{}{}; // private: written in the nest, declared outside it\n", ind,

@@ -14,6 +14,8 @@ bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
     skip = nullptr;
     return false;
   }
+  if (e_.printPairedStore(s, os))
+    return true;
   if (e_.printPromoted(s, os))
     return true;
   if (e_.printDeclaration(s, os))
@@ -31,6 +33,8 @@ bool Helper::handledStmt(clang::Stmt *s, llvm::raw_ostream &os) {
 bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os) {
   if (a->getType()->isArrayType())
     return false; // a row: the full access above it is printed
+  if (printPairedLoad(a, os))
+    return true;
   std::vector<const clang::Expr *> subs;
   const clang::Expr *e = a;
   while (auto *x = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {

@@ -167,8 +167,10 @@ public:
   std::string run(const std::string &layoutText) {
     analyse();
     std::string out;
+    std::string k = kernel(); // plans the element pairs that pairTypes() declares
     out += header(layoutText);
-    out += kernel();
+    out += pairTypes();
+    out += k;
     out += host(layoutText);
     return out;
   }
@@ -203,6 +205,10 @@ public:
   }
   bool rolled(const clang::ForStmt *f) const;
   bool printPromoted(const clang::Stmt *s, llvm::raw_ostream &os);
+  bool printPairedLoad(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
+  bool printPairedStore(const clang::Stmt *s, llvm::raw_ostream &os);
+  /// The second store of a pair: written with the first (printPairedStore).
+  bool pairedSecond(const clang::Stmt *s) const { return pairSecond_.count(s) != 0; }
   bool printDeclaration(const clang::Stmt *s, llvm::raw_ostream &os);
   std::string print(const clang::Stmt *s, unsigned indent = 0) {
     std::string text;
@@ -298,6 +304,11 @@ private:
                          bool first, bool last);
   void planRegisters();
   void planLoopAccumulators();
+  // element pairs (EmitPairs.cpp)
+  void planPairs();
+  bool pairable(const clang::VarDecl *v) const;
+  std::string pairType(const clang::VarDecl *v) const;
+  std::string pairTypes() const;
   std::vector<std::string> subscriptTexts(const clang::ArraySubscriptExpr *a);
   bool distinctInLoop(const frontend::LoopHeader &h, const clang::Expr *other,
                       const std::string &own);
@@ -376,6 +387,11 @@ private:
   std::map<const clang::VarDecl *, size_t> regOf_;
   std::map<const clang::ForStmt *, std::vector<LoopAcc>> accOf_; ///< per loop
   std::vector<const LoopAcc *> activeAcc_; ///< those of the loops being printed
+  /// Element pairs written as one access (planPairs): the first store of a
+  /// pair -> the second, the seconds, and the reads written as a pair's member.
+  std::map<const clang::Stmt *, const clang::Stmt *> pairStore_;
+  std::set<const clang::Stmt *> pairSecond_;
+  std::set<const clang::ArraySubscriptExpr *> pairLoad_;
   int64_t smemBytes_ = 0; ///< dynamic shared memory per block
   std::map<const clang::VarDecl *, size_t> tileOf_;
   std::map<const clang::ForStmt *, int64_t> unroll_;         ///< C loop -> factor

@@ -85,6 +85,72 @@ TEST(Emit, NaiveLayoutIsOneTaskPerThreadWithTheUsersStatements) {
   EXPECT_NE(cu.find("\"layout\\\": \\\"block=i:16,j:16\\\""), std::string::npos);
 }
 
+TEST(Emit, AnElementPairIsOneAccessWhereItsOrderCannotMatter) {
+  // complex numbers as [..][2] (tests/data/emit/complex_pairs.c has them all)
+  const std::string head = R"(#define N 256
+double x[N][2], y[N][2];
+float f[N][2];
+)";
+  auto kernelOf = [](const std::string &cu) {
+    return cu.substr(0, cu.find("#ifndef __CUDA_ARCH__ // the host driver"));
+  };
+  // two stores of one pair, the second reading only its own element: one
+  // 16-byte store; x's reads: members of its pair
+  std::string cu = kernelOf(emitOne(head + R"(void k(void) {
+  for (int i = 0; i < N; i++) {
+    double re = 2 * x[i][0] - x[i][1];
+    y[i][0] = y[i][0] + re;
+    y[i][1] = y[i][1] + x[i][0];
+  }
+})",
+                                    "naive"));
+  EXPECT_NE(cu.find("struct __align__(16) sk_double2 { double x, y; };"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("*(sk_double2 *)&y[i][0] = sk_double2{(double)(y[i][0] + re), "
+                    "(double)(y[i][1] + ((const sk_double2 *)&x[i][0])->x)};"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("double re = 2 * ((const sk_double2 *)&x[i][0])->x - "
+                    "((const sk_double2 *)&x[i][0])->y;"),
+            std::string::npos)
+      << cu;
+  EXPECT_EQ(cu.find("sk_float2"), std::string::npos) << cu;
+  // the second store reads what the first wrote: two stores, as written
+  cu = kernelOf(emitOne(head + R"(void k(void) {
+  for (int i = 0; i < N; i++) {
+    f[i][0] = 2.0f * i;
+    f[i][1] = f[i][0] + 1.0f;
+  }
+})",
+                        "naive"));
+  EXPECT_NE(cu.find("f[i][0] = 2.F * i;\n  f[i][1] = f[i][0] + 1.F;"), std::string::npos) << cu;
+  EXPECT_EQ(cu.find("sk_float2"), std::string::npos) << cu;
+  // ... or another element of the array, which, to the text, may be the first's
+  cu = kernelOf(emitOne(head + R"(void k(void) {
+  for (int i = 0; i < N / 2; i++) {
+    f[2 * i][0] = 1.0f;
+    f[2 * i][1] = f[2 * i + 1][0];
+  }
+})",
+                        "naive"));
+  EXPECT_EQ(cu.find("sk_float2"), std::string::npos) << cu;
+  // written [1] first: one store, its members in their order; a compound
+  // assignment reads its element: left as written
+  cu = kernelOf(emitOne(head + R"(void k(void) {
+  for (int i = 0; i < N; i++) {
+    f[i][1] = 1.0f;
+    f[i][0] = 2.0f;
+    y[i][0] += 1.0;
+    y[i][1] += 2.0;
+  }
+})",
+                        "naive"));
+  EXPECT_NE(cu.find("*(sk_float2 *)&f[i][0] = sk_float2{(float)(2.F), (float)(1.F)};"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("y[i][0] += 1.;\n  y[i][1] += 2.;"), std::string::npos) << cu;
+  EXPECT_EQ(cu.find("sk_double2"), std::string::npos) << cu;
+}
+
 TEST(Emit, TaskCoordinatesAre64BitWhereTheCIndexOrTheArraysNeedIt) {
   // a `long` index: the C loop may count past 2^31, so the task does too
   std::string code = kMatmul;
