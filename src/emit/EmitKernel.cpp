@@ -181,9 +181,15 @@ clang::QualType Emitter::kernelParamType(const clang::VarDecl *v, bool restrict)
   if (!t->isPointerType())
     return t;
   if (readOnly_.count(v)) {
-    clang::QualType p = t->getPointeeType();
-    clang::QualType c = ctx_.getConstType(p);
-    t = ctx_.getPointerType(c);
+    // const on the elements: a const array type of a parameter declared
+    // `float (*A)[2]` prints as `float (const *A)[2]`, which does not build
+    std::function<clang::QualType(clang::QualType)> constElements = [&](clang::QualType p) {
+      if (const clang::ConstantArrayType *a = ctx_.getAsConstantArrayType(p))
+        return ctx_.getConstantArrayType(constElements(a->getElementType()), a->getSize(), nullptr,
+                                         clang::ArraySizeModifier::Normal, 0);
+      return ctx_.getConstType(p);
+    };
+    t = ctx_.getPointerType(constElements(t->getPointeeType()));
   }
   return restrict ? t.withRestrict() : t.getUnqualifiedType();
 }

@@ -98,10 +98,22 @@ bool readsOtherThan(const clang::Stmt *s, const clang::VarDecl *v, const std::st
   return namings(s, v) != ownElement(s, v, row, which, policy);
 }
 
+/// A declaration statement that defines an unnamed struct, union or enum
+/// (`enum { LO, HI } w = ...;`): emit can print it only as written.
+bool definesUnnamedType(const clang::Stmt *s) {
+  auto *ds = llvm::dyn_cast<clang::DeclStmt>(s);
+  if (!ds)
+    return false;
+  for (const clang::Decl *d : ds->decls())
+    if (auto *tag = llvm::dyn_cast<clang::TagDecl>(d); tag && tag->getName().empty())
+      return true;
+  return false;
+}
+
 void collect(const clang::Stmt *s, std::vector<const clang::ArraySubscriptExpr *> &reads,
              std::vector<const clang::CompoundStmt *> &lists) {
-  if (!s)
-    return;
+  if (!s || definesUnnamedType(s))
+    return; // its reads stay as written
   if (auto *c = llvm::dyn_cast<clang::CompoundStmt>(s))
     lists.push_back(c);
   if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(s))

@@ -41,7 +41,8 @@ void twiddle(void) {
     }
 }
 
-/* conjugate and swap: written [1] first, then [0]: left as written */
+/* conjugate and swap, written [1] first: one store, its members in their
+ * order; the pair's reads from `in` one load */
 void swap_conj(void) {
 #pragma omp parallel for collapse(2)
   for (int j = 0; j < ROWS; j++)
@@ -50,3 +51,17 @@ void swap_conj(void) {
       out[j][i][0] = -in[j][i][1];
     }
 }
+
+/* through pointer parameters, a read inside the declaration of an unnamed
+ * enum (printed as written: its type has no name), the stores paired */
+void rotate(float (*dst)[2], float (*src)[2], int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) {
+    enum { KEEP, FLIP } how = src[i][0] > src[i][1] ? FLIP : KEEP;
+    float re = src[i][0], im = src[i][1];
+    dst[i][0] = how == FLIP ? -im : re;
+    dst[i][1] = how == FLIP ? re : im;
+  }
+}
+
+void run_rotate(void) { rotate(out[0], in[0], COLS); }

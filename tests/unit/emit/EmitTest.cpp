@@ -149,6 +149,22 @@ float f[N][2];
       << cu;
   EXPECT_NE(cu.find("y[i][0] += 1.;\n  y[i][1] += 2.;"), std::string::npos) << cu;
   EXPECT_EQ(cu.find("sk_double2"), std::string::npos) << cu;
+  // through pointer parameters (the read-only one `const` on its elements);
+  // a read in the declaration of an unnamed enum stays as written
+  cu = kernelOf(emitOne(head + R"(void k(double (*d)[2], double (*s)[2]) {
+  for (int i = 0; i < N; i++) {
+    enum { KEEP, FLIP } how = s[i][0] > s[i][1] ? FLIP : KEEP;
+    d[i][0] = how == FLIP ? s[i][1] : s[i][0];
+    d[i][1] = how == FLIP ? s[i][0] : s[i][1];
+  }
+}
+void run(void) { k(y, x); })",
+                        "naive"));
+  EXPECT_NE(cu.find("skelcast_k(double (*restrict d)[2], const double (*restrict s)[2])"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("} how = s[i][0] > s[i][1] ? FLIP : KEEP;"), std::string::npos) << cu;
+  EXPECT_NE(cu.find("*(sk_double2 *)&d[i][0] = sk_double2{"), std::string::npos) << cu;
 }
 
 TEST(Emit, TaskCoordinatesAre64BitWhereTheCIndexOrTheArraysNeedIt) {
