@@ -16,6 +16,8 @@
 // start, which the driver's cudaMalloc aligns to 256 bytes.
 #include "Emitter.h"
 
+#include <functional>
+
 namespace skelcast::emit::detail {
 
 namespace {
@@ -68,25 +70,22 @@ int namings(const clang::Stmt *s, const clang::VarDecl *v) {
   return n;
 }
 
+/// The row of an access as plain C (Emitter::printPlain), to compare rows by.
+using PlainText = std::function<std::string(const clang::Expr *)>;
+
 /// The accesses of `v` in `s` that are its element `row[which]`.
 int ownElement(const clang::Stmt *s, const clang::VarDecl *v, const std::string &row, int which,
-               const clang::PrintingPolicy &policy) {
+               const PlainText &plain) {
   if (!s)
     return 0;
   if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
     PairAccess p = pairAccess(e);
-    if (p.array == v && p.which == which) {
-      std::string t;
-      llvm::raw_string_ostream os(t);
-      p.row->printPretty(os, nullptr, policy);
-      os.flush();
-      if (t == row)
-        return 1;
-    }
+    if (p.array == v && p.which == which && plain(p.row) == row)
+      return 1;
   }
   int n = 0;
   for (const clang::Stmt *c : s->children())
-    n += ownElement(c, v, row, which, policy);
+    n += ownElement(c, v, row, which, plain);
   return n;
 }
 
@@ -94,8 +93,8 @@ bool mentions(const clang::Stmt *s, const clang::VarDecl *v) { return namings(s,
 
 /// Whether `s` reads `v` anywhere but at its element `row[which]`.
 bool readsOtherThan(const clang::Stmt *s, const clang::VarDecl *v, const std::string &row,
-                    int which, const clang::PrintingPolicy &policy) {
-  return namings(s, v) != ownElement(s, v, row, which, policy);
+                    int which, const PlainText &plain) {
+  return namings(s, v) != ownElement(s, v, row, which, plain);
 }
 
 /// A declaration statement that defines an unnamed struct, union or enum
@@ -153,15 +152,16 @@ void Emitter::planPairs() {
   std::vector<const clang::CompoundStmt *> lists;
   for (const clang::Stmt *s : nest_.body)
     collect(s, reads, lists);
-  // the loop bodies' statement lists, and the nest's own
+  // stores, in the nest's statement list and its loop bodies' (none in a
+  // fission's kernel, whose statements are a subset)
   std::vector<std::vector<const clang::Stmt *>> seqs;
-  seqs.push_back(nest_.body);
-  for (const clang::CompoundStmt *c : lists)
-    seqs.emplace_back(c->body_begin(), c->body_end());
-  // stores: not in a fission's kernel, whose statements are a subset
+  if (nest_.only.empty()) {
+    seqs.push_back(nest_.body);
+    for (const clang::CompoundStmt *c : lists)
+      seqs.emplace_back(c->body_begin(), c->body_end());
+  }
+  const PlainText plain = [this](const clang::Expr *e) { return printPlain(e); };
   for (const auto &seq : seqs) {
-    if (!nest_.only.empty())
-      break;
     for (size_t i = 0; i + 1 < seq.size(); ++i) {
       auto *s0 = llvm::dyn_cast<clang::BinaryOperator>(seq[i]);
       auto *s1 = llvm::dyn_cast<clang::BinaryOperator>(seq[i + 1]);
@@ -181,7 +181,7 @@ void Emitter::planPairs() {
            auto *r = llvm::dyn_cast<clang::ArraySubscriptExpr>(x->IgnoreParenImpCasts());
            x = r->getBase())
         rowReads = rowReads || mentions(r->getIdx(), p0.array);
-      if (rowReads || readsOtherThan(s1->getRHS(), p0.array, row, p1.which, policy_) ||
+      if (rowReads || readsOtherThan(s1->getRHS(), p0.array, row, p1.which, plain) ||
           s0->getRHS()->HasSideEffects(ctx_) || s1->getRHS()->HasSideEffects(ctx_) ||
           p0.row->HasSideEffects(ctx_))
         continue;
