@@ -36,6 +36,9 @@ struct InputOptions {
   /// C inputs: where `comp` counts come from (`--counts`; docs/skeletonizer.md,
   /// "Counts from a compiler"): the table, or the compiled naive layout.
   toolchain::CountSource counts = toolchain::CountSource::Table;
+  /// C inputs: the load groups of each ranked layout's SASS (`--load-groups
+  /// sass`; docs/model.md, "Load groups from the SASS") instead of the estimate's.
+  bool sassLoadGroups = false;
   /// The compilations of one command run, shared by its inputs; one per call when null.
   std::shared_ptr<toolchain::CompileCache> compileCache;
 };

@@ -154,7 +154,7 @@ void projectInput(Context &ctx, const ProjectOpts &o, const InputOptions &io, co
         only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
       model::KernelProjection kp = model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only);
       if (ptxas && !kp.layouts.empty())
-        kp = rerankedWithPtxas(*io.compileCache, skeletonizeOptions(io), path, analysis, k, gpus[g],
+        kp = rerankedWithPtxas(io, skeletonizeOptions(io), path, analysis, k, gpus[g],
                                o.modelOptions(), std::move(kp), o.top, ctx.err,
                                [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
       all[g].push_back(std::move(kp));
@@ -321,13 +321,11 @@ void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, s
   const std::string &path = o.files.front();
   if (!readsPtxasRegisters(io, path, o.modelOptions()))
     return;
-  model::CompiledRegisterCount n =
-      ptxasRegisters(*io.compileCache, skeletonizeOptions(io), path, k, {l}, ctx.err).front();
-  if (n.applyTo(l))
-    return;
-  ctx.diag.emit({{{path, 0, 0}, "registers per thread from the model's estimate, not ptxas: " +
-                                    (n.why.empty() ? std::string("the layout was not emitted") : n.why)}},
-                ctx.err);
+  std::vector<model::CompiledRegisterCount> n =
+      ptxasRegisters(io, skeletonizeOptions(io), path, k, {l}, ctx.err);
+  n.front().applyTo(l);
+  for (const std::string &m : estimatesKept(io, o.modelOptions(), n, "layouts explained"))
+    ctx.diag.emit({{{path, 0, 0}, m}}, ctx.err);
 }
 
 int runExplain(Context &ctx, const ProjectOpts &o) {
@@ -430,6 +428,7 @@ void registerProject(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // for C inputs: -D, -I, -std, -p, --function, --extent, --trip, --sample
   o->c.addCounts(cmd);
+  o->c.addLoadGroups(cmd);
 #endif
   sweep->excludes("--layout")->excludes("--kernel");
   cmd->callback([&ctx, o, cmd] {
@@ -458,6 +457,7 @@ void registerExplain(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // the same C input options as project
   o->c.addCounts(cmd);
+  o->c.addLoadGroups(cmd);
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();

@@ -8,10 +8,25 @@
 
 namespace skelcast::cli {
 
+/// ptxas's registers go into the ranking: `--counts` not `table`, and a model
+/// that reads them.
+static bool wantsRegisters(const InputOptions &io, const model::ModelOptions &mo) {
+  return io.counts != toolchain::CountSource::Table && model::readsRegisters(mo);
+}
+
+/// The SASS's load groups go into the ranking: `--load-groups sass`, and a
+/// model that reads them.
+static bool wantsLoadGroups(const InputOptions &io, const model::ModelOptions &mo) {
+  return io.sassLoadGroups && model::readsLoadGroups(mo);
+}
+
 bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo) {
 #ifdef SKELCAST_HAVE_FRONTEND
-  return io.counts != toolchain::CountSource::Table && io.compileCache &&
-         io.compileCache->tools().hasPtxas() && model::readsRegisters(mo);
+  // Without nvcc, `--counts` falls back to the table with a warning of its own
+  // (Inputs.cpp); `--load-groups sass` goes on, and each layout's reason (no
+  // nvcc, no cuobjdump) reaches the warning of estimatesKept.
+  return io.compileCache && ((wantsRegisters(io, mo) && io.compileCache->tools().hasPtxas()) ||
+                             wantsLoadGroups(io, mo));
 #else
   (void)io, (void)mo;
   return false;
@@ -23,7 +38,7 @@ bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const 
   return c && path != "-" && ptxasRegistersOn(io, mo);
 }
 
-std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache &cache,
+std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
                                                          const frontend::SkeletonizeOptions &so,
                                                          const std::string &path, size_t k,
                                                          const std::vector<layout::Layout> &layouts,
@@ -31,25 +46,59 @@ std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache
   std::vector<model::CompiledRegisterCount> out(layouts.size());
 #ifdef SKELCAST_HAVE_FRONTEND
   std::vector<std::string> why;
-  std::vector<std::optional<toolchain::ResourceUsage>> res =
-      emit::compiledResources(path, so, k, layouts, cache, diagnostics, why);
+  toolchain::CompileCache &cache = *io.compileCache;
+  bool registers = io.counts != toolchain::CountSource::Table;
+  std::vector<std::optional<emit::CompiledLayout>> res =
+      emit::compiledResources(path, so, k, layouts, cache, io.sassLoadGroups, diagnostics, why);
   for (size_t i = 0; i < layouts.size(); ++i) {
-    out[i].why = why[i];
-    if (res[i]) {
-      out[i].registers = res[i]->registers;
-      out[i].stackBytes = res[i]->stackFrameBytes;
-      out[i].spillBytes = res[i]->spillStoreBytes + res[i]->spillLoadBytes;
+    if (registers)
+      out[i].why = why[i];
+    if (registers && res[i]) {
+      out[i].registers = res[i]->usage.registers;
+      out[i].stackBytes = res[i]->usage.stackFrameBytes;
+      out[i].spillBytes = res[i]->usage.spillStoreBytes + res[i]->usage.spillLoadBytes;
     }
+    if (!io.sassLoadGroups)
+      continue;
+    if (res[i] && res[i]->loadGroups)
+      out[i].registersPerWait = res[i]->loadGroups->registersPerGroup();
+    else if (!res[i])
+      out[i].whyNoGroups = why[i].empty() ? "not built" : why[i];
+    else
+      out[i].whyNoGroups = res[i]->whyNoGroups; // empty: no load waited for, nothing to count
   }
 #else
-  (void)cache, (void)so, (void)path, (void)k, (void)diagnostics;
+  (void)io, (void)so, (void)path, (void)k, (void)diagnostics;
   for (auto &c : out)
     c.why = "this skelcast has no C frontend";
 #endif
   return out;
 }
 
-model::KernelProjection rerankedWithPtxas(toolchain::CompileCache &cache,
+std::vector<std::string> estimatesKept(const InputOptions &io, const model::ModelOptions &mo,
+                                       const std::vector<model::CompiledRegisterCount> &counts,
+                                       const std::string &which) {
+  std::vector<std::string> out;
+  auto summary = [&](const char *what, auto kept, auto why) {
+    size_t missing = 0;
+    std::string first;
+    for (const auto &c : counts)
+      if (kept(c) && missing++ == 0)
+        first = why(c).substr(0, why(c).find('\n'));
+    if (missing > 0)
+      out.push_back(fmt::format("{} from the model's estimate, not the compiled code, for {} of the {} {} ({})",
+                                what, missing, counts.size(), which, first));
+  };
+  if (wantsRegisters(io, mo))
+    summary("registers per thread", [](const model::CompiledRegisterCount &c) { return !c.registers; },
+            [](const model::CompiledRegisterCount &c) { return c.why; });
+  if (wantsLoadGroups(io, mo))
+    summary("load groups", [](const model::CompiledRegisterCount &c) { return !c.whyNoGroups.empty(); },
+            [](const model::CompiledRegisterCount &c) { return c.whyNoGroups; });
+  return out;
+}
+
+model::KernelProjection rerankedWithPtxas(const InputOptions &io,
                                           const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,
@@ -60,17 +109,9 @@ model::KernelProjection rerankedWithPtxas(toolchain::CompileCache &cache,
   for (const auto &p : kp.layouts)
     layouts.push_back(p.layout);
   std::vector<model::CompiledRegisterCount> counts =
-      ptxasRegisters(cache, so, path, k, layouts, diagnostics);
-  size_t missing = 0;
-  std::string first;
-  for (const auto &c : counts)
-    if (!c.registers && missing++ == 0)
-      first = c.why.substr(0, c.why.find('\n'));
-  if (missing > 0)
-    warn({{path, 0, 0},
-          fmt::format("kernel '{}' on {}: registers per thread from the model's estimate, not "
-                      "ptxas, for {} of the {} layouts re-ranked with ptxas's ({})",
-                      analysis.file().kernelName(k), hw.name, missing, counts.size(), first)});
+      ptxasRegisters(io, so, path, k, layouts, diagnostics);
+  for (const std::string &m : estimatesKept(io, mo, counts, "layouts re-ranked with the compiler's"))
+    warn({{path, 0, 0}, fmt::format("kernel '{}' on {}: {}", analysis.file().kernelName(k), hw.name, m)});
   return model::rerankWithRegisters(analysis, k, hw, {}, mo, std::move(kp), counts, keep);
 }
 

@@ -1,8 +1,9 @@
-// ptxas's registers per thread for the layouts a command ranks or validates
-// (docs/model.md, "Registers from ptxas"): shared by project, batch and
-// validate. The C file's layouts are emitted once per kernel and each built
-// with nvcc (emit::compiledRegisters, through the run's CompileCache); the
-// model gets the counts as values (model::rerankWithRegisters, validate).
+// ptxas's registers per thread, and the load groups of the SASS, for the
+// layouts a command ranks or validates (docs/model.md, "Registers from ptxas",
+// "Load groups from the SASS"): shared by project, explain and validate. The C
+// file's layouts are emitted once per kernel and each built with nvcc
+// (emit::compiledResources, through the run's CompileCache); the model gets
+// the counts as values (model::rerankWithRegisters, validate).
 #pragma once
 
 #include "Inputs.h"
@@ -15,9 +16,11 @@
 
 namespace skelcast::cli {
 
-/// Whether ptxas's registers can go into a ranking: `--counts` not `table`,
-/// nvcc found (the cache's tools), and a model that reads registers
-/// (model::readsRegisters).
+/// Whether the layouts are built for the ranking: ptxas's registers with
+/// `--counts` not `table`, nvcc found (the cache's tools) and a model that
+/// reads registers (model::readsRegisters); or the SASS's load groups with
+/// `--load-groups sass` and a model that reads them (model::readsLoadGroups),
+/// where a missing nvcc or cuobjdump is each layout's reason for the estimate.
 bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo);
 
 /// ptxasRegistersOn, for `path`'s kernels: a C file (not standard input).
@@ -25,17 +28,26 @@ bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const 
 
 /// ptxas's registers per thread of `layouts` of kernel `k` of the C file
 /// `path`, read with the skeletonizer's options `so` and the run's compile
-/// cache, or why each keeps the estimate.
-std::vector<model::CompiledRegisterCount> ptxasRegisters(toolchain::CompileCache &cache,
+/// cache (io.compileCache), or why each keeps the estimate; where io.counts
+/// resolves to `sass`, the load groups of each layout's SASS too.
+std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
                                                          const frontend::SkeletonizeOptions &so,
                                                          const std::string &path, size_t k,
                                                          const std::vector<layout::Layout> &layouts,
                                                          std::ostream &diagnostics);
 
+/// One line for each kind of count asked for (ptxas's registers with
+/// `--counts` not table, the SASS's load groups with `--load-groups sass`) that
+/// some of `counts` lack: how many of the `which` kept the model's estimate and
+/// why the first did. Empty when nothing was missing.
+std::vector<std::string> estimatesKept(const InputOptions &io, const model::ModelOptions &mo,
+                                       const std::vector<model::CompiledRegisterCount> &counts,
+                                       const std::string &which);
+
 /// `kp`, ranked by the estimate with keepTop = model::rerankCandidates(keep),
 /// re-ranked with ptxas's registers of its layouts and cut to `keep`; a warning
 /// (through `warn`) says how many kept the estimate and why the first did.
-model::KernelProjection rerankedWithPtxas(toolchain::CompileCache &cache,
+model::KernelProjection rerankedWithPtxas(const InputOptions &io,
                                           const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,

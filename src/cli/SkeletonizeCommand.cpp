@@ -122,6 +122,15 @@ void SkeletonizeCliOptions::addCounts(CLI::App *cmd) {
       ->capture_default_str();
 }
 
+void SkeletonizeCliOptions::addLoadGroups(CLI::App *cmd) {
+  cmd->add_option("--load-groups", loadGroups,
+                  "How many global loads a thread has in flight per wait (term mlp): 'estimate' "
+                  "(16 registers of loads a wait), 'sass' (each ranked or measured layout emitted, "
+                  "built with nvcc and its SASS read with cuobjdump; the estimate where that fails)")
+      ->check(CLI::IsMember({"estimate", "sass"}))
+      ->capture_default_str();
+}
+
 toolchain::CountSource SkeletonizeCliOptions::countSource() const {
   auto c = toolchain::parseCountSource(counts);
   if (!c)
@@ -133,7 +142,8 @@ InputOptions SkeletonizeCliOptions::inputOptions() const {
   frontend::SkeletonizeOptions so = finish();
   InputOptions in;
   in.counts = countSource();
-  if (in.counts != toolchain::CountSource::Table)
+  in.sassLoadGroups = loadGroups == "sass";
+  if (in.counts != toolchain::CountSource::Table || in.sassLoadGroups)
     in.compileCache = std::make_shared<toolchain::CompileCache>(toolchain::findTools());
   in.compilerArgs = so.clangArgs;
   in.function = so.function;
@@ -158,6 +168,7 @@ InputOptions withCommandLine(InputOptions base, const InputOptions &cli) {
   base.samples.insert(cli.samples.begin(), cli.samples.end());
   base.assumeAliasing = base.assumeAliasing || cli.assumeAliasing;
   base.counts = cli.counts;
+  base.sassLoadGroups = cli.sassLoadGroups;
   base.compileCache = cli.compileCache;
   return base;
 }

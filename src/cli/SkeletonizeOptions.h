@@ -22,6 +22,7 @@ struct SkeletonizeCliOptions {
   std::string std, db, function;
   bool assumeAliasing = false; ///< --assume-aliasing
   std::string counts = "table"; ///< --counts auto|sass|ptx|table
+  std::string loadGroups = "estimate"; ///< --load-groups estimate|sass
 
   /// Declare the options on `cmd`; `file` is its required positional.
   void add(CLI::App *cmd);
@@ -35,6 +36,9 @@ struct SkeletonizeCliOptions {
   /// Declare `--counts` (for the commands that project: skeletonize, project,
   /// explain, batch, check, validate).
   void addCounts(CLI::App *cmd);
+  /// Declare `--load-groups` (for the commands that rank layouts: project,
+  /// explain, validate).
+  void addLoadGroups(CLI::App *cmd);
   /// `--counts` as a value (a usage error when unknown).
   toolchain::CountSource countSource() const;
   /// The same as a command's input options (project, explain, batch, check).

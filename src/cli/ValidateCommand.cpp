@@ -55,21 +55,12 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
                         },
                         {}};
   if (ptxasRegistersOn(counts, mo))
-    s.registers = [&ctx, options, counts](const model::MeasuredCase &c, size_t k,
+    s.registers = [&ctx, options, counts, mo](const model::MeasuredCase &c, size_t k,
                                   const std::vector<layout::Layout> &layouts) {
       std::vector<model::CompiledRegisterCount> n =
-          ptxasRegisters(*counts.compileCache, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
-      size_t missing = 0;
-      std::string first;
-      for (const auto &x : n)
-        if (!x.registers && missing++ == 0)
-          first = x.why.substr(0, x.why.find('\n'));
-      if (missing > 0)
-        ctx.diag.emit({{{c.cSource, 0, 0},
-                        fmt::format("kernel '{}': registers per thread from the model's estimate, "
-                                    "not ptxas, for {} of its {} measured layouts ({})",
-                                    c.kernel, missing, n.size(), first)}},
-                      ctx.err);
+          ptxasRegisters(counts, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
+      for (const std::string &m : estimatesKept(counts, mo, n, "measured layouts"))
+        ctx.diag.emit({{{c.cSource, 0, 0}, fmt::format("kernel '{}': {}", c.kernel, m)}}, ctx.err);
       return n;
     };
   return s;
@@ -132,6 +123,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd);
   o->c.addCounts(cmd);
+  o->c.addLoadGroups(cmd);
 #endif
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

@@ -196,7 +196,7 @@ static std::map<size_t, std::vector<layout::Layout>> rerankedTops(Context &ctx, 
     model::KernelProjection kp = model::projectProgramKernel(analysis, k, hw, {}, mo);
     if (kp.layouts.empty())
       continue;
-    kp = rerankedWithPtxas(*o.counts.compileCache, o.skeletonize, file, analysis, k, hw, o.model,
+    kp = rerankedWithPtxas(o.counts, o.skeletonize, file, analysis, k, hw, o.model,
                            std::move(kp), o.choice.top, ctx.err,
                            [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
     for (auto &p : kp.layouts)

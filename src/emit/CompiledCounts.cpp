@@ -98,14 +98,15 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
   return r;
 }
 
-std::vector<std::optional<toolchain::ResourceUsage>> compiledResources(const std::string &cpath,
-                                                  const frontend::SkeletonizeOptions &opts,
-                                                  size_t k,
-                                                  const std::vector<layout::Layout> &layouts,
-                                                  toolchain::CompileCache &cache,
-                                                  std::ostream &diagnostics,
-                                                  std::vector<std::string> &why) {
-  std::vector<std::optional<toolchain::ResourceUsage>> out(layouts.size());
+std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &cpath,
+                                                             const frontend::SkeletonizeOptions &opts,
+                                                             size_t k,
+                                                             const std::vector<layout::Layout> &layouts,
+                                                             toolchain::CompileCache &cache,
+                                                             bool sassLoadGroups,
+                                                             std::ostream &diagnostics,
+                                                             std::vector<std::string> &why) {
+  std::vector<std::optional<CompiledLayout>> out(layouts.size());
   why.assign(layouts.size(), "");
   EmitOptions eo;
   eo.skipUnsupported = true;
@@ -142,9 +143,26 @@ std::vector<std::optional<toolchain::ResourceUsage>> compiledResources(const std
       continue;
     }
     try {
-      out[i] = toolchain::parseResourceUsage(c.text);
+      out[i] = CompiledLayout{toolchain::parseResourceUsage(c.text), std::nullopt};
     } catch (const std::runtime_error &err) {
       why[i] = err.what();
+      continue;
+    }
+    // The same build's SASS (the cache compiled both); without it the
+    // estimate's groups stay, as they do where no load is waited for.
+    if (!sassLoadGroups)
+      continue;
+    toolchain::Compiled s = cache.sass(e.cuda);
+    if (!s.ok) {
+      out[i]->whyNoGroups = s.error;
+      continue;
+    }
+    try {
+      toolchain::SassLoadGroups g = toolchain::countSassLoadGroups(s.text);
+      if (g.groups > 0)
+        out[i]->loadGroups = g;
+    } catch (const std::runtime_error &err) {
+      out[i]->whyNoGroups = std::string("reading the SASS: ") + err.what();
     }
   }
   return out;

@@ -295,7 +295,7 @@ struct Characterizer::Impl {
 
   // Layout level scratch.
   std::vector<int> maxLevel, groupLoops;
-  std::vector<double> loadRegs; ///< per block: registers its direct loads fill per thread
+  std::vector<double> registerGroups; ///< per block: groups its direct loads' registers fill per thread
   std::vector<double> rolledScale; ///< per access: rolled insts / eq. 13's
 
   Impl(const KernelInfo &k, const hw::HwSpec &h);
@@ -376,7 +376,7 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   insts.assign(nAccesses, 0);
   bytesPerThread.assign(nAccesses, 0);
   maxLevel.assign(ki.blocks.size(), 0);
-  loadRegs.assign(ki.blocks.size(), 0);
+  registerGroups.assign(ki.blocks.size(), 0);
   rolledScale.assign(nAccesses, 1.0);
   // One task's instructions per access: the thread set with every fold 1 (its
   // dimensions' count 1, so the block's step does not matter).
@@ -819,22 +819,24 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // folded tasks are jammed, so their loads share the groups (not x F),
   // unless each task has its own trip count (serialTasks). A group holds its
   // loads' values in registers until it ends: a list's loads fill at least
-  // (registers they fill) / kLoadRegistersPerWait groups.
+  // (registers they fill) / kLoadRegistersPerWait groups, or / the registers a
+  // wait of the layout's own SASS where it was read (compiledRegistersPerWait).
   std::fill(maxLevel.begin(), maxLevel.end(), 0);
-  std::fill(loadRegs.begin(), loadRegs.end(), 0.0);
+  std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (!a.isStore && !u.viaShared) {
       size_t b = static_cast<size_t>(a.block);
       maxLevel[b] = std::max(maxLevel[b], a.level);
-      loadRegs[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0);
+      registerGroups[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0) /
+                     l.compiledRegistersPerWait.value_or(kLoadRegistersPerWait);
     }
   }
   c.serialTasks = serialTasks(ki, l);
   for (size_t b = 0; b < ki.blocks.size(); ++b) {
     const auto &blk = ki.blocks[b];
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
-    c.loadGroups += std::max(maxLevel[b] * blk.execs / u * c.serialTasks, loadRegs[b] / kLoadRegistersPerWait);
+    c.loadGroups += std::max(maxLevel[b] * blk.execs / u * c.serialTasks, registerGroups[b]);
   }
   // Each instruction that fills shared memory is a guarded load and store,
   // which waits for its load (the validation kernels' SASS): a group of its own.

@@ -142,6 +142,15 @@ std::vector<ExplainRow> explainSpills(const TermEffects &e) {
 // slowest load (adjustCaches).
 void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
+  a.effects.loadGroups = in.c.loadGroups;
+  a.effects.loadGroupsFromSass = in.l.compiledRegistersPerWait.has_value();
+  a.effects.loadRegistersPerWait = in.l.compiledRegistersPerWait.value_or(layout::kLoadRegistersPerWait);
+}
+
+std::vector<ExplainRow> explainMlp(const TermEffects &e) {
+  return {{e.loadGroupsFromSass ? "load registers a wait (SASS)" : "load registers a wait (estimate)",
+           e.loadRegistersPerWait, 6, "what a group of loads holds in flight"},
+          {"load groups per thread", e.loadGroups, 6, "each waits one latency (mlp)"}};
 }
 
 // --- rmw (section 7) ------------------------------------------------------------
@@ -876,7 +885,7 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Spills, "spills", "ptxas's spill stores and loads move through L1, and L2 or DRAM beyond it",
        adjustSpills, nullptr, explainSpills},
       {TermId::Mlp, "mlp", "a warp waits one latency per group of independent loads", adjustMlp, nullptr,
-       nullptr},
+       explainMlp},
       {TermId::Caches, "caches", "L1 and L2 hits see their latency and move no DRAM bytes", adjustCaches,
        nullptr, explainCaches},
       {TermId::Residency, "residency",

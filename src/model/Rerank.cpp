@@ -10,6 +10,8 @@ namespace skelcast::model {
 size_t rerankCandidates(size_t shown) { return std::max<size_t>(2 * shown, 10); }
 
 bool CompiledRegisterCount::applyTo(layout::Layout &l) const {
+  if (registersPerWait)
+    l.compiledRegistersPerWait = registersPerWait;
   if (!registers)
     return false;
   l.compiledRegisters = registers;
@@ -21,6 +23,10 @@ bool CompiledRegisterCount::applyTo(layout::Layout &l) const {
 bool readsRegisters(const ModelOptions &mo) {
   return mo.model.kind == ModelKind::Skelcast &&
          (mo.model.enabledTerms() & termBit(TermId::Registers)) != 0;
+}
+
+bool readsLoadGroups(const ModelOptions &mo) {
+  return mo.model.kind == ModelKind::Skelcast && (mo.model.enabledTerms() & termBit(TermId::Mlp)) != 0;
 }
 
 KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
@@ -47,7 +53,8 @@ KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, 
       p = std::move(again.layouts.front());
       launches[i] = std::move(again.launches);
     }
-    p.registers = src;
+    if (src.ptxas || !src.why.empty()) // asked for (`--counts` not table)
+      p.registers = src;
   }
   std::vector<size_t> order(kp.layouts.size());
   std::iota(order.begin(), order.end(), 0);

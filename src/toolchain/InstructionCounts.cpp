@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -223,18 +224,23 @@ CodeCounts countPtx(const std::string &ptx) {
   return out;
 }
 
-CodeCounts countSass(const std::string &sass) {
+namespace {
+
+/// One SASS instruction as cuobjdump prints it, its guard predicate dropped.
+struct SassLine {
+  long addr;
+  std::string opcode, operands;
+};
+
+/// The instructions of the first `Function :` of `cuobjdump -sass` output.
+std::vector<SassLine> readSass(const std::string &sass) {
   size_t fn = sass.find("Function :");
   if (fn == std::string::npos)
     throw std::runtime_error("no 'Function :' in the SASS");
   size_t next = sass.find("Function :", fn + 1);
   std::stringstream ss(sass.substr(fn, next == std::string::npos ? std::string::npos : next - fn));
   static const std::regex line(R"(^\s*/\*([0-9a-fA-F]+)\*/\s+([^;]*);)");
-  struct Raw {
-    long addr;
-    std::string opcode, operands;
-  };
-  std::vector<Raw> raw;
+  std::vector<SassLine> raw;
   std::string l;
   while (std::getline(ss, l)) {
     std::smatch m;
@@ -246,15 +252,85 @@ CodeCounts countSass(const std::string &sass) {
       text = sp == std::string::npos ? "" : trim(text.substr(sp));
     }
     size_t sp = text.find_first_of(" \t");
-    Raw r{std::stol(m[1], nullptr, 16), text.substr(0, sp),
-          sp == std::string::npos ? "" : trim(text.substr(sp))};
-    raw.push_back(r);
+    raw.push_back({std::stol(m[1], nullptr, 16), text.substr(0, sp),
+                   sp == std::string::npos ? "" : trim(text.substr(sp))});
   }
+  return raw;
+}
+
+/// The general registers an operand list names: R5 is 5, a 64-bit pair R4.64
+/// is 4 and 5 (uniform registers URn and RZ are not general registers).
+std::set<int> sassRegisters(const std::string &text) {
+  static const std::regex reg(R"(\bR(\d+)(\.64)?\b)");
+  std::set<int> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) {
+    int r = std::stoi((*it)[1]);
+    out.insert(r);
+    if ((*it)[2].matched)
+      out.insert(r + 1);
+  }
+  return out;
+}
+
+} // namespace
+
+SassLoadGroups countSassLoadGroups(const std::string &sass) {
+  std::vector<SassLine> raw = readSass(sass);
+  SassLoadGroups out;
+  std::map<int, size_t> pending; // register -> the load (its number) that writes it
+  std::vector<size_t> loadPos;   // instruction index of each load
+  long lastWait = -1;
+  for (size_t pos = 0; pos < raw.size(); ++pos) {
+    const SassLine &in = raw[pos];
+    std::string base = in.opcode.substr(0, in.opcode.find('.'));
+    size_t comma = in.operands.find(',');
+    bool store = base.rfind("ST", 0) == 0 || base == "RED" || base == "ATOMG";
+    std::set<int> dst = store || comma == std::string::npos ? std::set<int>{}
+                                                            : sassRegisters(in.operands.substr(0, comma));
+    std::set<int> srcs = store || comma == std::string::npos ? sassRegisters(in.operands)
+                                                             : sassRegisters(in.operands.substr(comma + 1));
+    // The first reader of a pending load's register waits for it, and for every
+    // load issued before it; a wait for a load issued after the previous wait
+    // ends a group (docs/model.md, `mlp`).
+    std::optional<size_t> waited;
+    for (int r : srcs)
+      if (auto it = pending.find(r); it != pending.end())
+        waited = std::max(waited.value_or(0), it->second);
+    if (waited) {
+      if (static_cast<long>(loadPos[*waited]) > lastWait) {
+        ++out.groups;
+        lastWait = static_cast<long>(pos);
+      }
+      for (auto it = pending.begin(); it != pending.end();)
+        it = it->second <= *waited ? pending.erase(it) : std::next(it);
+    }
+    if (base == "LDG") {
+      int width = in.opcode.find(".128") != std::string::npos ? 4 : in.opcode.find(".64") != std::string::npos ? 2 : 1;
+      loadPos.push_back(pos);
+      ++out.loads;
+      out.registers += width;
+      if (!dst.empty())
+        for (int k = 0; k < width; ++k)
+          pending[*dst.begin() + k] = loadPos.size() - 1;
+    } else {
+      for (int r : dst)
+        pending.erase(r);
+    }
+  }
+  return out;
+}
+
+double SassLoadGroups::registersPerGroup() const {
+  return groups > 0 ? static_cast<double>(registers) / static_cast<double>(groups) : 0.0;
+}
+
+CodeCounts countSass(const std::string &sass) {
+  std::vector<SassLine> raw = readSass(sass);
   std::vector<Insn> code;
   std::vector<std::string> headers;
   std::map<long, long> indexOf;
   std::vector<std::pair<size_t, long>> branches;
-  for (const Raw &r : raw) {
+  for (const SassLine &r : raw) {
     std::string base = r.opcode.substr(0, r.opcode.find('.'));
     if (base == "NOP")
       continue; // padding

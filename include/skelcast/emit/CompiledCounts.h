@@ -28,16 +28,29 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
                                                           toolchain::CompileCache &cache,
                                                           std::ostream &diagnostics);
 
+/// What the compiler made of one layout's emitted kernel.
+struct CompiledLayout {
+  toolchain::ResourceUsage usage; ///< ptxas's registers, stack frame, spills
+  /// The SASS's load groups, where they were asked for and cuobjdump read them
+  /// (docs/model.md, `mlp`, "Load groups from the SASS").
+  std::optional<toolchain::SassLoadGroups> loadGroups;
+  /// Asked for and not read: why (cuobjdump missing or failing). Empty where
+  /// read, or where the SASS waits for no global load.
+  std::string whyNoGroups;
+};
+
 /// ptxas's registers per thread, stack frame and spills of kernel `k` of the C
-/// file in each of `layouts` (docs/model.md, "Registers from ptxas"): all
-/// emitted by one emitCuda call, each built with nvcc (the cache's); nullopt
-/// where that fails, with the reason in `why[i]` (empty where it was read).
-std::vector<std::optional<toolchain::ResourceUsage>> compiledResources(const std::string &cpath,
-                                                  const frontend::SkeletonizeOptions &opts,
-                                                  size_t k,
-                                                  const std::vector<layout::Layout> &layouts,
-                                                  toolchain::CompileCache &cache,
-                                                  std::ostream &diagnostics,
-                                                  std::vector<std::string> &why);
+/// file in each of `layouts` (docs/model.md, "Registers from ptxas"), and with
+/// `sassLoadGroups` the load groups of its SASS: all emitted by one emitCuda
+/// call, each built with nvcc (the cache's); nullopt where that fails, with the
+/// reason in `why[i]` (empty where it was read).
+std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &cpath,
+                                                             const frontend::SkeletonizeOptions &opts,
+                                                             size_t k,
+                                                             const std::vector<layout::Layout> &layouts,
+                                                             toolchain::CompileCache &cache,
+                                                             bool sassLoadGroups,
+                                                             std::ostream &diagnostics,
+                                                             std::vector<std::string> &why);
 
 } // namespace skelcast::emit

@@ -28,6 +28,10 @@ struct Layout {
   /// With compiledRegisters: ptxas's stack frame per thread and the bytes of
   /// the spill stores and loads in the kernel's code (term `spills`).
   int64_t compiledStackBytes = 0, compiledSpillBytes = 0;
+  /// Where the layout's SASS was read (`--load-groups sass`): the registers its
+  /// global loads fill per wait in the compiled code, which bound a group of
+  /// loads in term `mlp` instead of layout::kLoadRegistersPerWait.
+  std::optional<double> compiledRegistersPerWait;
 
   int64_t threadsPerBlock() const;
   int64_t foldProduct() const;

@@ -4,7 +4,8 @@
 /// best few by the estimate are then re-projected with the registers per thread
 /// ptxas gave their emitted code (Layout::compiledRegisters, read by the
 /// `registers` term) and ranked again. The model starts no program: the counts
-/// come in as values (the cli reads them with emit::compiledRegisters).
+/// come in as values (the cli reads them with emit::compiledResources), with
+/// `--load-groups sass` the registers of loads a wait of their SASS too.
 #pragma once
 
 #include "skelcast/model/Program.h"
@@ -24,15 +25,25 @@ size_t rerankCandidates(size_t shown);
 /// Whether ptxas's count can change `mo`'s ranking: the skelcast model with its
 /// `registers` term on (the other models and terms do not read registers).
 bool readsRegisters(const ModelOptions &mo);
+/// Whether the SASS's load groups can change `mo`'s ranking: the skelcast model
+/// with its `mlp` term on.
+bool readsLoadGroups(const ModelOptions &mo);
 
 /// ptxas's registers per thread for one layout, or why the estimate stays.
 struct CompiledRegisterCount {
   std::optional<int> registers;
   int64_t stackBytes = 0; ///< ptxas's stack frame per thread (local memory)
   int64_t spillBytes = 0; ///< bytes of its spill stores and loads in the code
+  /// The registers of global loads in flight per wait in its SASS (term `mlp`),
+  /// where they were asked for and cuobjdump read them.
+  std::optional<double> registersPerWait;
+  /// Asked for and not read: why (empty where read, or where no load waits).
+  std::string whyNoGroups;
   std::string why; ///< without registers: the emitter's or the compiler's reason
   /// `l` with ptxas's count (Layout::compiledRegisters, compiledStackBytes,
-  /// compiledSpillBytes) when there is one; false, `l` unchanged, otherwise.
+  /// compiledSpillBytes) when there is one, and the SASS's registers per wait
+  /// (Layout::compiledRegistersPerWait) when there are; true when the
+  /// registers were set.
   bool applyTo(layout::Layout &l) const;
 };
 

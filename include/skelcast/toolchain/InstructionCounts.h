@@ -55,6 +55,24 @@ CodeCounts countPtx(const std::string &ptx);
 /// std::runtime_error when there is none.
 CodeCounts countSass(const std::string &sass);
 
+/// The global loads of a kernel's SASS and the waits that end their groups
+/// (docs/model.md, `mlp`): a load (LDG) writes its destination registers, the
+/// first instruction that reads one of them waits for it and for every load
+/// before it, and a wait for a load issued after the previous wait ends a group
+/// (every load since that wait was in flight together). Straight-line order: a
+/// loop's body counts once, as written (validation/sass_load_groups.py).
+struct SassLoadGroups {
+  int64_t loads = 0;     ///< LDG instructions
+  int64_t registers = 0; ///< the registers they fill (LDG.64 two, LDG.128 four)
+  int64_t groups = 0;    ///< waits that end a group
+  /// registers / groups: the registers of loads in flight per wait; 0 when
+  /// no load is waited for.
+  double registersPerGroup() const;
+};
+/// The first `Function :` of `cuobjdump -sass` output; throws
+/// std::runtime_error when there is none.
+SassLoadGroups countSassLoadGroups(const std::string &sass);
+
 /// Registers and static shared memory per thread / block that ptxas
 /// allocated for a kernel, as `cuobjdump -res-usage` or `ptxas -v` print them.
 struct ResourceUsage {

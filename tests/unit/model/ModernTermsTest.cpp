@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cmath>
 
 using namespace skelcast;
@@ -153,6 +155,26 @@ TEST(ModernTerms, AGroupOfLoadsHoldsAtMostSixteenRegistersOfValues) {
   auto cached = apply(ki, "block=i:8,j:32 fold=i:8 cache=u").c;
   ASSERT_GT(cached.arrays[0].cachingInsts, 0);
   EXPECT_DOUBLE_EQ(cached.loadGroups, cached.arrays[0].cachingInsts);
+}
+
+TEST(ModernTerms, TheSassRegistersPerWaitTakeThePlaceOfSixteen) {
+  // `--load-groups sass` (docs/model.md, "Load groups from the SASS"): the
+  // layout's compiled code holds R registers of loads in flight per wait.
+  auto ki = kernelOf("#define N 4096\nfloat u[N][N]\nfloat v[N][N]\n"
+                     "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
+                     "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n");
+  auto groups = [&](const std::string &text, std::optional<double> perWait) {
+    auto l = layout::parseLayout(ki, text, h100());
+    l.compiledRegistersPerWait = perWait;
+    return layout::characterize(ki, l, h100()).loadGroups;
+  };
+  // 8 jammed tasks, 40 registers of loads: 40 / 16 = 2.5 groups by the
+  // estimate, 40 / 4.3 with IspinEx real 4096's fold=i:8 SASS (52 loads, 12 waits).
+  EXPECT_DOUBLE_EQ(groups("block=i:8,j:32 fold=i:8", std::nullopt), 2.5);
+  EXPECT_DOUBLE_EQ(groups("block=i:8,j:32 fold=i:8", 52.0 / 12.0), 40.0 / (52.0 / 12.0));
+  // More registers a wait than the loads fill: the loads' one level still waits once.
+  EXPECT_DOUBLE_EQ(groups("block=i:8,j:32", 32.0), 1);
+  EXPECT_DOUBLE_EQ(groups("block=i:8,j:32 fold=i:8", 64.0), 1);
 }
 
 TEST(ModernTerms, CachesOnAStencilByHand) {

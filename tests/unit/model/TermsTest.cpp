@@ -106,7 +106,8 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
         rows.push_back(std::string(t.name) + ": " + r.name);
   EXPECT_EQ(rows, (std::vector<std::string>{
                       "fp64: fp64 extra issue", "jam: addresses jammed tasks share", "registers: registers per thread (estimate)",
-                      "registers: blocks per SM by registers", "caches: L1 hit fraction",
+                      "registers: blocks per SM by registers", "mlp: load registers a wait (estimate)",
+      "mlp: load groups per thread", "caches: L1 hit fraction",
                       "caches: L2 hit fraction", "caches: effective Mem_LD",
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
                       "rmw: read-after-store loads per thread", "rmw: walked loads after a store",

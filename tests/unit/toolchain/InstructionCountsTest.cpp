@@ -131,6 +131,42 @@ TEST(InstructionCounts, SassLoopAndClasses) {
   EXPECT_EQ(c.outside.total(), 7);
 }
 
+TEST(InstructionCounts, SassLoadGroupsEndAtAWaitForALoadIssuedSinceTheLastWait) {
+  // kSass's loop: four loads, then an FFMA that reads two of them (a wait: one
+  // group of 4 registers); the next FFMA reads the other two, issued before
+  // that wait, so no new group.
+  SassLoadGroups m = countSassLoadGroups(kSass);
+  EXPECT_EQ(m.loads, 4);
+  EXPECT_EQ(m.registers, 4);
+  EXPECT_EQ(m.groups, 1);
+  EXPECT_DOUBLE_EQ(m.registersPerGroup(), 4);
+  // Widths and stores, worked by hand: an 8-byte and a 4-byte load (3
+  // registers) waited for by a FADD; the DADD reads the 8-byte one, already
+  // waited out; a 16-byte load (4 registers) waited for by the store of its
+  // value. Uniform registers (UR4) and RZ are not general registers.
+  const char *sass = R"SASS(
+		Function : k
+        /*0000*/                   LDG.E.64 R2, desc[UR4][R10.64] ;
+        /*0010*/                   LDG.E R4, desc[UR4][R10.64+0x8] ;
+        /*0020*/                   IADD3 R12, R13, UR4, RZ ;
+        /*0030*/                   FADD R5, R4, 1 ;
+        /*0040*/                   DADD R6, R2, R2 ;
+        /*0050*/               @P0 LDG.E.128 R8, desc[UR4][R12.64] ;
+        /*0060*/                   STG.E.128 desc[UR4][R14.64], R8 ;
+        /*0070*/                   EXIT ;
+)SASS";
+  SassLoadGroups h = countSassLoadGroups(sass);
+  EXPECT_EQ(h.loads, 3);
+  EXPECT_EQ(h.registers, 7);
+  EXPECT_EQ(h.groups, 2);
+  EXPECT_DOUBLE_EQ(h.registersPerGroup(), 3.5);
+  // No load waited for: no groups, and no registers per group.
+  SassLoadGroups none = countSassLoadGroups("Function : k\n /*0000*/ EXIT ;\n");
+  EXPECT_EQ(none.groups, 0);
+  EXPECT_DOUBLE_EQ(none.registersPerGroup(), 0);
+  EXPECT_THROW(countSassLoadGroups("code for sm_90"), std::runtime_error);
+}
+
 TEST(InstructionCounts, NoKernelIsAnError) {
   EXPECT_THROW(countPtx("// nothing"), std::runtime_error);
   EXPECT_THROW(countSass("code for sm_90"), std::runtime_error);
