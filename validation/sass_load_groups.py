@@ -34,7 +34,7 @@ def groups(lines):
     last_wait = -1
     pos = -1
     for line in lines:
-        m = re.search(r'/\*[0-9a-f]{4}\*/\s+(.*?);', line)
+        m = re.search(r'/\*[0-9a-f]{4,}\*/\s+(.*?);', line)
         if not m:
             continue
         pos += 1
@@ -42,7 +42,8 @@ def groups(lines):
         parts = ins.split(None, 1)
         op, args = parts[0], (parts[1] if len(parts) > 1 else '')
         fields = [a.strip() for a in args.split(',')]
-        if op.startswith('ST'):
+        if op.startswith('ST') or op.startswith('RED') or len(fields) < 2:
+            # a store or reduction writes no register; one operand is read
             dst, srcs = set(), regs(args)
         else:
             dst, srcs = regs(fields[0]) if fields[0] else set(), regs(','.join(fields[1:]))
@@ -54,7 +55,7 @@ def groups(lines):
                 last_wait = pos
             for r in [r for r, li in pending.items() if li <= w]:
                 del pending[r]
-        if op.startswith('LDG'):
+        if op == 'LDG' or op.startswith('LDG.'):  # not LDGSTS, LDGDEPBAR
             width = 4 if '.128' in op else 2 if '.64' in op else 1
             base = re.match(r'R(\d+)', fields[0])
             load_pos.append(pos)

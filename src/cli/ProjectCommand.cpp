@@ -134,7 +134,7 @@ report::Report emptyReport(const ProjectOpts &o, const hw::HwSpec &hw) {
 /// One input projected on every GPU, into reps[g]: its kernels, then (when
 /// whole files are projected) the program with the CPU time `cpu` gives.
 /// `ptxas`: the best layouts by the estimate re-ranked with ptxas's registers
-/// (readsPtxasRegisters; `io` and `ctx` serve it).
+/// (readsLayoutBuilds; `io` and `ctx` serve it).
 void projectInput(Context &ctx, const ProjectOpts &o, const InputOptions &io, const std::string &path,
                   const LoadedInput &in, const std::vector<hw::HwSpec> &gpus,
                   std::vector<report::Report> &reps, const std::function<CpuTime()> &cpu, bool ptxas) {
@@ -154,7 +154,7 @@ void projectInput(Context &ctx, const ProjectOpts &o, const InputOptions &io, co
         only = layout::parseLayout(analysis.kernel(k), o.layout, gpus[g]);
       model::KernelProjection kp = model::projectProgramKernel(analysis, k, gpus[g], {}, mo, only);
       if (ptxas && !kp.layouts.empty())
-        kp = rerankedWithPtxas(io, skeletonizeOptions(io), path, analysis, k, gpus[g],
+        kp = rerankedWithCompiled(io, skeletonizeOptions(io), path, analysis, k, gpus[g],
                                o.modelOptions(), std::move(kp), o.top, ctx.err,
                                [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
       all[g].push_back(std::move(kp));
@@ -189,11 +189,13 @@ int runProject(Context &ctx, const ProjectOpts &o) {
   for (const auto &path : o.files) {
     LoadedInput in = loadSkeleton(path, ci, ctx.err);
     ctx.diag.emit(in.warnings, ctx.err);
+    if (auto w = loadGroupsNotRead(ci, path, o.modelOptions()))
+      ctx.diag.emit({*w}, ctx.err);
     projectInput(ctx, o, ci, path, in, gpus, reps, [&] {
       if (o.measureCpu) // the CPU's own time: the function compiled and timed in a harness
         return measuredCpu(o, path, in, ci.compilerArgs);
       return CpuTime{o.cpuMs, o.cpuMs ? "--cpu-ms" : "", 0, 0};
-    }, readsPtxasRegisters(ci, path, o.modelOptions()));
+    }, readsLayoutBuilds(ci, path, o.modelOptions()));
   }
   if (reps.size() == 1) {
     const report::Report &rep = reps.front();
@@ -319,10 +321,10 @@ int runSweep(Context &ctx, const ProjectOpts &o, const std::vector<hw::HwSpec> &
 void readRegisters(Context &ctx, const ProjectOpts &o, const InputOptions &io, size_t k,
                    layout::Layout &l) {
   const std::string &path = o.files.front();
-  if (!readsPtxasRegisters(io, path, o.modelOptions()))
+  if (!readsLayoutBuilds(io, path, o.modelOptions()))
     return;
-  std::vector<model::CompiledRegisterCount> n =
-      ptxasRegisters(io, skeletonizeOptions(io), path, k, {l}, ctx.err);
+  std::vector<model::CompiledCounts> n =
+      compiledLayoutCounts(io, o.modelOptions(), skeletonizeOptions(io), path, k, {l}, ctx.err);
   n.front().applyTo(l);
   for (const std::string &m : estimatesKept(io, o.modelOptions(), n, "layouts explained"))
     ctx.diag.emit({{{path, 0, 0}, m}}, ctx.err);
@@ -333,6 +335,8 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
   const InputOptions io = o.inputs(ctx);
   LoadedInput in = loadSkeleton(o.files.front(), io, ctx.err);
   ctx.diag.emit(in.warnings, ctx.err);
+  if (auto w = loadGroupsNotRead(io, o.files.front(), o.modelOptions()))
+    ctx.diag.emit({*w}, ctx.err);
   skeleton::SkeletonFile f = std::move(in.file);
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)

@@ -20,7 +20,7 @@ static bool wantsLoadGroups(const InputOptions &io, const model::ModelOptions &m
   return io.sassLoadGroups && model::readsLoadGroups(mo);
 }
 
-bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo) {
+bool layoutBuildsOn(const InputOptions &io, const model::ModelOptions &mo) {
 #ifdef SKELCAST_HAVE_FRONTEND
   // Without nvcc, `--counts` falls back to the table with a warning of its own
   // (Inputs.cpp); `--load-groups sass` goes on, and each layout's reason (no
@@ -33,23 +33,44 @@ bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo) {
 #endif
 }
 
-bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const model::ModelOptions &mo) {
+std::optional<Warning> loadGroupsNotRead(const InputOptions &io, const std::string &path,
+                                         const model::ModelOptions &mo) {
+  if (!wantsLoadGroups(io, mo))
+    return std::nullopt;
   bool c = io.language.empty() ? isCInput(path) : io.language == "c";
-  return c && path != "-" && ptxasRegistersOn(io, mo);
+  if (c && path != "-")
+    return std::nullopt;
+  return Warning{{inputName(path), 0, 0},
+                 std::string("load groups from the model's estimate, not the compiled code (--load-groups sass): ") +
+                     (c ? "standard input is not emitted" : "a skeleton has no C to emit")};
 }
 
-std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
+bool readsLayoutBuilds(const InputOptions &io, const std::string &path, const model::ModelOptions &mo) {
+  bool c = io.language.empty() ? isCInput(path) : io.language == "c";
+  return c && path != "-" && layoutBuildsOn(io, mo);
+}
+
+std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
+                                                         const model::ModelOptions &mo,
                                                          const frontend::SkeletonizeOptions &so,
                                                          const std::string &path, size_t k,
                                                          const std::vector<layout::Layout> &layouts,
                                                          std::ostream &diagnostics) {
-  std::vector<model::CompiledRegisterCount> out(layouts.size());
+  std::vector<model::CompiledCounts> out(layouts.size());
 #ifdef SKELCAST_HAVE_FRONTEND
   std::vector<std::string> why;
   toolchain::CompileCache &cache = *io.compileCache;
-  bool registers = io.counts != toolchain::CountSource::Table;
+  bool registers = wantsRegisters(io, mo), groups = wantsLoadGroups(io, mo);
+  if (!registers && groups && !cache.tools().hasSass()) {
+    // Nothing to read without nvcc and cuobjdump: no build, one reason each.
+    std::string why1 = cache.tools().hasPtxas() ? "cuobjdump (with nvdisasm) is not found: no SASS to read"
+                                                : "the CUDA toolkit's nvcc is not found: no SASS to read";
+    for (auto &c : out)
+      c.whyNoGroups = why1;
+    return out;
+  }
   std::vector<std::optional<emit::CompiledLayout>> res =
-      emit::compiledResources(path, so, k, layouts, cache, io.sassLoadGroups, diagnostics, why);
+      emit::compiledResources(path, so, k, layouts, cache, groups, diagnostics, why);
   for (size_t i = 0; i < layouts.size(); ++i) {
     if (registers)
       out[i].why = why[i];
@@ -58,7 +79,7 @@ std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
       out[i].stackBytes = res[i]->usage.stackFrameBytes;
       out[i].spillBytes = res[i]->usage.spillStoreBytes + res[i]->usage.spillLoadBytes;
     }
-    if (!io.sassLoadGroups)
+    if (!groups)
       continue;
     if (res[i] && res[i]->loadGroups)
       out[i].registersPerWait = res[i]->loadGroups->registersPerGroup();
@@ -76,7 +97,7 @@ std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
 }
 
 std::vector<std::string> estimatesKept(const InputOptions &io, const model::ModelOptions &mo,
-                                       const std::vector<model::CompiledRegisterCount> &counts,
+                                       const std::vector<model::CompiledCounts> &counts,
                                        const std::string &which) {
   std::vector<std::string> out;
   auto summary = [&](const char *what, auto kept, auto why) {
@@ -90,15 +111,15 @@ std::vector<std::string> estimatesKept(const InputOptions &io, const model::Mode
                                 what, missing, counts.size(), which, first));
   };
   if (wantsRegisters(io, mo))
-    summary("registers per thread", [](const model::CompiledRegisterCount &c) { return !c.registers; },
-            [](const model::CompiledRegisterCount &c) { return c.why; });
+    summary("registers per thread", [](const model::CompiledCounts &c) { return !c.registers; },
+            [](const model::CompiledCounts &c) { return c.why; });
   if (wantsLoadGroups(io, mo))
-    summary("load groups", [](const model::CompiledRegisterCount &c) { return !c.whyNoGroups.empty(); },
-            [](const model::CompiledRegisterCount &c) { return c.whyNoGroups; });
+    summary("load groups", [](const model::CompiledCounts &c) { return !c.whyNoGroups.empty(); },
+            [](const model::CompiledCounts &c) { return c.whyNoGroups; });
   return out;
 }
 
-model::KernelProjection rerankedWithPtxas(const InputOptions &io,
+model::KernelProjection rerankedWithCompiled(const InputOptions &io,
                                           const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,
@@ -108,11 +129,11 @@ model::KernelProjection rerankedWithPtxas(const InputOptions &io,
   std::vector<layout::Layout> layouts;
   for (const auto &p : kp.layouts)
     layouts.push_back(p.layout);
-  std::vector<model::CompiledRegisterCount> counts =
-      ptxasRegisters(io, so, path, k, layouts, diagnostics);
+  std::vector<model::CompiledCounts> counts =
+      compiledLayoutCounts(io, mo, so, path, k, layouts, diagnostics);
   for (const std::string &m : estimatesKept(io, mo, counts, "layouts re-ranked with the compiler's"))
     warn({{path, 0, 0}, fmt::format("kernel '{}' on {}: {}", analysis.file().kernelName(k), hw.name, m)});
-  return model::rerankWithRegisters(analysis, k, hw, {}, mo, std::move(kp), counts, keep);
+  return model::rerankWithCompiled(analysis, k, hw, {}, mo, std::move(kp), counts, keep);
 }
 
 } // namespace skelcast::cli

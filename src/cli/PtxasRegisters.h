@@ -3,13 +3,14 @@
 // "Load groups from the SASS"): shared by project, explain and validate. The C
 // file's layouts are emitted once per kernel and each built with nvcc
 // (emit::compiledResources, through the run's CompileCache); the model gets
-// the counts as values (model::rerankWithRegisters, validate).
+// the counts as values (model::rerankWithCompiled, validate).
 #pragma once
 
 #include "Inputs.h"
 #include "skelcast/model/Rerank.h"
 
 #include <functional>
+#include <optional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -21,16 +22,22 @@ namespace skelcast::cli {
 /// reads registers (model::readsRegisters); or the SASS's load groups with
 /// `--load-groups sass` and a model that reads them (model::readsLoadGroups),
 /// where a missing nvcc or cuobjdump is each layout's reason for the estimate.
-bool ptxasRegistersOn(const InputOptions &io, const model::ModelOptions &mo);
+bool layoutBuildsOn(const InputOptions &io, const model::ModelOptions &mo);
 
-/// ptxasRegistersOn, for `path`'s kernels: a C file (not standard input).
-bool readsPtxasRegisters(const InputOptions &io, const std::string &path, const model::ModelOptions &mo);
+/// `--load-groups sass` asked for an input that has no C to emit (standard
+/// input, a skeleton): the warning that says the estimate stays.
+std::optional<Warning> loadGroupsNotRead(const InputOptions &io, const std::string &path,
+                                         const model::ModelOptions &mo);
+
+/// layoutBuildsOn, for `path`'s kernels: a C file (not standard input).
+bool readsLayoutBuilds(const InputOptions &io, const std::string &path, const model::ModelOptions &mo);
 
 /// ptxas's registers per thread of `layouts` of kernel `k` of the C file
 /// `path`, read with the skeletonizer's options `so` and the run's compile
 /// cache (io.compileCache), or why each keeps the estimate; where io.counts
 /// resolves to `sass`, the load groups of each layout's SASS too.
-std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
+std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
+                                                         const model::ModelOptions &mo,
                                                          const frontend::SkeletonizeOptions &so,
                                                          const std::string &path, size_t k,
                                                          const std::vector<layout::Layout> &layouts,
@@ -41,13 +48,13 @@ std::vector<model::CompiledRegisterCount> ptxasRegisters(const InputOptions &io,
 /// some of `counts` lack: how many of the `which` kept the model's estimate and
 /// why the first did. Empty when nothing was missing.
 std::vector<std::string> estimatesKept(const InputOptions &io, const model::ModelOptions &mo,
-                                       const std::vector<model::CompiledRegisterCount> &counts,
+                                       const std::vector<model::CompiledCounts> &counts,
                                        const std::string &which);
 
 /// `kp`, ranked by the estimate with keepTop = model::rerankCandidates(keep),
 /// re-ranked with ptxas's registers of its layouts and cut to `keep`; a warning
 /// (through `warn`) says how many kept the estimate and why the first did.
-model::KernelProjection rerankedWithPtxas(const InputOptions &io,
+model::KernelProjection rerankedWithCompiled(const InputOptions &io,
                                           const frontend::SkeletonizeOptions &so, const std::string &path,
                                           const model::ProgramAnalysis &analysis, size_t k,
                                           const hw::HwSpec &hw, const model::ModelOptions &mo,

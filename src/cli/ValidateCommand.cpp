@@ -54,11 +54,11 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
                           return std::move(in.file);
                         },
                         {}};
-  if (ptxasRegistersOn(counts, mo))
+  if (layoutBuildsOn(counts, mo))
     s.registers = [&ctx, options, counts, mo](const model::MeasuredCase &c, size_t k,
                                   const std::vector<layout::Layout> &layouts) {
-      std::vector<model::CompiledRegisterCount> n =
-          ptxasRegisters(counts, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
+      std::vector<model::CompiledCounts> n =
+          compiledLayoutCounts(counts, mo, skeletonizeOptions(options(c)), c.cSource, k, layouts, ctx.err);
       for (const std::string &m : estimatesKept(counts, mo, n, "measured layouts"))
         ctx.diag.emit({{{c.cSource, 0, 0}, fmt::format("kernel '{}': {}", c.kernel, m)}}, ctx.err);
       return n;

@@ -180,7 +180,7 @@ void nameCFile(nlohmann::json &c, const std::string &file, const frontend::Skele
 
 /// The --top N of each kernel of `file` (--kernel's only) after the re-rank with
 /// ptxas's registers: the best max(2N, 10) by the estimate built with nvcc and
-/// ranked again (rerankedWithPtxas), as `project FILE.c --counts ...` shows them.
+/// ranked again (rerankedWithCompiled), as `project FILE.c --counts ...` shows them.
 static std::map<size_t, std::vector<layout::Layout>> rerankedTops(Context &ctx, const ValidateRunOptions &o,
                                                                   const std::string &file,
                                                                   const hw::HwSpec &hw) {
@@ -196,7 +196,7 @@ static std::map<size_t, std::vector<layout::Layout>> rerankedTops(Context &ctx, 
     model::KernelProjection kp = model::projectProgramKernel(analysis, k, hw, {}, mo);
     if (kp.layouts.empty())
       continue;
-    kp = rerankedWithPtxas(o.counts, o.skeletonize, file, analysis, k, hw, o.model,
+    kp = rerankedWithCompiled(o.counts, o.skeletonize, file, analysis, k, hw, o.model,
                            std::move(kp), o.choice.top, ctx.err,
                            [&](const Warning &w) { ctx.diag.emit({w}, ctx.err); });
     for (auto &p : kp.layouts)
@@ -235,7 +235,7 @@ RunMeasurements runAndMeasure(Context &ctx, const ValidateRunOptions &o) {
   std::vector<nlohmann::json> records;
   for (const auto &file : o.files) {
     EmitChoice choice = o.choice;
-    if (choice.top > 0 && ptxasRegistersOn(o.counts, o.model))
+    if (choice.top > 0 && layoutBuildsOn(o.counts, o.model))
       choice.ranked = rerankedTops(ctx, o, file, hw);
     EmittedSet set = emitFiles(file, o.skeletonize, choice, hw, o.model, dir, ctx.diag, ctx.err);
     for (size_t i = 0; i < set.cudaFiles.size(); ++i) {

@@ -148,6 +148,8 @@ void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 std::vector<ExplainRow> explainMlp(const TermEffects &e) {
+  if (e.loadRegistersPerWait <= 0)
+    return {}; // the term is off
   return {{e.loadGroupsFromSass ? "load registers a wait (SASS)" : "load registers a wait (estimate)",
            e.loadRegistersPerWait, 6, "what a group of loads holds in flight"},
           {"load groups per thread", e.loadGroups, 6, "each waits one latency (mlp)"}};

@@ -9,7 +9,7 @@ namespace skelcast::model {
 
 size_t rerankCandidates(size_t shown) { return std::max<size_t>(2 * shown, 10); }
 
-bool CompiledRegisterCount::applyTo(layout::Layout &l) const {
+bool CompiledCounts::applyTo(layout::Layout &l) const {
   if (registersPerWait)
     l.compiledRegistersPerWait = registersPerWait;
   if (!registers)
@@ -29,10 +29,27 @@ bool readsLoadGroups(const ModelOptions &mo) {
   return mo.model.kind == ModelKind::Skelcast && (mo.model.enabledTerms() & termBit(TermId::Mlp)) != 0;
 }
 
-KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
+std::optional<LayoutProjection::RegisterSource> applyCompiled(const CompiledCounts *c,
+                                                            layout::Layout &l) {
+  LayoutProjection::RegisterSource src;
+  if (!c) {
+    src.why = "not built";
+    return src;
+  }
+  if (c->applyTo(l)) {
+    src.ptxas = true;
+    return src;
+  }
+  if (c->why.empty())
+    return std::nullopt;
+  src.why = c->why;
+  return src;
+}
+
+KernelProjection rerankWithCompiled(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
                                      const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                      KernelProjection kp,
-                                     const std::vector<CompiledRegisterCount> &counts, size_t keep) {
+                                     const std::vector<CompiledCounts> &counts, size_t keep) {
   ModelOptions one = mo;
   one.keepTop = 0;
   // Every layout is projected again, with or without ptxas's count: in an
@@ -42,19 +59,13 @@ KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, 
   for (size_t i = 0; i < kp.layouts.size(); ++i) {
     LayoutProjection &p = kp.layouts[i];
     layout::Layout l = p.layout;
-    LayoutProjection::RegisterSource src;
-    if (i < counts.size() && counts[i].applyTo(l)) {
-      src.ptxas = true;
-    } else {
-      src.why = i < counts.size() ? counts[i].why : "not built";
-    }
+    std::optional<LayoutProjection::RegisterSource> src = applyCompiled(i < counts.size() ? &counts[i] : nullptr, l);
     KernelProjection again = projectProgramKernel(analysis, k, hw, eo, one, l);
     if (!again.layouts.empty()) {
       p = std::move(again.layouts.front());
       launches[i] = std::move(again.launches);
     }
-    if (src.ptxas || !src.why.empty()) // asked for (`--counts` not table)
-      p.registers = src;
+    p.registers = src;
   }
   std::vector<size_t> order(kp.layouts.size());
   std::iota(order.begin(), order.end(), 0);

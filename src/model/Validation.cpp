@@ -329,9 +329,10 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     }
     keys.push_back(key);
   }
-  // ptxas's registers, one call per kernel for all its measured layouts.
+  // ptxas's registers and the SASS's load groups, one call per kernel for all
+  // its measured layouts.
   std::vector<std::optional<LayoutProjection::RegisterSource>> regSource(layouts.size());
-  if (source.registers && readsRegisters(mo)) {
+  if (source.registers && (readsRegisters(mo) || readsLoadGroups(mo))) {
     std::vector<std::string> done;
     for (size_t i = 0; i < layouts.size(); ++i) {
       if (std::find(done.begin(), done.end(), keys[i]) != done.end())
@@ -344,16 +345,9 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
           at.push_back(j);
           ls.push_back(layouts[j]);
         }
-      std::vector<CompiledRegisterCount> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
-      for (size_t n = 0; n < at.size(); ++n) {
-        LayoutProjection::RegisterSource src;
-        if (n < counts.size() && counts[n].applyTo(layouts[at[n]])) {
-          src.ptxas = true;
-        } else {
-          src.why = n < counts.size() ? counts[n].why : "not built";
-        }
-        regSource[at[n]] = src;
-      }
+      std::vector<CompiledCounts> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
+      for (size_t n = 0; n < at.size(); ++n)
+        regSource[at[n]] = applyCompiled(n < counts.size() ? &counts[n] : nullptr, layouts[at[n]]);
     }
   }
   for (size_t i = 0; i < m.cases.size(); ++i) {

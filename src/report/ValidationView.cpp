@@ -48,6 +48,15 @@ std::string renderValidation(const model::ValidationReport &v) {
                : fmt::format("registers per thread from ptxas for {} of the {} cases, the estimate "
                              "for the others (not emitted or not built)\n",
                              ptxas, v.cases.size());
+  size_t sass = 0;
+  for (const auto &c : v.cases)
+    sass += c.projection.layout.compiledRegistersPerWait ? 1 : 0;
+  if (sass > 0) // --load-groups sass (docs/model.md, "Load groups from the SASS")
+    out += sass == v.cases.size()
+               ? fmt::format("load groups from the SASS for all {} cases\n", sass)
+               : fmt::format("load groups from the SASS for {} of the {} cases, the estimate for the "
+                             "others (see the warnings)\n",
+                             sass, v.cases.size());
   out += fmt::format("\nranking: the measured layout the projection ranks first, against the fastest "
                      "measured\n");
   for (const auto &k : v.kernels)

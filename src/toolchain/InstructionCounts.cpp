@@ -284,7 +284,9 @@ SassLoadGroups countSassLoadGroups(const std::string &sass) {
     const SassLine &in = raw[pos];
     std::string base = in.opcode.substr(0, in.opcode.find('.'));
     size_t comma = in.operands.find(',');
-    bool store = base.rfind("ST", 0) == 0 || base == "RED" || base == "ATOMG";
+    // Stores and reductions write no register (ATOMG returns the old value);
+    // an instruction with one operand reads it.
+    bool store = base.rfind("ST", 0) == 0 || base == "RED";
     std::set<int> dst = store || comma == std::string::npos ? std::set<int>{}
                                                             : sassRegisters(in.operands.substr(0, comma));
     std::set<int> srcs = store || comma == std::string::npos ? sassRegisters(in.operands)

@@ -1,6 +1,6 @@
 /// \file
-/// The ranking redone with ptxas's registers (docs/model.md, "Registers from
-/// ptxas"): the enumerator ranks every layout with the register estimate; the
+/// The ranking redone with what the compiler made of the layouts (docs/model.md,
+/// "Registers from ptxas", "Load groups from the SASS"): the enumerator ranks every layout with the register estimate; the
 /// best few by the estimate are then re-projected with the registers per thread
 /// ptxas gave their emitted code (Layout::compiledRegisters, read by the
 /// `registers` term) and ranked again. The model starts no program: the counts
@@ -29,8 +29,10 @@ bool readsRegisters(const ModelOptions &mo);
 /// with its `mlp` term on.
 bool readsLoadGroups(const ModelOptions &mo);
 
-/// ptxas's registers per thread for one layout, or why the estimate stays.
-struct CompiledRegisterCount {
+/// What the compiler made of one layout: ptxas's registers per thread and its
+/// SASS's registers of loads a wait, each where asked for and read, or why the
+/// estimate stays.
+struct CompiledCounts {
   std::optional<int> registers;
   int64_t stackBytes = 0; ///< ptxas's stack frame per thread (local memory)
   int64_t spillBytes = 0; ///< bytes of its spill stores and loads in the code
@@ -47,15 +49,21 @@ struct CompiledRegisterCount {
   bool applyTo(layout::Layout &l) const;
 };
 
+/// `c` applied to `l` (CompiledCounts::applyTo), and the mark of `l`'s
+/// registers (LayoutProjection::registers): ptxas's, or the estimate and why
+/// (`c` null: "not built"); nullopt where registers were not asked for (no
+/// count and no reason: `--load-groups sass` alone).
+std::optional<LayoutProjection::RegisterSource> applyCompiled(const CompiledCounts *c, layout::Layout &l);
+
 /// `kp`'s layouts (best first by the estimate) with `counts[i]` for
 /// kp.layouts[i] (missing entries keep the estimate): each re-projected as
 /// kernel `k` of its program (projectProgramKernel with `only`), marked
 /// (LayoutProjection::registers), ranked again with rankedBefore and cut to
 /// `keep` (0 keeps all). In an indexed repeat the launches are those of the new
 /// best. The counts of explored and pruned layouts stay those of `kp`.
-KernelProjection rerankWithRegisters(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
+KernelProjection rerankWithCompiled(const ProgramAnalysis &analysis, size_t k, const hw::HwSpec &hw,
                                      const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                      KernelProjection kp,
-                                     const std::vector<CompiledRegisterCount> &counts, size_t keep);
+                                     const std::vector<CompiledCounts> &counts, size_t keep);
 
 } // namespace skelcast::model

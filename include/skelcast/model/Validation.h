@@ -50,7 +50,7 @@ struct KernelSource {
   /// registers per thread of `layouts` of kernel `k` of the case's C file, one
   /// call per kernel for all its measured layouts (docs/model.md, "Registers
   /// from ptxas"); the measured layouts are projected with them.
-  std::function<std::vector<CompiledRegisterCount>(const MeasuredCase &, size_t k,
+  std::function<std::vector<CompiledCounts>(const MeasuredCase &, size_t k,
                                                    const std::vector<layout::Layout> &layouts)>
       registers;
 };

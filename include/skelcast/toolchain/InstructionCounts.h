@@ -60,7 +60,8 @@ CodeCounts countSass(const std::string &sass);
 /// first instruction that reads one of them waits for it and for every load
 /// before it, and a wait for a load issued after the previous wait ends a group
 /// (every load since that wait was in flight together). Straight-line order: a
-/// loop's body counts once, as written (validation/sass_load_groups.py).
+/// loop's body counts once, as written. validation/sass_load_groups.py walks
+/// the same way and prints loads a group, where the model takes registers.
 struct SassLoadGroups {
   int64_t loads = 0;     ///< LDG instructions
   int64_t registers = 0; ///< the registers they fill (LDG.64 two, LDG.128 four)

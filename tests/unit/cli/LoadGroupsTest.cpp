@@ -19,6 +19,8 @@ using skelcast::testsupport::CliRun;
 using skelcast::testsupport::run;
 using skelcast::testsupport::TempDir;
 
+const std::string kSrc = SKELCAST_SOURCE_DIR;
+
 // A 5-point stencil: 5 loads of 4 bytes a task.
 const char *kStencil = "#define N 1024\n"
                        "float u[N][N], v[N][N];\n"
@@ -117,6 +119,41 @@ TEST(LoadGroups, ASassThatCannotBeReadKeepsTheEstimateWithAWarning) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("no cubin here"), std::string::npos) << "cuobjdump's own message\n" << r.err;
+}
+
+TEST(LoadGroups, ValidateReadsThemForEveryMeasuredLayoutWithoutMarkingItsRegisters) {
+  StandIns tools(kSass);
+  std::filesystem::current_path(kSrc); // the measurements name their C files from there
+  const std::vector<std::string> base = {"validate", "tests/data/ptxas/matmul_kernels.json", "--hw", "h100"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run(a);
+  };
+  CliRun est = with({}), sass = with({"--load-groups", "sass"});
+  CliRun noRegs = with({"--load-groups", "sass", "--without", "registers"});
+  ASSERT_EQ(sass.rc, 0) << sass.err;
+  EXPECT_NE(sass.out.find("load groups from the SASS for all 2 cases"), std::string::npos) << sass.out;
+  // --counts is table: the registers are the estimate's, and not marked as asked for.
+  EXPECT_EQ(sass.out.find("registers per thread from ptxas"), std::string::npos) << sass.out;
+  EXPECT_EQ(est.out.find("load groups from the SASS"), std::string::npos) << est.out;
+  // The groups do not hang on the registers term.
+  ASSERT_EQ(noRegs.rc, 0) << noRegs.err;
+  EXPECT_NE(noRegs.out.find("load groups from the SASS for all 2 cases"), std::string::npos) << noRegs.out;
+}
+
+TEST(LoadGroups, InputsWithoutCToEmitSayTheEstimateStays) {
+  TempDir dir;
+  std::string skel = dir.write("k.skel", "#define N 1024\nfloat a[N]\nfloat b[N]\n"
+                                         "parallel_for(N) : i {\n  ld a[i]\n  comp 2\n  st b[i]\n}\n");
+  CliRun r = run({"explain", skel, "--hw", "h200", "--layout", "block=i:128", "--load-groups", "sass"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("a skeleton has no C to emit"), std::string::npos) << r.err;
+  EXPECT_EQ(row(r.out, "load registers a wait (estimate)"), "16") << r.out;
+  // Without the mlp term there is nothing to read and no row to show.
+  CliRun off = run({"explain", skel, "--hw", "h200", "--layout", "block=i:128", "--without", "mlp"});
+  ASSERT_EQ(off.rc, 0) << off.err;
+  EXPECT_EQ(off.out.find("load registers a wait"), std::string::npos) << off.out;
 }
 
 TEST(LoadGroups, AnUnknownValueIsAUsageError) {

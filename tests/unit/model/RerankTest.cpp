@@ -50,14 +50,14 @@ TEST(Rerank, PtxasCountAboveTheEstimateMovesTheFavouriteDown) {
   // ptxas "says" 255 registers for the favourite (one block of 256 threads per
   // SM where the estimate allows more), and the estimate's count for the others
   // but the last, which the emitter "could not write".
-  std::vector<model::CompiledRegisterCount> counts(kp.layouts.size());
+  std::vector<model::CompiledCounts> counts(kp.layouts.size());
   counts[0].registers = 255;
   for (size_t i = 1; i + 1 < kp.layouts.size(); ++i)
     counts[i].registers = static_cast<int>(kp.layouts[i].effects.registersPerThread);
   counts.back().why = "not emitted: a test";
   const std::string last = kp.layouts.back().layoutString;
   model::KernelProjection re =
-      model::rerankWithRegisters(analysis, 0, hw, {}, mo, kp, counts, 3);
+      model::rerankWithCompiled(analysis, 0, hw, {}, mo, kp, counts, 3);
 
   ASSERT_EQ(re.layouts.size(), 3u) << "cut to the shown";
   EXPECT_EQ(re.layoutsExplored, kp.layoutsExplored);
@@ -77,7 +77,7 @@ TEST(Rerank, PtxasCountAboveTheEstimateMovesTheFavouriteDown) {
 
   // All kept: the favourite, re-projected at 255 registers, is slower than by
   // the estimate and marked ptxas's; the last keeps the estimate and says why.
-  model::KernelProjection all = model::rerankWithRegisters(analysis, 0, hw, {}, mo, kp, counts, 0);
+  model::KernelProjection all = model::rerankWithCompiled(analysis, 0, hw, {}, mo, kp, counts, 0);
   ASSERT_EQ(all.layouts.size(), 10u);
   auto at = [&](const std::string &s) {
     return std::find_if(all.layouts.begin(), all.layouts.end(),

@@ -99,6 +99,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
   e.fp64ExtraInsts = 1;
   e.launchMs = 0.005;
   e.lsuFloorMs = 0.25;
+  e.loadRegistersPerWait = 16; // mlp on (its rows are absent when it is off)
   std::vector<std::string> rows;
   for (const auto &t : model::skelcastTerms())
     if (t.explain)
