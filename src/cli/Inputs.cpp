@@ -135,6 +135,10 @@ bool isCInput(const std::string &path) {
   return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
 }
 
+bool readsAsC(const InputOptions &io, const std::string &path) {
+  return io.language.empty() ? isCInput(path) : io.language == "c";
+}
+
 std::string inputName(const std::string &path) { return path == "-" ? kStdinName : path; }
 
 #ifdef SKELCAST_HAVE_FRONTEND
@@ -201,8 +205,7 @@ skeleton::SkeletonFile loadSkeleton(const std::string &path) {
 
 LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
                          std::ostream &diagnostics) {
-  bool c = opts.language.empty() ? isCInput(path) : opts.language == "c";
-  if (c) {
+  if (readsAsC(opts, path)) {
 #ifdef SKELCAST_HAVE_FRONTEND
     frontend::SkeletonizeOptions so = skeletonizeOptions(opts);
     frontend::SkeletonizeResult r =

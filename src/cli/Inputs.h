@@ -76,6 +76,10 @@ InputOptions withSize(InputOptions opts, const std::string &path, const std::str
 /// Whether `path` names a C input (by its extension).
 bool isCInput(const std::string &path);
 
+/// Whether `path` is read as C: `--language c`, or a C input by its extension
+/// where no `--language` is given.
+bool readsAsC(const InputOptions &io, const std::string &path);
+
 /// `target` as a path relative to the directory of `anchorFile` when both are
 /// relative (or both absolute), so that resolveRelative(anchorFile, result)
 /// gives `target` back; otherwise `target` made absolute.

@@ -37,7 +37,7 @@ std::optional<Warning> loadGroupsNotRead(const InputOptions &io, const std::stri
                                          const model::ModelOptions &mo) {
   if (!wantsLoadGroups(io, mo))
     return std::nullopt;
-  bool c = io.language.empty() ? isCInput(path) : io.language == "c";
+  bool c = readsAsC(io, path);
   if (c && path != "-")
     return std::nullopt;
   return Warning{{inputName(path), 0, 0},
@@ -46,8 +46,7 @@ std::optional<Warning> loadGroupsNotRead(const InputOptions &io, const std::stri
 }
 
 bool readsLayoutBuilds(const InputOptions &io, const std::string &path, const model::ModelOptions &mo) {
-  bool c = io.language.empty() ? isCInput(path) : io.language == "c";
-  return c && path != "-" && layoutBuildsOn(io, mo);
+  return readsAsC(io, path) && path != "-" && layoutBuildsOn(io, mo);
 }
 
 std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
@@ -72,12 +71,13 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
   std::vector<std::optional<emit::CompiledLayout>> res =
       emit::compiledResources(path, so, k, layouts, cache, groups, diagnostics, why);
   for (size_t i = 0; i < layouts.size(); ++i) {
-    if (registers)
+    if (registers) {
       out[i].why = why[i];
-    if (registers && res[i]) {
-      out[i].registers = res[i]->usage.registers;
-      out[i].stackBytes = res[i]->usage.stackFrameBytes;
-      out[i].spillBytes = res[i]->usage.spillStoreBytes + res[i]->usage.spillLoadBytes;
+      if (res[i]) {
+        out[i].registers = res[i]->usage.registers;
+        out[i].stackBytes = res[i]->usage.stackFrameBytes;
+        out[i].spillBytes = res[i]->usage.spillStoreBytes + res[i]->usage.spillLoadBytes;
+      }
     }
     if (!groups)
       continue;

@@ -829,7 +829,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       size_t b = static_cast<size_t>(a.block);
       maxLevel[b] = std::max(maxLevel[b], a.level);
       registerGroups[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0) /
-                     l.compiledRegistersPerWait.value_or(kLoadRegistersPerWait);
+                           loadRegistersPerWait(l);
     }
   }
   c.serialTasks = serialTasks(ki, l);

@@ -144,7 +144,7 @@ void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
   a.effects.loadGroups = in.c.loadGroups;
   a.effects.loadGroupsFromSass = in.l.compiledRegistersPerWait.has_value();
-  a.effects.loadRegistersPerWait = in.l.compiledRegistersPerWait.value_or(layout::kLoadRegistersPerWait);
+  a.effects.loadRegistersPerWait = layout::loadRegistersPerWait(in.l);
 }
 
 std::vector<ExplainRow> explainMlp(const TermEffects &e) {

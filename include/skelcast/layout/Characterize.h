@@ -94,6 +94,11 @@ struct Characterization {
 /// would put every task's loads in one group (`mlp`, docs/model.md;
 /// validation/results/h200_sass_load_groups.txt).
 inline constexpr double kLoadRegistersPerWait = 16;
+/// The registers of loads a group holds in `l`: its SASS's where it was read
+/// (`--load-groups sass`), else kLoadRegistersPerWait.
+inline double loadRegistersPerWait(const Layout &l) {
+  return l.compiledRegistersPerWait.value_or(kLoadRegistersPerWait);
+}
 
 /// How many of a thread's folded tasks run one after another: the fold's
 /// product when a loop's bounds read a folded parallel index (each task has
