@@ -169,7 +169,7 @@ frontend::SkeletonizeResult skeletonizeInput(const std::string &path,
     return frontend::skeletonizeFile(path, so, diagnostics);
   std::optional<toolchain::CompileCache> own;
   if (!cache)
-    cache = &own.emplace(toolchain::findTools());
+    cache = &own.emplace(toolchain::findTools(), toolchain::defaultBuildStore());
   toolchain::CountSource src = toolchain::resolve(counts, cache->tools());
   if (src == toolchain::CountSource::Table) { // auto, and no compiler at all
     frontend::SkeletonizeResult r = frontend::skeletonizeFile(path, so, diagnostics);

@@ -144,7 +144,8 @@ InputOptions SkeletonizeCliOptions::inputOptions() const {
   in.counts = countSource();
   in.sassLoadGroups = loadGroups == "sass";
   if (in.counts != toolchain::CountSource::Table || in.sassLoadGroups)
-    in.compileCache = std::make_shared<toolchain::CompileCache>(toolchain::findTools());
+    in.compileCache = std::make_shared<toolchain::CompileCache>(toolchain::findTools(),
+                                                                       toolchain::defaultBuildStore());
   in.compilerArgs = so.clangArgs;
   in.function = so.function;
   in.compilationDbDir = so.compilationDbDir;

@@ -58,6 +58,12 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
   std::string origin = sass ? "SASS (nvcc -O3 -arch=sm_90, cuobjdump -sass)"
                             : "PTX (clang-19 -O3 --cuda-gpu-arch=sm_90)";
   std::vector<bool> emitted(r.file.kernels.size(), false);
+  if (sass) {
+    std::vector<std::string> sources;
+    for (const EmittedKernel &e : er.kernels)
+      sources.push_back(e.cuda);
+    cache.buildAll(sources); // the kernels' builds side by side
+  }
   for (const EmittedKernel &e : er.kernels) {
     if (e.kernelIndex >= r.file.kernels.size())
       continue;
@@ -135,6 +141,10 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
   for (size_t i = 0; i < layouts.size(); ++i)
     if (!emitted[i])
       why[i] = next < er.skipped.size() ? "not emitted: " + er.skipped[next++].message : "not emitted";
+  std::vector<std::string> sources;
+  for (const EmittedKernel &e : er.kernels)
+    sources.push_back(e.cuda);
+  cache.buildAll(sources); // the layouts' builds side by side
   for (const EmittedKernel &e : er.kernels) {
     size_t i = std::stoul(e.tag.substr(1));
     toolchain::Compiled c = cache.resourceUsage(e.cuda);

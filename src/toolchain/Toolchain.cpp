@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace skelcast::toolchain {
@@ -110,6 +114,16 @@ Tools findTools() {
   return t;
 }
 
+std::string defaultBuildStore() {
+  if (const char *d = std::getenv("SKELCAST_BUILD_CACHE"); d && *d)
+    return std::string(d) == "none" ? "" : d;
+  if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return (fs::path(x) / "skelcast" / "builds").string();
+  if (const char *h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".cache" / "skelcast" / "builds").string();
+  return "";
+}
+
 std::optional<CountSource> parseCountSource(const std::string &s) {
   if (s == "auto")
     return CountSource::Auto;
@@ -150,39 +164,232 @@ Compiled CompileCache::ptx(const std::string &cuda) { return cached("ptx", cuda)
 Compiled CompileCache::sass(const std::string &cuda) { return cached("sass", cuda); }
 Compiled CompileCache::resourceUsage(const std::string &cuda) { return cached("res", cuda); }
 
-Compiled CompileCache::cached(const std::string &kind, const std::string &cuda) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::string key = kind + '\0' + cuda;
-  auto it = done_.find(key);
-  if (it != done_.end()) {
-    ++hits_;
-    return it->second;
-  }
-  Compiled c = compile(kind, cuda);
-  done_[key] = c;
-  return c;
+void CompileCache::buildAll(const std::vector<std::string> &cudas, unsigned jobs) {
+  if (jobs == 0)
+    jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<size_t>(jobs, cudas.size()));
+  std::atomic<size_t> next{0};
+  std::mutex failed;
+  std::exception_ptr first; // the first exception a build threw, thrown here after the others end
+  auto work = [&] {
+    try {
+      for (size_t i; (i = next++) < cudas.size();)
+        cached("res", cudas[i]);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failed);
+      if (!first)
+        first = std::current_exception();
+      next = cudas.size();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t)
+    threads.emplace_back(work);
+  work();
+  for (auto &t : threads)
+    t.join();
+  if (first)
+    std::rethrow_exception(first);
 }
 
-Compiled CompileCache::compile(const std::string &kind, const std::string &cuda) {
-  Compiled c;
-  bool wantPtx = kind == "ptx";
+Compiled CompileCache::cached(const std::string &kind, const std::string &cuda) {
+  // One nvcc run answers "res" and "sass"; clang's answers "ptx".
+  std::string build = kind == "ptx" ? "ptx" : "nvcc";
+  std::string key = kind + '\0' + cuda, buildKey = build + '\0' + cuda;
+  std::promise<void> mine;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (auto it = done_.find(key); it != done_.end()) {
+        ++hits_;
+        return it->second;
+      }
+      auto b = building_.find(buildKey);
+      if (b == building_.end())
+        break;
+      std::shared_future<void> f = b->second; // another thread builds it: wait for it
+      lock.unlock();
+      f.wait();
+      lock.lock();
+    }
+    building_[buildKey] = mine.get_future().share();
+  }
+  std::optional<Answers> a;
+  bool fromStore = false;
+  try {
+    a = load(build, cuda);
+    fromStore = a.has_value();
+    if (!a) {
+      a = compile(build, cuda);
+      bool ok = true;
+      for (const auto &[k, c] : *a)
+        ok = ok && c.ok;
+      if (ok)
+        keep(build, cuda, *a);
+    }
+  } catch (...) {
+    // Whoever waits for this build builds it again rather than wait forever.
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      building_.erase(buildKey);
+    }
+    mine.set_value();
+    throw;
+  }
+  Compiled out;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fromStore)
+      ++stored_;
+    else if (!(build == "ptx" ? tools_.clang : tools_.nvcc).empty())
+      ++runs_;
+    for (const auto &[k, c] : *a)
+      done_[k + '\0' + cuda] = c;
+    building_.erase(buildKey);
+    out = done_[key];
+  }
+  mine.set_value();
+  return out;
+}
+
+// --- the store ----------------------------------------------------------------
+// A record: a header line, the tools' identity, the kind and the source, then
+// each answer (name, ok, text), every field preceded by its length, so that a
+// record is read back only whole and only for exactly the same build.
+
+namespace {
+
+constexpr const char *kStoreHeader = "skelcast build 1\n";
+
+/// FNV-1a, 64 bits: the record's file name (collisions are caught by the exact comparison).
+uint64_t fnv1a(const std::string &s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string toolStamp(const std::string &path) {
+  if (path.empty())
+    return "-";
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  auto time = fs::last_write_time(path, ec).time_since_epoch().count();
+  return fmt::format("{}:{}:{}", path, ec ? 0 : size, ec ? 0 : time);
+}
+
+void putField(std::string &out, const std::string &s) { out += fmt::format("{}\n", s.size()) + s; }
+
+bool getField(const std::string &in, size_t &at, std::string &s) {
+  size_t nl = in.find('\n', at);
+  if (nl == std::string::npos || nl == at || nl - at > 12)
+    return false;
+  size_t n = 0;
+  for (size_t i = at; i < nl; ++i) {
+    if (in[i] < '0' || in[i] > '9')
+      return false;
+    n = n * 10 + static_cast<size_t>(in[i] - '0');
+  }
+  if (n > in.size() - nl - 1)
+    return false;
+  s = in.substr(nl + 1, n);
+  at = nl + 1 + n;
+  return true;
+}
+
+} // namespace
+
+std::string CompileCache::identity(const std::string &build) const {
+  if (build == "ptx")
+    return "clang " + toolStamp(tools_.clang) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -O3";
+  std::string dir = fs::path(tools_.nvcc).parent_path().string();
+  std::string disasm = tools_.cuobjdump.empty() ? "" : (fs::path(tools_.cuobjdump).parent_path() / "nvdisasm").string();
+  return "nvcc " + toolStamp(tools_.nvcc) + " ptxas " + toolStamp(dir.empty() ? "" : dir + "/ptxas") +
+         " cuobjdump " + toolStamp(tools_.cuobjdump) + " nvdisasm " +
+         toolStamp(disasm.empty() || !fs::exists(disasm) ? "" : disasm) + " -cubin -arch=sm_90 -O3 -Xptxas -v";
+}
+
+std::optional<CompileCache::Answers> CompileCache::load(const std::string &build, const std::string &cuda) const {
+  if (store_.empty())
+    return std::nullopt;
+  std::string id = identity(build);
+  fs::path file = fs::path(store_) / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    return std::nullopt;
+  std::string in = readFile(file);
+  size_t at = std::string(kStoreHeader).size();
+  if (in.compare(0, at, kStoreHeader) != 0)
+    return std::nullopt;
+  std::string f;
+  if (!getField(in, at, f) || f != id || !getField(in, at, f) || f != build || !getField(in, at, f) || f != cuda)
+    return std::nullopt;
+  Answers a;
+  std::string name, ok, text;
+  while (at < in.size()) {
+    if (!getField(in, at, name) || !getField(in, at, ok) || !getField(in, at, text) || ok != "1")
+      return std::nullopt;
+    a[name] = Compiled{true, text, ""};
+  }
+  if (a.empty() || (build == "ptx" ? !a.count("ptx") : !(a.count("res") && a.count("sass"))))
+    return std::nullopt;
+  return a;
+}
+
+void CompileCache::keep(const std::string &build, const std::string &cuda, const Answers &a) const {
+  if (store_.empty())
+    return;
+  std::error_code ec;
+  fs::create_directories(store_, ec);
+  std::string id = identity(build);
+  std::string out = kStoreHeader;
+  putField(out, id);
+  putField(out, build);
+  putField(out, cuda);
+  for (const auto &[name, c] : a) {
+    putField(out, name);
+    putField(out, "1");
+    putField(out, c.text);
+  }
+  fs::path file = fs::path(store_) / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
+  // Written beside and renamed: a reader sees the whole record or none.
+  fs::path tmp = file;
+  tmp += fmt::format(".{}.{}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream o(tmp, std::ios::binary);
+    o << out;
+    if (!o.flush())
+      ec = std::make_error_code(std::errc::io_error);
+  }
+  if (!ec)
+    fs::rename(tmp, file, ec);
+  if (ec)
+    fs::remove(tmp, ec);
+}
+
+CompileCache::Answers CompileCache::compile(const std::string &build, const std::string &cuda) {
+  Answers out;
+  Compiled &c = out[build == "ptx" ? "ptx" : "res"];
+  bool wantPtx = build == "ptx";
   const std::string &tool = wantPtx ? tools_.clang : tools_.nvcc;
   if (tool.empty()) {
     c.error = wantPtx ? "clang-19 is not found (PATH, /usr/lib/llvm-19/bin, or $SKELCAST_CLANG)"
                       : "the CUDA toolkit's nvcc is not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
-    return c;
+    if (!wantPtx)
+      out["sass"] = c;
+    return out;
   }
   ScratchDir dir;
   if (dir.path().empty()) {
     c.error = "cannot create a scratch directory for the compiler";
-    return c;
+    if (!wantPtx)
+      out["sass"] = c;
+    return out;
   }
   fs::path src = dir.path() / "kernel.cu", log = dir.path() / "log.txt";
   {
-    std::ofstream out(src, std::ios::binary);
-    out << cuda;
+    std::ofstream o(src, std::ios::binary);
+    o << cuda;
   }
-  ++runs_;
   if (wantPtx) {
     fs::path ptx = dir.path() / "kernel.ptx";
     std::string cmd = fmt::format("{} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc "
@@ -190,23 +397,23 @@ Compiled CompileCache::compile(const std::string &kind, const std::string &cuda)
                                   quote(tools_.clang), quote(ptx.string()), quote(src.string()));
     if (!run(cmd, log)) {
       c.error = failure(cmd, log);
-      return c;
+      return out;
     }
     c.ok = true;
     c.text = readFile(ptx);
-    return c;
+    return out;
   }
   // nvcc -Xptxas -v prints ptxas's registers and shared memory: the resource
   // usage; cuobjdump -sass the SASS of the same cubin. Both are remembered.
   fs::path cubin = dir.path() / "kernel.cubin";
   std::string cmd = fmt::format("{} -cubin -arch=sm_90 -O3 -Xptxas -v -o {} {}", quote(tools_.nvcc),
                                 quote(cubin.string()), quote(src.string()));
-  Compiled sass, res;
+  Compiled &sass = out["sass"];
   if (!run(cmd, log)) {
-    sass.error = res.error = failure(cmd, log);
+    sass.error = c.error = failure(cmd, log);
   } else {
-    res.text = readFile(log);
-    res.ok = true;
+    c.text = readFile(log);
+    c.ok = true;
     if (tools_.cuobjdump.empty()) {
       sass.error = "cuobjdump (with nvdisasm) is not found: no SASS to count";
     } else {
@@ -219,9 +426,7 @@ Compiled CompileCache::compile(const std::string &kind, const std::string &cuda)
       }
     }
   }
-  done_[std::string("res") + '\0' + cuda] = res;
-  done_[std::string("sass") + '\0' + cuda] = sass;
-  return kind == "sass" ? sass : res;
+  return out;
 }
 
 } // namespace skelcast::toolchain

@@ -10,10 +10,12 @@
 
 #include "skelcast/toolchain/InstructionCounts.h"
 
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace skelcast::toolchain {
 
@@ -46,35 +48,59 @@ struct Compiled {
   std::string error; ///< !ok: the command and what it printed (its first lines)
 };
 
+/// Where builds are kept between runs (docs/performance.md, "The build
+/// cache"): $SKELCAST_BUILD_CACHE (a directory, or "none" for no store), else
+/// $XDG_CACHE_HOME/skelcast/builds, else $HOME/.cache/skelcast/builds; empty
+/// when none of them is set.
+std::string defaultBuildStore();
+
 /// Compilations of emitted CUDA sources, each done once per source text and
-/// kind (a hash of the text and the command is the key): a batch of files,
-/// or a validation of several layouts of one file, compiles each nest once.
-/// One per command run; its calls may come from several threads (one
-/// compilation at a time).
+/// kind: a batch of files, or a validation of several layouts of one file,
+/// compiles each nest once. One per command run; its calls may come from
+/// several threads, and builds of different sources run at the same time.
+/// With a store directory, each successful build is also kept on disk under a
+/// hash of the tools (path, size and time of each binary), the kind and the
+/// source, and read back by a later run only where all three match exactly:
+/// a store that cannot be read or written only costs the build again.
 class CompileCache {
 public:
-  explicit CompileCache(Tools tools) : tools_(std::move(tools)) {}
+  explicit CompileCache(Tools tools, std::string store = "")
+      : tools_(std::move(tools)), store_(std::move(store)) {}
   const Tools &tools() const { return tools_; }
-
   /// `clang -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc -nocudalib -O3 -S`.
   Compiled ptx(const std::string &cuda);
   /// `nvcc -cubin -arch=sm_90 -O3`, then `cuobjdump -sass`.
   Compiled sass(const std::string &cuda);
   /// The same compilation's `-Xptxas -v` report (registers, shared memory; needs nvcc only).
   Compiled resourceUsage(const std::string &cuda);
-  /// How many compilers were run, and how many answers came from the cache.
+  /// Build the sources' nvcc compilations (resource usage and SASS) on up to
+  /// `jobs` threads (0: one per core), so that the calls above find them done.
+  void buildAll(const std::vector<std::string> &cudas, unsigned jobs = 0);
+
+  /// How many compilers were run, how many answers came from this run's
+  /// builds, and how many builds were read from the store.
   int runs() const { return runs_; }
   int hits() const { return hits_; }
+  int stored() const { return stored_; }
+  const std::string &store() const { return store_; }
+
   CompileCache(const CompileCache &) = delete;
   CompileCache &operator=(const CompileCache &) = delete;
 
 private:
+  /// A build gives one answer ("ptx") or two ("res" and "sass": one nvcc run).
+  using Answers = std::map<std::string, Compiled>;
   Compiled cached(const std::string &kind, const std::string &cuda);
-  Compiled compile(const std::string &kind, const std::string &cuda);
+  Answers compile(const std::string &build, const std::string &cuda);
+  std::string identity(const std::string &build) const;
+  std::optional<Answers> load(const std::string &build, const std::string &cuda) const;
+  void keep(const std::string &build, const std::string &cuda, const Answers &a) const;
   Tools tools_;
+  std::string store_;
   std::map<std::string, Compiled> done_;
+  std::map<std::string, std::shared_future<void>> building_;
   std::mutex mutex_;
-  int runs_ = 0, hits_ = 0;
+  int runs_ = 0, hits_ = 0, stored_ = 0;
 };
 
 } // namespace skelcast::toolchain
