@@ -1,5 +1,9 @@
 #include "skelcast/toolchain/Toolchain.h"
 
+#include "skelcast/support/AtomicFile.h"
+#include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/Interrupt.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,14 +12,23 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <sstream>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace skelcast::toolchain {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The compilers' flags: the commands and the store's identity of a build use the same text.
+constexpr const char *kClangFlags =
+    "-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc -nocudalib -O3 -Wno-unknown-cuda-version -S";
+constexpr const char *kNvccFlags = "-cubin -arch=sm_90 -O3 -Xptxas -v";
+constexpr const char *kCuobjdumpFlags = "-sass";
 
 bool executable(const fs::path &p) {
   std::error_code ec;
@@ -53,16 +66,24 @@ std::string readFile(const fs::path &p) {
   return ss.str();
 }
 
-/// A scratch directory, removed with its contents when it goes out of scope.
+/// A scratch directory, removed with its contents when it goes out of scope,
+/// and by an interrupt of skelcast (CleanupGuard) while it exists.
 class ScratchDir {
 public:
   ScratchDir() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string tmpl = (fs::path(tmp && *tmp ? tmp : "/tmp") / "skelcast-cc-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (::mkdtemp(buf.data()))
-      path_ = buf.data();
+    try {
+      guard_ = std::make_unique<CleanupGuard>([] {
+        const char *tmp = std::getenv("TMPDIR");
+        std::string tmpl = (fs::path(tmp && *tmp ? tmp : "/tmp") / "skelcast-cc-XXXXXX").string();
+        std::vector<char> buf(tmpl.begin(), tmpl.end());
+        buf.push_back('\0');
+        if (!::mkdtemp(buf.data()))
+          throw std::runtime_error("mkdtemp");
+        return std::string(buf.data());
+      });
+      path_ = guard_->path();
+    } catch (const std::runtime_error &) {
+    }
   }
   ~ScratchDir() {
     std::error_code ec;
@@ -74,13 +95,18 @@ public:
   const fs::path &path() const { return path_; }
 
 private:
+  std::unique_ptr<CleanupGuard> guard_;
   fs::path path_;
 };
 
 /// Run `cmd` (a shell command line) with its output in `log`; true on exit status 0.
+/// (runCommand: in a process group of its own, which an interrupt of skelcast kills.)
 bool run(const std::string &cmd, const fs::path &log) {
-  int rc = std::system((cmd + " > " + quote(log.string()) + " 2>&1 < /dev/null").c_str());
-  return rc == 0;
+  try {
+    return runCommand(cmd + " > " + quote(log.string()) + " 2>&1 < /dev/null").ok();
+  } catch (const std::runtime_error &) {
+    return false;
+  }
 }
 
 std::string failure(const std::string &cmd, const fs::path &log) {
@@ -107,10 +133,12 @@ Tools findTools() {
   t.nvcc = findProgram("nvcc", cuda);
   std::string cuobjdump = findProgram("cuobjdump", cuda);
   // cuobjdump -sass runs nvdisasm: beside it, or on PATH
-  if (!cuobjdump.empty() &&
-      (executable(fs::path(cuobjdump).parent_path() / "nvdisasm") ||
-       !findProgram("nvdisasm", cuda).empty()))
-    t.cuobjdump = cuobjdump;
+  if (!cuobjdump.empty()) {
+    fs::path beside = fs::path(cuobjdump).parent_path() / "nvdisasm";
+    t.nvdisasm = executable(beside) ? beside.string() : findProgram("nvdisasm", cuda);
+    if (!t.nvdisasm.empty())
+      t.cuobjdump = cuobjdump;
+  }
   return t;
 }
 
@@ -183,8 +211,13 @@ void CompileCache::buildAll(const std::vector<std::string> &cudas, unsigned jobs
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t)
-    threads.emplace_back(work);
+  for (unsigned t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error &) {
+      break; // no more threads: the ones started share the builds
+    }
+  }
   work();
   for (auto &t : threads)
     t.join();
@@ -217,15 +250,20 @@ Compiled CompileCache::cached(const std::string &kind, const std::string &cuda) 
   std::optional<Answers> a;
   bool fromStore = false;
   try {
-    a = load(build, cuda);
+    // The tools as they are before the build: a build is kept under what made it.
+    std::string id = store_.empty() ? std::string() : identity(build);
+    a = load(build, id, cuda);
     fromStore = a.has_value();
     if (!a) {
       a = compile(build, cuda);
+      // Kept when it succeeded; a build whose SASS cannot be read because no
+      // cuobjdump is installed (which the identity records) is kept for its
+      // registers.
       bool ok = true;
       for (const auto &[k, c] : *a)
-        ok = ok && c.ok;
-      if (ok)
-        keep(build, cuda, *a);
+        ok = ok && (c.ok || (k == "sass" && tools_.cuobjdump.empty()));
+      if (ok && (*a)[build == "ptx" ? "ptx" : "res"].ok)
+        keep(build, id, cuda, *a);
     }
   } catch (...) {
     // Whoever waits for this build builds it again rather than wait forever.
@@ -298,20 +336,51 @@ bool getField(const std::string &in, size_t &at, std::string &s) {
 
 } // namespace
 
-std::string CompileCache::identity(const std::string &build) const {
-  if (build == "ptx")
-    return "clang " + toolStamp(tools_.clang) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -O3";
-  std::string dir = fs::path(tools_.nvcc).parent_path().string();
-  std::string disasm = tools_.cuobjdump.empty() ? "" : (fs::path(tools_.cuobjdump).parent_path() / "nvdisasm").string();
-  return "nvcc " + toolStamp(tools_.nvcc) + " ptxas " + toolStamp(dir.empty() ? "" : dir + "/ptxas") +
-         " cuobjdump " + toolStamp(tools_.cuobjdump) + " nvdisasm " +
-         toolStamp(disasm.empty() || !fs::exists(disasm) ? "" : disasm) + " -cubin -arch=sm_90 -O3 -Xptxas -v";
+std::string CompileCache::identity(const std::string &build) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = identities_.find(build); it != identities_.end())
+      return it->second;
+  }
+  auto env = [](const char *name) {
+    const char *v = std::getenv(name);
+    return fmt::format(" {}={}", name, v ? v : "");
+  };
+  std::string id;
+  if (build == "ptx") {
+    // clang-19 is a driver; the code generator is libLLVM (and libclang-cpp)
+    // beside its real path, which a package upgrade can change alone.
+    std::error_code ec;
+    fs::path real = fs::canonical(tools_.clang, ec);
+    id = "clang " + toolStamp(tools_.clang) + " " + toolStamp(ec ? "" : real.string());
+    if (!ec)
+      for (const auto &e : fs::directory_iterator(real.parent_path().parent_path() / "lib", ec)) {
+        std::string name = e.path().filename().string();
+        if (name.rfind("libLLVM", 0) == 0 || name.rfind("libclang-cpp", 0) == 0)
+          id += " " + toolStamp(e.path().string());
+      }
+    id += std::string(" ") + kClangFlags + env("CCC_OVERRIDE_OPTIONS");
+  } else {
+    // nvcc runs cicc (the front end's optimizer) and ptxas beside it.
+    fs::path dir = fs::path(tools_.nvcc).parent_path();
+    auto beside = [](const fs::path &p) {
+      std::error_code ec;
+      return fs::exists(p, ec) ? p.string() : std::string();
+    };
+    id = "nvcc " + toolStamp(tools_.nvcc) + " ptxas " + toolStamp(tools_.nvcc.empty() ? "" : beside(dir / "ptxas")) +
+         " cicc " + toolStamp(tools_.nvcc.empty() ? "" : beside(dir.parent_path() / "nvvm" / "bin" / "cicc")) +
+         " cuobjdump " + toolStamp(tools_.cuobjdump) + " nvdisasm " + toolStamp(tools_.nvdisasm) + " " + kNvccFlags +
+         " " + kCuobjdumpFlags + env("NVCC_PREPEND_FLAGS") + env("NVCC_APPEND_FLAGS");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  identities_[build] = id;
+  return id;
 }
 
-std::optional<CompileCache::Answers> CompileCache::load(const std::string &build, const std::string &cuda) const {
+std::optional<CompileCache::Answers> CompileCache::load(const std::string &build, const std::string &id,
+                                                        const std::string &cuda) const {
   if (store_.empty())
     return std::nullopt;
-  std::string id = identity(build);
   fs::path file = fs::path(store_) / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
@@ -326,44 +395,45 @@ std::optional<CompileCache::Answers> CompileCache::load(const std::string &build
   Answers a;
   std::string name, ok, text;
   while (at < in.size()) {
-    if (!getField(in, at, name) || !getField(in, at, ok) || !getField(in, at, text) || ok != "1")
+    if (!getField(in, at, name) || !getField(in, at, ok) || !getField(in, at, text) || (ok != "1" && ok != "0"))
       return std::nullopt;
-    a[name] = Compiled{true, text, ""};
+    a[name] = ok == "1" ? Compiled{true, text, ""} : Compiled{false, "", text};
   }
-  if (a.empty() || (build == "ptx" ? !a.count("ptx") : !(a.count("res") && a.count("sass"))))
+  if (build == "ptx" ? !(a.count("ptx") && a["ptx"].ok) : !(a.count("res") && a["res"].ok && a.count("sass")))
     return std::nullopt;
   return a;
 }
 
-void CompileCache::keep(const std::string &build, const std::string &cuda, const Answers &a) const {
+void CompileCache::keep(const std::string &build, const std::string &id, const std::string &cuda,
+                        const Answers &a) const {
   if (store_.empty())
     return;
+  // The directories skelcast makes for the store are the user's alone (0700):
+  // they hold the emitted code of the user's sources.
   std::error_code ec;
-  fs::create_directories(store_, ec);
-  std::string id = identity(build);
+  fs::path dir(store_);
+  std::vector<fs::path> made;
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+    made.push_back(p);
+  fs::create_directories(dir, ec);
+  for (const auto &p : made)
+    fs::permissions(p, fs::perms::owner_all, ec);
   std::string out = kStoreHeader;
   putField(out, id);
   putField(out, build);
   putField(out, cuda);
   for (const auto &[name, c] : a) {
     putField(out, name);
-    putField(out, "1");
-    putField(out, c.text);
+    putField(out, c.ok ? "1" : "0");
+    putField(out, c.ok ? c.text : c.error);
   }
-  fs::path file = fs::path(store_) / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
-  // Written beside and renamed: a reader sees the whole record or none.
-  fs::path tmp = file;
-  tmp += fmt::format(".{}.{}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << out;
-    if (!o.flush())
-      ec = std::make_error_code(std::errc::io_error);
+  fs::path file = dir / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
+  try {
+    // Written beside and renamed: a reader sees the whole record or none.
+    writeFileAtomically(file.string(), out);
+  } catch (const InputError &) {
+    // A store that cannot be written only costs the build next time.
   }
-  if (!ec)
-    fs::rename(tmp, file, ec);
-  if (ec)
-    fs::remove(tmp, ec);
 }
 
 CompileCache::Answers CompileCache::compile(const std::string &build, const std::string &cuda) {
@@ -392,9 +462,8 @@ CompileCache::Answers CompileCache::compile(const std::string &build, const std:
   }
   if (wantPtx) {
     fs::path ptx = dir.path() / "kernel.ptx";
-    std::string cmd = fmt::format("{} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc "
-                                  "-nocudalib -O3 -Wno-unknown-cuda-version -S -o {} {}",
-                                  quote(tools_.clang), quote(ptx.string()), quote(src.string()));
+    std::string cmd = fmt::format("{} {} -o {} {}", quote(tools_.clang), kClangFlags, quote(ptx.string()),
+                                  quote(src.string()));
     if (!run(cmd, log)) {
       c.error = failure(cmd, log);
       return out;
@@ -406,8 +475,8 @@ CompileCache::Answers CompileCache::compile(const std::string &build, const std:
   // nvcc -Xptxas -v prints ptxas's registers and shared memory: the resource
   // usage; cuobjdump -sass the SASS of the same cubin. Both are remembered.
   fs::path cubin = dir.path() / "kernel.cubin";
-  std::string cmd = fmt::format("{} -cubin -arch=sm_90 -O3 -Xptxas -v -o {} {}", quote(tools_.nvcc),
-                                quote(cubin.string()), quote(src.string()));
+  std::string cmd = fmt::format("{} {} -o {} {}", quote(tools_.nvcc), kNvccFlags, quote(cubin.string()),
+                                quote(src.string()));
   Compiled &sass = out["sass"];
   if (!run(cmd, log)) {
     sass.error = c.error = failure(cmd, log);
@@ -417,7 +486,7 @@ CompileCache::Answers CompileCache::compile(const std::string &build, const std:
     if (tools_.cuobjdump.empty()) {
       sass.error = "cuobjdump (with nvdisasm) is not found: no SASS to count";
     } else {
-      std::string dis = fmt::format("{} -sass {}", quote(tools_.cuobjdump), quote(cubin.string()));
+      std::string dis = fmt::format("{} {} {}", quote(tools_.cuobjdump), kCuobjdumpFlags, quote(cubin.string()));
       if (run(dis, log)) {
         sass.ok = true;
         sass.text = readFile(log);

@@ -24,6 +24,7 @@ struct Tools {
   std::string clang;     ///< clang-19 (or $SKELCAST_CLANG)
   std::string nvcc;      ///< nvcc
   std::string cuobjdump; ///< cuobjdump, with nvdisasm beside it or on PATH (it needs one)
+  std::string nvdisasm;  ///< the nvdisasm cuobjdump runs (beside it, else on PATH)
   bool hasSass() const { return !nvcc.empty() && !cuobjdump.empty(); }
   bool hasPtxas() const { return !nvcc.empty(); }
   bool hasPtx() const { return !clang.empty(); }
@@ -59,9 +60,11 @@ std::string defaultBuildStore();
 /// compiles each nest once. One per command run; its calls may come from
 /// several threads, and builds of different sources run at the same time.
 /// With a store directory, each successful build is also kept on disk under a
-/// hash of the tools (path, size and time of each binary), the kind and the
-/// source, and read back by a later run only where all three match exactly:
-/// a store that cannot be read or written only costs the build again.
+/// hash of the tools' identity (each binary's path, size and time, those of the
+/// code generators they run, the flags and the environment variables that add
+/// flags), the kind and the source, and read back by a later run only where all
+/// three match exactly: a store that cannot be read or written only costs the
+/// build again.
 class CompileCache {
 public:
   explicit CompileCache(Tools tools, std::string store = "")
@@ -92,13 +95,14 @@ private:
   using Answers = std::map<std::string, Compiled>;
   Compiled cached(const std::string &kind, const std::string &cuda);
   Answers compile(const std::string &build, const std::string &cuda);
-  std::string identity(const std::string &build) const;
-  std::optional<Answers> load(const std::string &build, const std::string &cuda) const;
-  void keep(const std::string &build, const std::string &cuda, const Answers &a) const;
+  std::string identity(const std::string &build);
+  std::optional<Answers> load(const std::string &build, const std::string &id, const std::string &cuda) const;
+  void keep(const std::string &build, const std::string &id, const std::string &cuda, const Answers &a) const;
   Tools tools_;
   std::string store_;
   std::map<std::string, Compiled> done_;
   std::map<std::string, std::shared_future<void>> building_;
+  std::map<std::string, std::string> identities_; ///< per build kind, computed once
   std::mutex mutex_;
   int runs_ = 0, hits_ = 0, stored_ = 0;
 };
