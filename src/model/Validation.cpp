@@ -1,6 +1,7 @@
 #include "skelcast/model/Validation.h"
 
 #include "skelcast/model/Program.h"
+#include "skelcast/model/Rerank.h"
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
@@ -268,6 +269,35 @@ KernelSource handSkeletons() {
           }};
 }
 
+/// The layout the user's `project FILE.c --top 1` ranks first: the estimate's
+/// favourite, or, where the compiled code is read (ptxas's registers, the
+/// SASS's load groups), the best of the estimate's rerankCandidates(1) after
+/// they are built and projected again with it (model::rerankWithCompiled's
+/// order), so that the favourite compared is the one the same options show.
+static std::string favourite(const layout::KernelInfo &ki, const MeasuredCase &mc, size_t k,
+                             const hw::HwSpec &hw, const ModelOptions &mo, const KernelSource &source) {
+  bool compiled = source.registers && (readsRegisters(mo) || readsLoadGroups(mo));
+  ModelOptions first = mo;
+  first.keepTop = compiled ? rerankCandidates(1) : 1;
+  KernelProjection kp = projectKernel(ki, hw, {}, first);
+  if (kp.layouts.empty())
+    return "";
+  if (!compiled)
+    return kp.layouts.front().layoutString;
+  std::vector<layout::Layout> ls;
+  for (const auto &p : kp.layouts)
+    ls.push_back(p.layout);
+  std::vector<CompiledCounts> counts = source.registers(mc, k, ls);
+  std::optional<LayoutProjection> best;
+  for (size_t i = 0; i < ls.size(); ++i) {
+    applyCompiled(i < counts.size() ? &counts[i] : nullptr, ls[i]);
+    LayoutProjection p = projectLayout(ki, ls[i], hw, mo);
+    if (!best || rankedBefore(p, *best))
+      best = std::move(p);
+  }
+  return best->layoutString;
+}
+
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel, const KernelSource &source) {
   ValidationReport r;
@@ -314,10 +344,7 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
       analyzed.timing = mc.timing; // repeated over the same arrays, alone or back to back
       it = kernels.emplace(key, std::move(analyzed)).first;
       kernelIndex[key] = k;
-      ModelOptions first = mo;
-      first.keepTop = 1; // only the enumerator's favourite is compared (ranked by the estimate)
-      auto kp = projectKernel(it->second, hw, {}, first);
-      tops[key] = kp.layouts.empty() ? "" : kp.layouts.front().layoutString;
+      tops[key] = favourite(it->second, mc, k, hw, mo, source);
     }
     const layout::KernelInfo &ki = it->second;
     try {

@@ -142,6 +142,32 @@ TEST(LoadGroups, ValidateReadsThemForEveryMeasuredLayoutWithoutMarkingItsRegiste
   EXPECT_NE(noRegs.out.find("load groups from the SASS for all 2 cases"), std::string::npos) << noRegs.out;
 }
 
+TEST(LoadGroups, ValidatesFavouriteIsRankedWithTheSassGroupsToo) {
+  // The favourite validate compares is the one the same options rank first:
+  // with --load-groups sass, the estimate's best rerankCandidates(1) built and
+  // projected again with their groups (4 registers of loads a wait here, which
+  // puts the estimate's register tile behind another layout).
+  StandIns tools(kSass);
+  std::filesystem::current_path(kSrc);
+  auto top = [](const CliRun &r) {
+    size_t at = r.out.find("enumerator's top: ");
+    if (at == std::string::npos)
+      return std::string();
+    at += 18;
+    return r.out.substr(at, r.out.find(';', at) - at);
+  };
+  const std::vector<std::string> base = {"validate", "tests/data/ptxas/matmul_kernels.json", "--hw", "h200",
+                                         "--force"};
+  CliRun est = run(base);
+  std::vector<std::string> withSass = base;
+  withSass.insert(withSass.end(), {"--load-groups", "sass"});
+  CliRun sass = run(withSass);
+  ASSERT_EQ(est.rc, 0) << est.err;
+  ASSERT_EQ(sass.rc, 0) << sass.err;
+  ASSERT_FALSE(top(est).empty()) << est.out;
+  EXPECT_NE(top(sass), top(est)) << "the favourite under --load-groups sass is still the estimate's\n" << sass.out;
+}
+
 TEST(LoadGroups, InputsWithoutCToEmitSayTheEstimateStays) {
   TempDir dir;
   std::string skel = dir.write("k.skel", "#define N 1024\nfloat a[N]\nfloat b[N]\n"
