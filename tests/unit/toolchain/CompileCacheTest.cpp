@@ -183,7 +183,7 @@ TEST(CompileCache, AStoreThatCannotBeWrittenOnlyCostsTheBuild) {
 TEST(CompileCache, BuildAllBuildsEachSourceOnceSideBySide) {
   TempDir tools;
   StandInOptions slow;
-  slow.sleep = "0.3";
+  slow.sleep = "1"; // long beside a thread's start, even on a loaded machine
   Tools t = standIns(tools, slow);
   std::vector<std::string> sources;
   for (int i = 0; i < 7; ++i)
@@ -192,7 +192,7 @@ TEST(CompileCache, BuildAllBuildsEachSourceOnceSideBySide) {
   c.buildAll(sources, 3);
   EXPECT_EQ(c.runs(), 5);
   EXPECT_EQ(runs(tools), 5);
-  // Side by side: a second build started before the first ended (nvcc takes 0.3 s here).
+  // Side by side: a second build started before the first ended (nvcc takes 1 s here).
   std::vector<std::string> log = runLog(tools);
   ASSERT_GE(log.size(), 2u);
   EXPECT_EQ(log[0], "start");
