@@ -2,6 +2,7 @@
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/Hash.h"
 #include "skelcast/support/JsonText.h"
 #include "skelcast/support/TextFile.h"
 
@@ -194,14 +195,6 @@ private:
   std::set<std::string> seen_;
 };
 
-std::string fnv1a(const std::string &s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
 
 } // namespace
 
@@ -358,7 +351,7 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
            fmt::format("{} exceeds max_warps_per_sm x warp_size = {}", h.maxThreadsPerBlock,
                        static_cast<int64_t>(h.maxWarpsPerSM) * h.warpSize));
   h.sources = std::move(r.sources_);
-  h.contentHash = fnv1a(text);
+  h.contentHash = fnv1aHex(text);
   return h;
 }
 

@@ -2,7 +2,9 @@
 
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/Hash.h"
 #include "skelcast/support/Interrupt.h"
+#include "skelcast/support/Parallel.h"
 
 #include <fmt/format.h>
 
@@ -16,7 +18,6 @@
 #include <stdexcept>
 #include <sstream>
 #include <thread>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace skelcast::toolchain {
@@ -195,32 +196,27 @@ Compiled CompileCache::resourceUsage(const std::string &cuda) { return cached("r
 void CompileCache::buildAll(const std::vector<std::string> &cudas, unsigned jobs) {
   if (jobs == 0)
     jobs = std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<size_t>(jobs, cudas.size()));
-  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
   std::mutex failed;
   std::exception_ptr first; // the first exception a build threw, thrown here after the others end
-  auto work = [&] {
-    try {
-      for (size_t i; (i = next++) < cudas.size();)
+  try {
+    parallelFor(cudas.size(), jobs, [&](size_t i) {
+      if (stop)
+        return;
+      try {
         cached("res", cudas[i]);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failed);
-      if (!first)
-        first = std::current_exception();
-      next = cudas.size();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(work);
-    } catch (const std::system_error &) {
-      break; // no more threads: the ones started share the builds
-    }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failed);
+        if (!first)
+          first = std::current_exception();
+        stop = true;
+      }
+    });
+  } catch (const std::system_error &) {
+    // No more threads: what the started ones left is built here, one at a time.
+    for (size_t i = 0; i < cudas.size() && !stop; ++i)
+      cached("res", cudas[i]);
   }
-  work();
-  for (auto &t : threads)
-    t.join();
   if (first)
     std::rethrow_exception(first);
 }
@@ -299,11 +295,12 @@ namespace {
 
 constexpr const char *kStoreHeader = "skelcast build 1\n";
 
-/// FNV-1a, 64 bits: the record's file name (collisions are caught by the exact comparison).
-uint64_t fnv1a(const std::string &s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s)
-    h = (h ^ c) * 1099511628211ull;
-  return h;
+
+/// A build's record in the store: named by FNV-1a of the build kind, the tools'
+/// identity and the source (collisions are caught by the exact comparison).
+fs::path recordPath(const fs::path &store, const std::string &build, const std::string &id,
+                    const std::string &cuda) {
+  return store / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
 }
 
 std::string toolStamp(const std::string &path) {
@@ -381,7 +378,7 @@ std::optional<CompileCache::Answers> CompileCache::load(const std::string &build
                                                         const std::string &cuda) const {
   if (store_.empty())
     return std::nullopt;
-  fs::path file = fs::path(store_) / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
+  fs::path file = recordPath(store_, build, id, cuda);
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
     return std::nullopt;
@@ -427,7 +424,7 @@ void CompileCache::keep(const std::string &build, const std::string &id, const s
     putField(out, c.ok ? "1" : "0");
     putField(out, c.ok ? c.text : c.error);
   }
-  fs::path file = dir / fmt::format("{:016x}.build", fnv1a(cuda, fnv1a(build + '\0' + id)));
+  fs::path file = recordPath(dir, build, id, cuda);
   try {
     // Written beside and renamed: a reader sees the whole record or none.
     writeFileAtomically(file.string(), out);
