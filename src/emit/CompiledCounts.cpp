@@ -3,14 +3,39 @@
 #include "skelcast/emit/Emit.h"
 #include "skelcast/layout/KernelInfo.h"
 #include "skelcast/skeleton/Eval.h"
+#include "skelcast/support/Hash.h"
 #include "skelcast/toolchain/CompilerCounts.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace skelcast::emit {
+namespace {
+
+/// nvcc's builds of the emitted kernels, on one thread a core: the loops that
+/// read them then find each one done.
+void buildSideBySide(const std::vector<EmittedKernel> &kernels, toolchain::CompileCache &cache) {
+  std::vector<std::string> sources;
+  for (const EmittedKernel &e : kernels)
+    sources.push_back(e.cuda);
+  cache.buildAll(sources);
+}
+
+/// A layout's tag in the emitted code, from its content (a hash of its fields).
+std::string contentTag(const layout::Layout &l) {
+  std::string key = fmt::format("b{}f{}c{}", fmt::join(l.block, ","), fmt::join(l.fold, ","), fmt::join(l.cached, ","));
+  for (const auto &[loop, size] : l.stages)
+    key += fmt::format("s{}:{}", loop, size);
+  for (const auto &[loop, factor] : l.unroll)
+    key += fmt::format("u{}:{}", loop, factor);
+  return "l" + fnv1aHex(key);
+}
+
+} // namespace
 
 frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpath,
                                                           const frontend::SkeletonizeOptions &opts,
@@ -58,12 +83,8 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
   std::string origin = sass ? "SASS (nvcc -O3 -arch=sm_90, cuobjdump -sass)"
                             : "PTX (clang-19 -O3 --cuda-gpu-arch=sm_90)";
   std::vector<bool> emitted(r.file.kernels.size(), false);
-  if (sass) {
-    std::vector<std::string> sources;
-    for (const EmittedKernel &e : er.kernels)
-      sources.push_back(e.cuda);
-    cache.buildAll(sources); // the kernels' builds side by side
-  }
+  if (sass)
+    buildSideBySide(er.kernels, cache);
   for (const EmittedKernel &e : er.kernels) {
     if (e.kernelIndex >= r.file.kernels.size())
       continue;
@@ -114,6 +135,17 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
                                                              std::vector<std::string> &why) {
   std::vector<std::optional<CompiledLayout>> out(layouts.size());
   why.assign(layouts.size(), "");
+  // Each distinct layout once, tagged by its content: the tag is in the emitted
+  // source, so the same layout emits the same source, and finds the same build
+  // in the cache, whichever list or command asks for it.
+  std::vector<std::string> distinct;                // tags, in the order of first appearance
+  std::map<std::string, std::vector<size_t>> at;    // tag -> the indices of its layout
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    std::string tag = contentTag(layouts[i]);
+    if (at[tag].empty())
+      distinct.push_back(tag);
+    at[tag].push_back(i);
+  }
   EmitOptions eo;
   eo.skipUnsupported = true;
   std::vector<Warning> warnings;
@@ -122,57 +154,61 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
       cpath, opts, eo,
       [&](const frontend::SkeletonizeResult &) {
         std::vector<KernelChoice> choices;
-        for (size_t i = 0; i < layouts.size(); ++i) {
+        for (const std::string &tag : distinct) {
           KernelChoice c;
           c.kernel = k;
-          c.layout = layouts[i];
-          c.tag = fmt::format("l{}", i);
+          c.layout = layouts[at[tag].front()];
+          c.tag = tag;
           choices.push_back(std::move(c));
         }
         return choices;
       },
       diagnostics, warnings);
   // The emitter skips the layouts it cannot write in the order of the choices,
-  // one warning each: the i-th choice not emitted is the i-th skipped.
-  std::vector<bool> emitted(layouts.size(), false);
+  // one warning each: the n-th choice not emitted is the n-th skipped.
+  std::set<std::string> emitted;
   for (const EmittedKernel &e : er.kernels)
-    emitted[std::stoul(e.tag.substr(1))] = true;
+    emitted.insert(e.tag);
   size_t next = 0;
-  for (size_t i = 0; i < layouts.size(); ++i)
-    if (!emitted[i])
-      why[i] = next < er.skipped.size() ? "not emitted: " + er.skipped[next++].message : "not emitted";
-  std::vector<std::string> sources;
-  for (const EmittedKernel &e : er.kernels)
-    sources.push_back(e.cuda);
-  cache.buildAll(sources); // the layouts' builds side by side
+  for (const std::string &tag : distinct)
+    if (!emitted.count(tag)) {
+      std::string w = next < er.skipped.size() ? "not emitted: " + er.skipped[next++].message : "not emitted";
+      for (size_t i : at[tag])
+        why[i] = w;
+    }
+  buildSideBySide(er.kernels, cache);
   for (const EmittedKernel &e : er.kernels) {
-    size_t i = std::stoul(e.tag.substr(1));
+    std::optional<CompiledLayout> one;
+    std::string whyNot;
     toolchain::Compiled c = cache.resourceUsage(e.cuda);
     if (!c.ok) {
-      why[i] = c.error;
-      continue;
-    }
-    try {
-      out[i] = CompiledLayout{toolchain::parseResourceUsage(c.text), std::nullopt};
-    } catch (const std::runtime_error &err) {
-      why[i] = err.what();
-      continue;
+      whyNot = c.error;
+    } else {
+      try {
+        one = CompiledLayout{toolchain::parseResourceUsage(c.text), std::nullopt};
+      } catch (const std::runtime_error &err) {
+        whyNot = err.what();
+      }
     }
     // The same build's SASS (the cache compiled both); without it the
     // estimate's groups stay, as they do where no load is waited for.
-    if (!sassLoadGroups)
-      continue;
-    toolchain::Compiled s = cache.sass(e.cuda);
-    if (!s.ok) {
-      out[i]->whyNoGroups = s.error;
-      continue;
+    if (one && sassLoadGroups) {
+      toolchain::Compiled sass = cache.sass(e.cuda);
+      if (!sass.ok) {
+        one->whyNoGroups = sass.error;
+      } else {
+        try {
+          toolchain::SassLoadGroups g = toolchain::countSassLoadGroups(sass.text);
+          if (g.groups > 0)
+            one->loadGroups = g;
+        } catch (const std::runtime_error &err) {
+          one->whyNoGroups = std::string("reading the SASS: ") + err.what();
+        }
+      }
     }
-    try {
-      toolchain::SassLoadGroups g = toolchain::countSassLoadGroups(s.text);
-      if (g.groups > 0)
-        out[i]->loadGroups = g;
-    } catch (const std::runtime_error &err) {
-      out[i]->whyNoGroups = std::string("reading the SASS: ") + err.what();
+    for (size_t i : at[e.tag]) {
+      out[i] = one;
+      why[i] = whyNot;
     }
   }
   return out;

@@ -269,33 +269,31 @@ KernelSource handSkeletons() {
           }};
 }
 
-/// The layout the user's `project FILE.c --top 1` ranks first: the estimate's
-/// favourite, or, where the compiled code is read (ptxas's registers, the
-/// SASS's load groups), the best of the estimate's rerankCandidates(1) after
-/// they are built and projected again with it (model::rerankWithCompiled's
-/// order), so that the favourite compared is the one the same options show.
-static std::string favourite(const layout::KernelInfo &ki, const MeasuredCase &mc, size_t k,
-                             const hw::HwSpec &hw, const ModelOptions &mo, const KernelSource &source) {
-  bool compiled = source.registers && (readsRegisters(mo) || readsLoadGroups(mo));
+/// The candidates for the layout the user's `project FILE.c --top 1` ranks
+/// first: the estimate's favourite, or, where the compiled code is read
+/// (ptxas's registers, the SASS's load groups), the estimate's best
+/// rerankCandidates(1), which favourite() ranks again once they are built.
+static std::vector<LayoutProjection> favouriteCandidates(const layout::KernelInfo &ki, const hw::HwSpec &hw,
+                                                         const ModelOptions &mo, bool compiled) {
   ModelOptions first = mo;
   first.keepTop = compiled ? rerankCandidates(1) : 1;
-  KernelProjection kp = projectKernel(ki, hw, {}, first);
-  if (kp.layouts.empty())
-    return "";
-  if (!compiled)
-    return kp.layouts.front().layoutString;
-  std::vector<layout::Layout> ls;
-  for (const auto &p : kp.layouts)
-    ls.push_back(p.layout);
-  std::vector<CompiledCounts> counts = source.registers(mc, k, ls);
+  return projectKernel(ki, hw, {}, first).layouts;
+}
+
+/// The best of the candidates projected again with their compiled counts
+/// (model::rerankWithCompiled's order), so that the favourite compared is the
+/// one the same options show.
+static std::string favourite(const layout::KernelInfo &ki, std::vector<layout::Layout> candidates,
+                             const std::vector<CompiledCounts> &counts, const hw::HwSpec &hw,
+                             const ModelOptions &mo) {
   std::optional<LayoutProjection> best;
-  for (size_t i = 0; i < ls.size(); ++i) {
-    applyCompiled(i < counts.size() ? &counts[i] : nullptr, ls[i]);
-    LayoutProjection p = projectLayout(ki, ls[i], hw, mo);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    applyCompiled(i < counts.size() ? &counts[i] : nullptr, candidates[i]);
+    LayoutProjection p = projectLayout(ki, candidates[i], hw, mo);
     if (!best || rankedBefore(p, *best))
       best = std::move(p);
   }
-  return best->layoutString;
+  return best ? best->layoutString : "";
 }
 
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
@@ -344,7 +342,6 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
       analyzed.timing = mc.timing; // repeated over the same arrays, alone or back to back
       it = kernels.emplace(key, std::move(analyzed)).first;
       kernelIndex[key] = k;
-      tops[key] = favourite(it->second, mc, k, hw, mo, source);
     }
     const layout::KernelInfo &ki = it->second;
     try {
@@ -356,26 +353,37 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     }
     keys.push_back(key);
   }
-  // ptxas's registers and the SASS's load groups, one call per kernel for all
-  // its measured layouts.
+  // Each kernel's favourite; with ptxas's registers or the SASS's load groups,
+  // one call per kernel builds all its measured layouts and the favourite's
+  // candidates.
+  bool compiled = source.registers && (readsRegisters(mo) || readsLoadGroups(mo));
   std::vector<std::optional<LayoutProjection::RegisterSource>> regSource(layouts.size());
-  if (source.registers && (readsRegisters(mo) || readsLoadGroups(mo))) {
-    std::vector<std::string> done;
-    for (size_t i = 0; i < layouts.size(); ++i) {
-      if (std::find(done.begin(), done.end(), keys[i]) != done.end())
-        continue;
-      done.push_back(keys[i]);
-      std::vector<size_t> at;
-      std::vector<layout::Layout> ls;
-      for (size_t j = i; j < layouts.size(); ++j)
-        if (keys[j] == keys[i]) {
-          at.push_back(j);
-          ls.push_back(layouts[j]);
-        }
-      std::vector<CompiledCounts> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
-      for (size_t n = 0; n < at.size(); ++n)
-        regSource[at[n]] = applyCompiled(n < counts.size() ? &counts[n] : nullptr, layouts[at[n]]);
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    if (tops.count(keys[i]))
+      continue;
+    const layout::KernelInfo &ki = kernels.at(keys[i]);
+    std::vector<LayoutProjection> candidates = favouriteCandidates(ki, hw, mo, compiled);
+    if (!compiled) {
+      tops[keys[i]] = candidates.empty() ? "" : candidates.front().layoutString;
+      continue;
     }
+    std::vector<size_t> at;
+    std::vector<layout::Layout> ls;
+    for (size_t j = i; j < layouts.size(); ++j)
+      if (keys[j] == keys[i]) {
+        at.push_back(j);
+        ls.push_back(layouts[j]);
+      }
+    for (const auto &c : candidates)
+      ls.push_back(c.layout);
+    std::vector<CompiledCounts> counts = source.registers(m.cases[i], kernelIndex[keys[i]], ls);
+    for (size_t n = 0; n < at.size(); ++n)
+      regSource[at[n]] = applyCompiled(n < counts.size() ? &counts[n] : nullptr, layouts[at[n]]);
+    std::vector<layout::Layout> tried(ls.begin() + static_cast<std::ptrdiff_t>(at.size()), ls.end());
+    std::vector<CompiledCounts> theirs;
+    if (counts.size() > at.size())
+      theirs.assign(counts.begin() + static_cast<std::ptrdiff_t>(at.size()), counts.end());
+    tops[keys[i]] = favourite(ki, std::move(tried), theirs, hw, mo);
   }
   for (size_t i = 0; i < m.cases.size(); ++i) {
     const MeasuredCase &mc = m.cases[i];
