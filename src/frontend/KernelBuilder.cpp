@@ -2,6 +2,7 @@
 // branches (KernelBuilder.h; the expressions are in KernelExprs.cpp).
 #include "KernelBuilder.h"
 #include "BranchProbability.h"
+#include "Chain.h"
 #include "ClangNodes.h"
 
 #include "skelcast/skeleton/Parser.h"
@@ -175,6 +176,7 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
     emit(std::move(st));
   }
   flush();
+  attachChain(k.body, ChainWalker(tu_.ast).cycles(plan_.body));
   for (const auto &[line, text] : clamps_)
     k.comments.leading.push_back(fmt::format(
         "// line {}: the clamped index '{}' is written as the arm most iterations take: "
@@ -265,6 +267,24 @@ void KernelBuilder::flush() {
   for (auto &st : blk_->stores)
     blk_->out->push_back(std::move(st));
   blk_->stores.clear();
+}
+
+void KernelBuilder::attachChain(std::vector<skeleton::Stmt> &body, int64_t cycles) {
+  if (cycles <= 0)
+    return;
+  // the stretch's first `comp`: its own, else one under a branch of it (not a loop's)
+  std::function<bool(std::vector<skeleton::Stmt> &)> first = [&](std::vector<skeleton::Stmt> &ss) {
+    for (auto &s : ss)
+      if (s.kind == skeleton::Stmt::Kind::Comp) {
+        s.chain = cycles;
+        return true;
+      }
+    for (auto &s : ss)
+      if (s.kind == skeleton::Stmt::Kind::Branch && (first(s.branch.thenBody) || first(s.branch.elseBody)))
+        return true;
+    return false;
+  };
+  first(body);
 }
 
 // ---------------------------------------------------------------------------
@@ -490,6 +510,7 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   blk_ = &body;
   stmts(scan_.bodyOf(f));
   flush();
+  attachChain(l.body, ChainWalker(tu_.ast).cycles(scan_.bodyOf(f)));
   blk_ = outer;
   avail_ = savedAvail;
   for (const std::string &arr : arraysStoredIn(f))

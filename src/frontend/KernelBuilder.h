@@ -81,6 +81,9 @@ private:
   void literals(std::initializer_list<const clang::Expr *> operands, clang::QualType t);
   /// End of a straight-line stretch: its instruction count, then its stores.
   void flush();
+  /// The dependent chain of a loop body's (or the parallel body's) own
+  /// statements (Chain.h) on the first `comp` they wrote; nothing for 0.
+  void attachChain(std::vector<skeleton::Stmt> &body, int64_t cycles);
   void emit(skeleton::Stmt s) { blk_->out->push_back(std::move(s)); }
 
   // -------------------------------------------------------------------------

@@ -275,7 +275,7 @@ struct Characterizer::Impl {
   // Shape level.
   std::vector<int64_t> fold;
   int64_t tpbInt = 0;
-  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0, fp64Insts = 0;
+  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0, fp64Insts = 0, chainCycles = 0;
   IterSet th, bl, tmp;
   std::vector<int64_t> tileKey;
   std::unordered_map<std::vector<int64_t>, Tile, VecHash> tiles;
@@ -525,9 +525,11 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   // The FP64 ones among them, counted alike (the fp64 term, docs/model.md section 7).
   funcInsts = 0;
   fp64Insts = 0;
+  chainCycles = 0;
   for (const auto &cb : ki.comps) {
     funcInsts += foldProduct * static_cast<double>(cb.count) * cb.execs;
     fp64Insts += foldProduct * static_cast<double>(cb.fp64) * cb.execs;
+    chainCycles += foldProduct * static_cast<double>(cb.chain) * cb.execs;
   }
 }
 
@@ -737,6 +739,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
 
   c.funcInsts = funcInsts; // equation 17
   c.fp64Insts = fp64Insts;
+  c.chainCycles = chainCycles;
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];

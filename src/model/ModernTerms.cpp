@@ -783,6 +783,40 @@ std::vector<ExplainRow> explainBlocks(const TermEffects &e) {
   return {{"block start floor (ms)", e.blockStartFloorMs, 6, "Blocks / block_starts_per_us (blocks)"}};
 }
 
+// --- chain (section 7): a floor ---------------------------------------------------
+// A correctly rounded division or square root is a sequence with a slow-path
+// branch (FCHK or a range test, then BRA around a CALL): a warp issues in
+// order and does not start the work after it before the sequence is done, so
+// a stretch that holds one takes its dependent chain's cycles however few
+// instructions it issues, and folded tasks or unrolled iterations do not
+// overlap across it. Each warp of a wave runs its thread's chains one after
+// another: T_chain = ceil(Rep) x Chain_cycles / Freq, Chain_cycles = F x sum_i
+// Chain_i x LP_i (the skeleton's `comp N (chain:C)`, cycles of the H200's
+// latencies measured by validation/kernels/chain.cu: the sm_90 GPUs only).
+// It binds where few warps a scheduler leave the chain exposed (nbody's
+// 512 warps on 132 SMs: a square root and a division each pair).
+bool chainLatenciesApply(const hw::HwSpec &hw) { return hw.computeCapability.rfind("9.", 0) == 0; }
+
+void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  if (in.c.chainCycles <= 0 || !chainLatenciesApply(in.hw))
+    return;
+  const hw::Workload &w = a.workload;
+  double sms = activeSMs(w, a.hw);
+  double waves = std::max(1.0, std::ceil(rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms) - 1e-9));
+  a.effects.chainCyclesPerThread = in.c.chainCycles;
+  a.effects.chainFloorMs = waves * in.c.chainCycles / (in.hw.clockGHz * 1e6);
+}
+
+/// When the floor is above the time it is the time, and the bound is `chain`.
+void settleChain(const TermEffects &e, HongKimResult &r) { applyFloor(e.chainFloorMs, "chain", r); }
+
+std::vector<ExplainRow> explainChain(const TermEffects &e) {
+  if (e.chainCyclesPerThread <= 0)
+    return {};
+  return {{"dependent chain per thread (cycles)", e.chainCyclesPerThread, 6, "F x sum_i Chain_i x LP_i (chain)"},
+          {"chain floor (ms)", e.chainFloorMs, 6, "ceil(Rep) x chain cycles / Freq (chain)"}};
+}
+
 // --- launch (section 7) -----------------------------------------------------------
 // A kernel launched alone: time += launch_overhead_us (on the H100 an empty
 // kernel timed alone with events, the way the hand-written validation programs
@@ -915,6 +949,9 @@ const std::vector<Term> &skelcastTerms() {
        adjustL2, settleL2, explainL2},
       {TermId::Blocks, "blocks", "floor: the GPU starts thread blocks at block_starts_per_us", adjustBlocks,
        settleBlocks, explainBlocks},
+      {TermId::Chain, "chain",
+       "floor: a warp runs the dependent chain of a division or square root before the work after it",
+       adjustChain, settleChain, explainChain},
       {TermId::Reduction, "reduction",
        "a scalar reduction: a shared-memory tree per block, one atomic per block to one address",
        adjustReduction, settleReduction, explainReduction},

@@ -17,6 +17,8 @@ namespace {
 /// declare: later stages count elements, strides, byte addresses and tasks in
 /// 64-bit integers, and stay clear of overflow below this (4 Ei).
 constexpr int64_t kMaxCount = int64_t{1} << 62;
+/// A stretch's chain: a billion cycles (half a second at 2 GHz) is far past any.
+constexpr int64_t kMaxChainCycles = 1000000000;
 
 /// What a name in a kernel body refers to.
 enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar, RepeatIndex };
@@ -327,6 +329,9 @@ private:
           throw InputError(at(s.loc), fmt::format("64-bit literal count must be within [0, {}] (three "
                                                   "operands of each FP64 instruction), is {}",
                                                   3 * s.fp64, s.lit64));
+        if (s.chain < 0 || s.chain > kMaxChainCycles)
+          throw InputError(at(s.loc), fmt::format("chain cycles must be within [0, {}], is {}",
+                                                  kMaxChainCycles, s.chain));
         break;
       case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
       case Stmt::Kind::Bind:

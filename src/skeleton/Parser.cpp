@@ -633,19 +633,39 @@ private:
       s.comments.leading = drainPending();
       s.kind = Stmt::Kind::Comp;
       s.comp = expectInt("an instruction count after 'comp'");
-      if (isPunct(peek(), '(')) { // `comp N (fp64:M)`: M of the N are FP64 arithmetic
+      if (isPunct(peek(), '(')) { // `comp N (fp64:M, lit64:K, chain:C)`, each part optional
         take();
-        expectWord("fp64", "in 'comp N (fp64:M)'");
-        expectPunct(':', "after 'fp64'");
-        s.fp64 = expectInt("an FP64 instruction count in 'comp N (fp64:M)'");
-        if (isPunct(peek(), ',')) { // `, lit64:K`: the 64-bit literals they take
-          take();
-          expectWord("lit64", "in 'comp N (fp64:M, lit64:K)'");
-          expectPunct(':', "after 'lit64'");
-          s.lit64 = expectInt("a count of 64-bit literals in 'comp N (fp64:M, lit64:K)'");
-          expectPunct(')', "to close '(fp64:M, lit64:K)'");
+        // `chain:C`: the cycles of the stretch's dependent chain, last
+        auto chain = [&](const std::string &form) {
+          expectWord("chain", fmt::format("in '{}'", form).c_str());
+          expectPunct(':', "after 'chain'");
+          s.chain = expectInt(fmt::format("a chain's cycles in '{}'", form).c_str());
+          expectPunct(')', fmt::format("to close '{}'", form.substr(form.find('('))).c_str());
+        };
+        if (peek().kind == Tok::Ident && peek().text == "chain") {
+          chain("comp N (chain:C)");
         } else {
-          expectPunct(')', "to close '(fp64:M)'");
+          expectWord("fp64", "in 'comp N (fp64:M)'");
+          expectPunct(':', "after 'fp64'");
+          s.fp64 = expectInt("an FP64 instruction count in 'comp N (fp64:M)'");
+          if (isPunct(peek(), ',')) { // `, lit64:K`: the 64-bit literals they take
+            take();
+            if (peek().kind == Tok::Ident && peek().text == "chain") {
+              chain("comp N (fp64:M, chain:C)");
+            } else {
+              expectWord("lit64", "in 'comp N (fp64:M, lit64:K)'");
+              expectPunct(':', "after 'lit64'");
+              s.lit64 = expectInt("a count of 64-bit literals in 'comp N (fp64:M, lit64:K)'");
+              if (isPunct(peek(), ',')) {
+                take();
+                chain("comp N (fp64:M, lit64:K, chain:C)");
+              } else {
+                expectPunct(')', "to close '(fp64:M, lit64:K)'");
+              }
+            }
+          } else {
+            expectPunct(')', "to close '(fp64:M)'");
+          }
         }
       }
       s.comments.trailing = takeTrailing();

@@ -1,6 +1,7 @@
 #include "skelcast/skeleton/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdint>
 
@@ -113,11 +114,19 @@ public:
     comments(s.comments.leading, d);
     switch (s.kind) {
     case Stmt::Kind::Comp:
+    {
+      std::vector<std::string> parts;
+      if (s.fp64 || s.lit64)
+        parts.push_back(fmt::format("fp64:{}", s.fp64));
+      if (s.lit64)
+        parts.push_back(fmt::format("lit64:{}", s.lit64));
+      if (s.chain)
+        parts.push_back(fmt::format("chain:{}", s.chain));
       line(d,
-           s.lit64   ? fmt::format("comp {} (fp64:{}, lit64:{})", s.comp, s.fp64, s.lit64)
-           : s.fp64 ? fmt::format("comp {} (fp64:{})", s.comp, s.fp64)
-                    : fmt::format("comp {}", s.comp),
+           parts.empty() ? fmt::format("comp {}", s.comp)
+                         : fmt::format("comp {} ({})", s.comp, fmt::join(parts, ", ")),
            s.comments.trailing);
+    }
       break;
     case Stmt::Kind::Mem: {
       std::string t = s.mem.isStore ? "st " : "ld ";

@@ -76,6 +76,10 @@ struct Characterization {
   double blockFootprintBytes = 0; ///< sum_D ElemBytes x H(D, B-hat) of the global accesses
   double requestedBytesPerThread = 0; ///< bytes moved per thread by its global instructions (sectors)
   double fp64Insts = 0;         ///< of funcInsts, the FP64 arithmetic ones: F x sum_i Fp64_i x LP_i
+  /// Cycles a thread's dependent chains take issued alone: F x sum_i Chain_i x
+  /// LP_i (the `chain` term; folded tasks and unrolled iterations do not
+  /// overlap across the slow-path branch of a division or square root)
+  double chainCycles = 0;
   /// Of funcInsts, the address instructions that jammed folded tasks share
   /// (term `jam`, docs/model.md section 7): sum over the affine reads from
   /// shared memory of F x the per-task count - the distinct count of eq. 13.

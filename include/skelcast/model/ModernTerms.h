@@ -28,6 +28,7 @@
 /// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps, dram_gbps_by_bytes_in_flight) |
 /// | l2         | settle | floor: the bytes between the SMs and L2 at its rates (all, the stores, the stores to sectors it does not hold) |
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
+/// | chain      | settle | floor: a warp runs the dependent chain of a correctly rounded division or square root before the work after it |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
@@ -47,7 +48,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Reduction, Launch, Count
+  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Occupancy, L2, Blocks, Chain, Reduction, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -95,6 +96,8 @@ struct TermEffects {
   double l2StoreMissBytes = 0;  ///< of the stores, those to sectors L2 does not hold (allocated, then written back)
   double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps, l2StoreMissBytes / l2_store_miss_bandwidth_gbps) (l2)
   double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
+  double chainCyclesPerThread = 0; ///< F x sum_i Chain_i x LP_i (chain; 0 when off or none)
+  double chainFloorMs = 0;      ///< ceil(Rep) x chainCyclesPerThread / Freq (chain)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued
   double reductions = 0;        ///< the kernel's scalar reductions (`reduce(op: s)`), 0 for none

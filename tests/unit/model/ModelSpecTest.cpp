@@ -88,5 +88,5 @@ TEST(ModelSpec, AnUnknownTermNamesTheOptionAndTheValue) {
   EXPECT_EQ(errorOf([] { model::parseModelSpec("skelcast", {"caches", "cache"}); }),
             "--without: error: unknown term 'cache' (known: schedulers, fp64, jam, registers, "
             "spills, mlp, caches, residency, walk, rmw, waves, longest, tail, bandwidth, lsu, lines, occupancy, l2, "
-            "blocks, reduction, launch)");
+            "blocks, chain, reduction, launch)");
 }

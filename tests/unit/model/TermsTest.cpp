@@ -71,7 +71,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "spills", "mlp", "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
                                        "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
-                                       "blocks", "reduction", "launch"};
+                                       "blocks", "chain", "reduction", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -91,7 +91,7 @@ TEST(Terms, OnlyTheFloorsTheLongestTaskAndTheLaunchActAfterTheCore) {
   // longest scales the core's time before the floors compare with it.
   // tail counts the last wave whole, also before the floors.
   EXPECT_EQ(settling, (std::vector<std::string>{"longest", "tail", "bandwidth", "lsu", "l2",
-                                                "blocks", "reduction", "launch"}));
+                                                "blocks", "chain", "reduction", "launch"}));
 }
 
 TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
@@ -692,4 +692,38 @@ TEST(Terms, TheRooflineCountsTheReductionsBytes) {
   auto a = applyOnly(kernelOf(with), "block=i:256", 0);
   auto b = applyOnly(kernelOf(without), "block=i:256", 0);
   EXPECT_DOUBLE_EQ(a.c.compulsoryBytes, b.c.compulsoryBytes + 16);
+}
+
+// chain (docs/model.md, section 7): a thread's chains, F x sum_i Chain_i x
+// LP_i, one after another, once a wave. 16,384 threads of 16,384 iterations
+// of a 216-cycle chain (an n-body force sum): in blocks of 32, 512 blocks on
+// 132 SMs are one wave (3.9 blocks an SM), so 16,384 x 216 = 3,538,944 cycles
+// = 1.78861 ms at the H100 spec's 1.9786 GHz; four tasks a thread (fold=i:4) run their chains one
+// after another: 4 x as long, still one wave of 128 blocks. Above the core's
+// time the floor is the time, bound `chain`. A GPU of another architecture
+// than the latencies' (sm_90) gets no floor.
+TEST(Terms, ChainFloorIsAThreadsChainsOnceAWave) {
+  auto hw = h100();
+  ASSERT_DOUBLE_EQ(hw.clockGHz, 1.9786);
+  auto ki = kernelOf("#define N 16384\nfloat x[N]\nfloat a[N]\n"
+                     "parallel_for(N) : i {\n  stream j = 0:N {\n    ld x[j]\n    comp 41 (chain:216)\n  }\n"
+                     "  st a[i]\n}\n");
+  auto r = applyOnly(ki, "block=i:32", termBit(TermId::Chain));
+  EXPECT_DOUBLE_EQ(r.c.chainCycles, 16384.0 * 216);
+  EXPECT_DOUBLE_EQ(r.a.effects.chainCyclesPerThread, 3538944);
+  EXPECT_NEAR(r.a.effects.chainFloorMs, 3538944 / 1.9786e6, 1e-12);
+  auto folded = applyOnly(ki, "block=i:32 fold=i:4", termBit(TermId::Chain));
+  EXPECT_NEAR(folded.a.effects.chainFloorMs, 4 * 3538944 / 1.9786e6, 1e-12);
+  auto core = coreAt(0.5, "memory");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Chain), core);
+  EXPECT_NEAR(core.timeMs, 1.788610, 1e-6);
+  EXPECT_EQ(core.bound, "chain");
+  core = coreAt(2.0, "compute");
+  model::settleModernTerms(r.a.effects, termBit(TermId::Chain), core);
+  EXPECT_EQ(core.timeMs, 2.0);
+  EXPECT_EQ(core.bound, "compute");
+  auto c1060 = hw::resolveHwSpec("c1060", kSrc + "/hwspecs");
+  EXPECT_EQ(applyOnly(ki, "block=i:32", termBit(TermId::Chain), c1060).a.effects.chainFloorMs, 0);
+  // Switched off, nothing: the effects stay 0.
+  EXPECT_EQ(applyOnly(ki, "block=i:32", termBit(TermId::Blocks)).a.effects.chainFloorMs, 0);
 }

@@ -503,3 +503,25 @@ TEST(Parser, CompWithSixtyFourBitLiterals) {
   expectError("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:1, lit64:1\n}\n", 4, 1,
               "expected ')' to close '(fp64:M, lit64:K)', found '}'");
 }
+
+// `comp N (chain:C)`: the cycles of the stretch's dependent chain, alone or
+// after `fp64:M` and `lit64:K`; printed back in that order, 0 not printed.
+TEST(Parser, CompWithAChain) {
+  for (const char *comp : {"comp 41 (chain:216)", "comp 17 (fp64:16, chain:160)", "comp 4 (fp64:4, lit64:2, chain:90)"}) {
+    std::string text = std::string("double a[8]\n\nparallel_for(8) : i {\n  ") + comp + "\n  st a[i]\n}\n";
+    SkeletonFile f = parse(text);
+    EXPECT_GT(f.kernels[0].body[0].chain, 0) << comp;
+    EXPECT_EQ(printSkeleton(f), text);
+  }
+  EXPECT_EQ(parse("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:4, lit64:2, chain:90)\n}\n").kernels[0].body[0].chain, 90);
+  EXPECT_EQ(printSkeleton(parse("double a[8]\n\nparallel_for(8) : i {\n  comp 4 (chain:0)\n  st a[i]\n}\n")),
+            "double a[8]\n\nparallel_for(8) : i {\n  comp 4\n  st a[i]\n}\n");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:-3)\n}\n", 3, 3,
+              "chain cycles must be within [0, 1000000000], is -3");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:2000000000)\n}\n", 3, 3,
+              "chain cycles must be within [0, 1000000000], is 2000000000");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:7\n}\n", 4, 1,
+              "expected ')' to close '(chain:C)', found '}'");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp64:1, lit64:1, chian:7)\n}\n", 3, 28,
+              "expected 'chain' in 'comp N (fp64:M, lit64:K, chain:C)', found 'chian'");
+}
