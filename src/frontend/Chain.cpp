@@ -7,6 +7,7 @@
 
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
+#include <clang/Lex/Lexer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -36,13 +37,20 @@ bool powerOfTwo(const clang::Expr *e, const clang::ASTContext &ast) {
 
 } // namespace
 
-int64_t ChainWalker::cycles(const std::vector<const clang::Stmt *> &stretch) {
+ChainCycles ChainWalker::chain(const std::vector<const clang::Stmt *> &stretch, const clang::VarDecl *loopVar) {
+  loopVar_ = loopVar;
+  assigned_.clear();
+  for (const clang::Stmt *s : stretch)
+    collectAssigned(s);
   ready_.clear();
-  barrier_ = end_ = 0;
+  loaded_.clear();
+  barrier_ = end_ = Ready{};
   serial_ = false;
   for (const clang::Stmt *s : stretch)
     stmt(s);
-  return serial_ ? static_cast<int64_t>(std::llround(end_)) : 0;
+  if (!serial_)
+    return {};
+  return {static_cast<int64_t>(std::llround(end_.t - end_.waits * ChainLatency::kLoad)), end_.waits};
 }
 
 bool ChainWalker::isFp64(clang::QualType t) const {
@@ -51,9 +59,11 @@ bool ChainWalker::isFp64(clang::QualType t) const {
 
 double ChainWalker::arith(clang::QualType t) const { return isFp64(t) ? ChainLatency::kFp64 : ChainLatency::kAlu32; }
 
-double ChainWalker::at(double ready, double latency, bool serial) {
-  double done = std::max(ready, barrier_) + latency;
-  end_ = std::max(end_, done);
+ChainWalker::Ready ChainWalker::at(Ready ready, double latency, bool serial) {
+  Ready done = later(ready, barrier_);
+  done.varies = ready.varies;
+  done.t += latency;
+  end_ = later(end_, done);
   if (serial) {
     barrier_ = done;
     serial_ = true;
@@ -61,17 +71,58 @@ double ChainWalker::at(double ready, double latency, bool serial) {
   return done;
 }
 
-double ChainWalker::load(const clang::Expr *e) { return at(address(e), ChainLatency::kLoad); }
+std::string ChainWalker::textOf(const clang::Expr *e) const {
+  const clang::SourceManager &sm = ast_.getSourceManager();
+  return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(e->getSourceRange()), sm,
+                                     ast_.getLangOpts())
+      .str();
+}
 
-double ChainWalker::address(const clang::Expr *e) {
+ChainWalker::Ready ChainWalker::load(const clang::Expr *e) {
+  std::string key = textOf(e);
+  if (auto it = loaded_.find(key); !key.empty() && it != loaded_.end())
+    return it->second.ready;
+  Ready r = later(address(e), barrier_);
+  r.t += ChainLatency::kLoad;
+  ++r.waits;
+  r.varies = true;
+  end_ = later(end_, r);
+  if (!key.empty())
+    loaded_[key] = {r, baseOf(e)};
+  return r;
+}
+
+const clang::ValueDecl *ChainWalker::baseOf(const clang::Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  while (true) {
+    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      e = a->getBase()->IgnoreParenImpCasts();
+    else if (auto *m = llvm::dyn_cast<clang::MemberExpr>(e))
+      e = m->getBase()->IgnoreParenImpCasts();
+    else if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_Deref)
+      e = u->getSubExpr()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  auto *d = llvm::dyn_cast<clang::DeclRefExpr>(e);
+  return d ? d->getDecl() : nullptr;
+}
+
+void ChainWalker::forgetLoadsOf(const clang::Expr *stored) {
+  const clang::ValueDecl *base = baseOf(stored);
+  for (auto it = loaded_.begin(); it != loaded_.end();)
+    it = !base || !it->second.base || it->second.base == base ? loaded_.erase(it) : std::next(it);
+}
+
+ChainWalker::Ready ChainWalker::address(const clang::Expr *e) {
   // every subscript of a[i][j] (and the index of *(p + k)) is an operand of the address
-  double r = 0;
+  Ready r;
   while (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
-    r = std::max(r, expr(a->getIdx()));
+    r = later(r, expr(a->getIdx()));
     e = a->getBase();
   }
   if (!llvm::isa<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
-    r = std::max(r, expr(e));
+    r = later(r, expr(e));
   return r;
 }
 
@@ -81,6 +132,21 @@ const clang::BinaryOperator *ChainWalker::fusedMul(const clang::Expr *e, clang::
       b->getType().getCanonicalType() == t.getCanonicalType())
     return b;
   return nullptr;
+}
+
+void ChainWalker::collectAssigned(const clang::Stmt *s) {
+  if (!s)
+    return;
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
+    if (b->isAssignmentOp())
+      if (const clang::VarDecl *v = refVar(b->getLHS()))
+        assigned_.insert(v);
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
+    if (u->isIncrementDecrementOp())
+      if (const clang::VarDecl *v = refVar(u->getSubExpr()))
+        assigned_.insert(v);
+  for (const clang::Stmt *c : s->children())
+    collectAssigned(c);
 }
 
 void ChainWalker::assignedInside(const clang::Stmt *s) {
@@ -107,17 +173,43 @@ void ChainWalker::stmt(const clang::Stmt *s) {
   } else if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
     for (const clang::Decl *d : ds->decls())
       if (auto *v = llvm::dyn_cast<clang::VarDecl>(d))
-        ready_[v] = v->getInit() ? expr(v->getInit()) : 0.0;
+        ready_[v] = v->getInit() ? expr(v->getInit()) : Ready{};
   } else if (auto *is = llvm::dyn_cast<clang::IfStmt>(s)) {
     expr(is->getCond());
-    // each arm from here; after the `if` a variable is ready when both arms have it
+    // each arm from here; after the `if` a variable is ready, and the next
+    // work may start, when both arms are done. An arm that leaves the loop
+    // (a search's `break`, a `return`) runs once, not each iteration.
+    auto exits = [](const clang::Stmt *arm) {
+      std::function<bool(const clang::Stmt *)> has = [&](const clang::Stmt *x) {
+        if (!x || llvm::isa<clang::ForStmt>(x) || llvm::isa<clang::WhileStmt>(x) || llvm::isa<clang::DoStmt>(x))
+          return false;
+        if (llvm::isa<clang::BreakStmt>(x) || llvm::isa<clang::ReturnStmt>(x))
+          return true;
+        for (const clang::Stmt *c : x->children())
+          if (has(c))
+            return true;
+        return false;
+      };
+      return has(arm);
+    };
     auto before = ready_;
-    stmt(is->getThen());
+    Ready barrier = barrier_, end = end_;
+    if (!exits(is->getThen()))
+      stmt(is->getThen());
     auto thenReady = ready_;
+    Ready thenBarrier = barrier_, thenEnd = end_;
     ready_ = before;
-    stmt(is->getElse());
+    barrier_ = barrier;
+    end_ = end;
+    if (!exits(is->getElse()))
+      stmt(is->getElse());
     for (const auto &[v, t] : thenReady)
-      ready_[v] = std::max(ready_[v], t);
+      ready_[v] = later(ready_[v], t);
+    barrier_ = later(barrier_, thenBarrier);
+    end_ = later(end_, thenEnd);
+  } else if (auto *f = llvm::dyn_cast<clang::ForStmt>(s); f && inline_ && inline_(f)) {
+    for (const clang::Stmt *c : *inline_(f))
+      stmt(c);
   } else if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) || llvm::isa<clang::DoStmt>(s)) {
     assignedInside(s); // a loop inside: its own stretch, what it sets ready after the chain so far
   } else if (auto *e = llvm::dyn_cast<clang::Expr>(s)) {
@@ -127,27 +219,31 @@ void ChainWalker::stmt(const clang::Stmt *s) {
   }
 }
 
-double ChainWalker::expr(const clang::Expr *e) {
+ChainWalker::Ready ChainWalker::expr(const clang::Expr *e) {
   if (!e)
-    return 0;
+    return {};
   e = e->IgnoreParens();
   if (auto *ce = llvm::dyn_cast<clang::ConstantExpr>(e))
     return expr(ce->getSubExpr());
   if (llvm::isa<clang::IntegerLiteral>(e) || llvm::isa<clang::FloatingLiteral>(e) ||
       llvm::isa<clang::CharacterLiteral>(e) || llvm::isa<clang::UnaryExprOrTypeTraitExpr>(e))
-    return 0;
+    return {};
   if (!e->HasSideEffects(ast_) && !e->isValueDependent() && e->isEvaluatable(ast_))
-    return 0; // folded by the compiler
+    return {}; // folded by the compiler
   if (auto *c = llvm::dyn_cast<clang::CastExpr>(e)) {
-    double r = expr(c->getSubExpr());
+    Ready r = expr(c->getSubExpr());
     return castCost(c->getCastKind()) > 0 ? at(r, ChainLatency::kConvert) : r;
   }
   if (auto *dr = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     auto *v = llvm::dyn_cast<clang::VarDecl>(dr->getDecl());
     if (!v || v->getType()->isArrayType())
-      return 0;
+      return {};
     auto it = ready_.find(v);
-    return it == ready_.end() ? 0.0 : it->second;
+    if (it != ready_.end())
+      return it->second;
+    Ready r;
+    r.varies = v == loopVar_ || assigned_.count(v);
+    return r;
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(e))
     return load(e);
@@ -160,14 +256,14 @@ double ChainWalker::expr(const clang::Expr *e) {
   if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
     const clang::Expr *sub = u->getSubExpr();
     if (u->isIncrementDecrementOp()) {
-      double r = at(expr(sub), arith(sub->getType()));
+      Ready r = at(expr(sub), arith(sub->getType()));
       if (const clang::VarDecl *v = refVar(sub))
         ready_[v] = r;
       return r;
     }
     switch (u->getOpcode()) {
     case clang::UO_Deref: return load(sub);
-    case clang::UO_AddrOf: return 0;
+    case clang::UO_AddrOf: return {};
     case clang::UO_Plus: return expr(sub);
     default: return at(expr(sub), arith(u->getType()));
     }
@@ -180,17 +276,20 @@ double ChainWalker::expr(const clang::Expr *e) {
       return expr(rhs);
     }
     if (op == clang::BO_Assign) {
-      double r = expr(rhs);
-      if (const clang::VarDecl *v = refVar(lhs))
+      Ready r = expr(rhs);
+      if (const clang::VarDecl *v = refVar(lhs)) {
         ready_[v] = r;
-      else if (auto *m = llvm::dyn_cast<clang::MemberExpr>(lhs->IgnoreParens()))
-        address(m->getBase()); // a store to a field: its address
-      else if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(lhs->IgnoreParens());
-               u && u->getOpcode() == clang::UO_Deref)
-        address(u->getSubExpr());
-      else
-        address(lhs); // a store: its address
-      end_ = std::max(end_, r);
+      } else { // a store: its address; what was loaded of its array may change
+        if (auto *m = llvm::dyn_cast<clang::MemberExpr>(lhs->IgnoreParens()))
+          address(m->getBase());
+        else if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(lhs->IgnoreParens());
+                 u && u->getOpcode() == clang::UO_Deref)
+          address(u->getSubExpr());
+        else
+          address(lhs);
+        forgetLoadsOf(lhs);
+      }
+      end_ = later(end_, r);
       return r;
     }
     // the operation itself: a compound assignment computes `lhs op rhs`
@@ -200,43 +299,50 @@ double ChainWalker::expr(const clang::Expr *e) {
       arithOp = clang::BinaryOperator::getOpForCompoundAssignment(op);
       t = ca->getComputationResultType();
     }
-    double l = 0, r = 0;
+    Ready l, r;
     const clang::BinaryOperator *mul = nullptr;
     if (arithOp == clang::BO_Add || arithOp == clang::BO_Sub) // a*b + c: one FMA
       mul = fusedMul(rhs, t) ? fusedMul(rhs, t)
                              : (b->isCompoundAssignmentOp() ? nullptr : fusedMul(lhs, t));
     if (mul) {
       const clang::Expr *other = mul == rhs->IgnoreParens() ? lhs : rhs;
-      l = std::max(expr(mul->getLHS()), expr(mul->getRHS()));
+      l = later(expr(mul->getLHS()), expr(mul->getRHS()));
       r = expr(other);
     } else {
       l = expr(lhs);
       r = expr(rhs);
     }
-    double result;
-    if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_))
-      result = at(std::max(l, r), isFp64(t) ? ChainLatency::kDivF64 : ChainLatency::kDivF32, true);
+    Ready result;
+    bool hoisted = loopVar_ && !later(l, r).varies; // the compiler computes it before the loop
+    if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_) && hoisted)
+      result = Ready{};
+    else if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_))
+      result = at(later(l, r), isFp64(t) ? ChainLatency::kDivF64 : ChainLatency::kDivF32, true);
     else if ((arithOp == clang::BO_Div || arithOp == clang::BO_Rem) && t->isIntegerType())
-      result = at(std::max(l, r), ChainLatency::kAlu32 * static_cast<double>(divisionCost(
-                                      false, static_cast<int>(ast_.getTypeSize(t)), constInt(rhs, ast_))));
+      result = at(later(l, r), ChainLatency::kAlu32 * static_cast<double>(divisionCost(
+                                   false, static_cast<int>(ast_.getTypeSize(t)), constInt(rhs, ast_))));
     else
-      result = at(std::max(l, r), arith(t));
+      result = at(later(l, r), arith(t));
     if (b->isCompoundAssignmentOp()) {
       if (const clang::VarDecl *v = refVar(lhs))
         ready_[v] = result;
+      else
+        forgetLoadsOf(lhs); // a store to the element
     }
     return result;
   }
   if (auto *co = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
-    double c = expr(co->getCond());
-    double t = expr(co->getTrueExpr()), f = expr(co->getFalseExpr());
-    return at(std::max({c, t, f}), arith(e->getType()));
+    Ready c = expr(co->getCond());
+    Ready t = expr(co->getTrueExpr()), f = expr(co->getFalseExpr());
+    return at(later(c, later(t, f)), arith(e->getType()));
   }
   if (auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
-    double r = 0;
+    Ready r;
     for (const clang::Expr *a : call->arguments())
-      r = std::max(r, expr(a));
+      r = later(r, expr(a));
     const clang::FunctionDecl *fd = call->getDirectCallee();
+    if (isSqrt(fd) && loopVar_ && !r.varies)
+      return Ready{}; // hoisted before the loop
     if (isSqrt(fd))
       return at(r, isFp64(call->getType()) ? ChainLatency::kSqrtF64 : ChainLatency::kSqrtF32, true);
     // another routine: its instructions in a row (the table's count), not serial
@@ -244,12 +350,12 @@ double ChainWalker::expr(const clang::Expr *e) {
     return at(r, static_cast<double>(n.value_or(1)) * arith(call->getType()));
   }
   if (auto *il = llvm::dyn_cast<clang::InitListExpr>(e)) {
-    double r = 0;
+    Ready r;
     for (const clang::Expr *i : il->inits())
-      r = std::max(r, expr(i));
+      r = later(r, expr(i));
     return r;
   }
-  return 0;
+  return {};
 }
 
 } // namespace skelcast::frontend

@@ -16,7 +16,10 @@
 #include <clang/AST/Stmt.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace skelcast::frontend {
@@ -33,35 +36,79 @@ struct ChainLatency {
   static constexpr double kSqrtF64 = 93;    ///< sqrt.rn.f64 (93.3)
 };
 
+/// A stretch's chain: the cycles of its operations one after another, and the
+/// loads waited for on that path (their latency is the model's: an L1 hit, a
+/// shared-memory read or a DRAM round trip, by the layout).
+struct ChainCycles {
+  int64_t cycles = 0; ///< without the loads' waits
+  int64_t waits = 0;  ///< loads on the path
+};
+
 /// Walks the statements of one stretch (a loop body, or the parallel body, not
 /// the loops inside it) in program order.
 class ChainWalker {
 public:
-  explicit ChainWalker(const clang::ASTContext &ast) : ast_(ast) {}
-  /// The stretch's chain in cycles, rounded; 0 when it holds no correctly
-  /// rounded division or square root.
-  int64_t cycles(const std::vector<const clang::Stmt *> &stretch);
+  /// The body of a loop inside a stretch that runs as part of it (a copy of a
+  /// loop-space loop after interchange, LoopOrder.h), else null.
+  using InlineBody = std::function<const std::vector<const clang::Stmt *> *(const clang::ForStmt *)>;
+  ChainWalker(const clang::ASTContext &ast, InlineBody inlineBody) : ast_(ast), inline_(std::move(inlineBody)) {}
+  /// The stretch's chain, rounded; {0, 0} when it holds no correctly rounded
+  /// division or square root. `loopVar`: the index of the loop whose body the
+  /// stretch is (null for the parallel body): a division or square root of
+  /// values that do not change with it, in the stretch, is hoisted out.
+  ChainCycles chain(const std::vector<const clang::Stmt *> &stretch, const clang::VarDecl *loopVar);
 
 private:
+  /// When a value is ready: cycles since the stretch began, loads at
+  /// ChainLatency::kLoad each, and how many loads its path waited for.
+  struct Ready {
+    double t = 0;
+    int waits = 0;
+    bool varies = false; ///< reads a load, the loop's index or what the stretch assigns from them
+    bool operator<(const Ready &o) const { return t < o.t || (t == o.t && waits < o.waits); }
+  };
+  static Ready later(Ready a, Ready b) {
+    Ready r = a < b ? b : a;
+    r.varies = a.varies || b.varies;
+    return r;
+  }
   void stmt(const clang::Stmt *s);
-  double expr(const clang::Expr *e);
+  Ready expr(const clang::Expr *e);
   /// The operand of `+`/`-` that fuses with it into one FMA, or null.
   const clang::BinaryOperator *fusedMul(const clang::Expr *e, clang::QualType t) const;
   double arith(clang::QualType t) const;
   /// An operation that can start at `ready` and takes `latency`: its result's
   /// time. A serial one (a division's or square root's sequence) holds back
   /// everything after it.
-  double at(double ready, double latency, bool serial = false);
+  Ready at(Ready ready, double latency, bool serial = false);
   /// A load of the element `e` names (a subscript, `*p`, `p->x`'s base).
-  double load(const clang::Expr *e);
+  Ready load(const clang::Expr *e);
   /// When the address of the element `e` names is ready (its subscripts).
-  double address(const clang::Expr *e);
+  Ready address(const clang::Expr *e);
   bool isFp64(clang::QualType t) const;
   void assignedInside(const clang::Stmt *s);
+  void collectAssigned(const clang::Stmt *s);
+  std::string textOf(const clang::Expr *e) const;
+  /// The array (or pointer) an element access reads or writes; null if unknown.
+  static const clang::ValueDecl *baseOf(const clang::Expr *e);
+  /// A store to `stored`'s array: its elements loaded before are read again.
+  void forgetLoadsOf(const clang::Expr *stored);
 
   const clang::ASTContext &ast_;
-  std::map<const clang::VarDecl *, double> ready_;
-  double barrier_ = 0, end_ = 0;
+  InlineBody inline_;
+  const clang::VarDecl *loopVar_ = nullptr;
+  /// Variables the stretch assigns: read before that, they hold the last
+  /// iteration's value, which changes with the loop.
+  std::set<const clang::VarDecl *> assigned_;
+  std::map<const clang::VarDecl *, Ready> ready_;
+  /// Elements loaded in the stretch, by their text: read again, the register
+  /// holds them (until a store to the array; the skeleton loads them once too).
+  struct Loaded {
+    Ready ready;
+    const clang::ValueDecl *base = nullptr; ///< the array (null: unknown)
+  };
+  std::map<std::string, Loaded> loaded_;
+  Ready barrier_, end_;
   bool serial_ = false;
 };
 

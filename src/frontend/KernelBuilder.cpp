@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 namespace skelcast::frontend {
 
@@ -176,7 +177,17 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
     emit(std::move(st));
   }
   flush();
-  attachChain(k.body, ChainWalker(tu_.ast).cycles(plan_.body));
+  {
+    // a triangle's body runs under its bounding box's guard (p = the share inside)
+    std::vector<skeleton::Stmt> *stretch = &k.body;
+    if (!plan_.boxes.empty())
+      for (auto it = k.body.rbegin(); it != k.body.rend(); ++it)
+        if (it->kind == skeleton::Stmt::Kind::Branch) {
+          stretch = &it->branch.thenBody;
+          break;
+        }
+    attachChain(*stretch, chainWalker().chain(plan_.body, nullptr));
+  }
   for (const auto &[line, text] : clamps_)
     k.comments.leading.push_back(fmt::format(
         "// line {}: the clamped index '{}' is written as the arm most iterations take: "
@@ -269,22 +280,33 @@ void KernelBuilder::flush() {
   blk_->stores.clear();
 }
 
-void KernelBuilder::attachChain(std::vector<skeleton::Stmt> &body, int64_t cycles) {
-  if (cycles <= 0)
+ChainWalker KernelBuilder::chainWalker() {
+  // the copies of loop-space loops (interchange) run inline, as stmts() writes them
+  auto bodies = std::make_shared<std::map<const clang::ForStmt *, std::vector<const clang::Stmt *>>>();
+  for (const clang::ForStmt *f : plan_.inPlace)
+    (*bodies)[f] = scan_.bodyOf(f);
+  return ChainWalker(tu_.ast, [bodies](const clang::ForStmt *f) -> const std::vector<const clang::Stmt *> * {
+    auto it = bodies->find(f);
+    return it == bodies->end() ? nullptr : &it->second;
+  });
+}
+
+void KernelBuilder::attachChain(std::vector<skeleton::Stmt> &body, ChainCycles chain) {
+  if (chain.cycles <= 0 && chain.waits <= 0)
     return;
-  // the stretch's first `comp`: its own, else one under a branch of it (not a loop's)
-  std::function<bool(std::vector<skeleton::Stmt> &)> first = [&](std::vector<skeleton::Stmt> &ss) {
-    for (auto &s : ss)
-      if (s.kind == skeleton::Stmt::Kind::Comp) {
-        s.chain = cycles;
-        return true;
-      }
-    for (auto &s : ss)
-      if (s.kind == skeleton::Stmt::Kind::Branch && (first(s.branch.thenBody) || first(s.branch.elseBody)))
-        return true;
-    return false;
-  };
-  first(body);
+  // the stretch's own first `comp`, which runs each time the stretch does;
+  // where all its work sits in branches, a `comp 0` before them carries it
+  for (auto &s : body)
+    if (s.kind == skeleton::Stmt::Kind::Comp) {
+      s.chain = chain.cycles;
+      s.chainWaits = chain.waits;
+      return;
+    }
+  skeleton::Stmt s;
+  s.kind = skeleton::Stmt::Kind::Comp;
+  s.chain = chain.cycles;
+  s.chainWaits = chain.waits;
+  body.insert(body.begin(), std::move(s));
 }
 
 // ---------------------------------------------------------------------------
@@ -510,7 +532,7 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   blk_ = &body;
   stmts(scan_.bodyOf(f));
   flush();
-  attachChain(l.body, ChainWalker(tu_.ast).cycles(scan_.bodyOf(f)));
+  attachChain(l.body, chainWalker().chain(scan_.bodyOf(f), h.var));
   blk_ = outer;
   avail_ = savedAvail;
   for (const std::string &arr : arraysStoredIn(f))

@@ -13,6 +13,8 @@
 /// KernelExprs.cpp its expressions: values, bindings, loads and stores.
 #pragma once
 
+#include "Chain.h"
+
 #include "CostModel.h"
 #include "NestAnalysis.h"
 #include "TUContext.h"
@@ -83,7 +85,9 @@ private:
   void flush();
   /// The dependent chain of a loop body's (or the parallel body's) own
   /// statements (Chain.h) on the first `comp` they wrote; nothing for 0.
-  void attachChain(std::vector<skeleton::Stmt> &body, int64_t cycles);
+  void attachChain(std::vector<skeleton::Stmt> &body, ChainCycles chain);
+  /// A ChainWalker that walks the in-place copies of loop-space loops inline.
+  ChainWalker chainWalker();
   void emit(skeleton::Stmt s) { blk_->out->push_back(std::move(s)); }
 
   // -------------------------------------------------------------------------

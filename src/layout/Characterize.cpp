@@ -275,7 +275,7 @@ struct Characterizer::Impl {
   // Shape level.
   std::vector<int64_t> fold;
   int64_t tpbInt = 0;
-  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0, fp64Insts = 0, chainCycles = 0;
+  double tpb = 0, foldProduct = 0, blocks = 0, funcInsts = 0, fp64Insts = 0, chainCycles = 0, chainWaits = 0;
   IterSet th, bl, tmp;
   std::vector<int64_t> tileKey;
   std::unordered_map<std::vector<int64_t>, Tile, VecHash> tiles;
@@ -526,10 +526,12 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   funcInsts = 0;
   fp64Insts = 0;
   chainCycles = 0;
+  chainWaits = 0;
   for (const auto &cb : ki.comps) {
     funcInsts += foldProduct * static_cast<double>(cb.count) * cb.execs;
     fp64Insts += foldProduct * static_cast<double>(cb.fp64) * cb.execs;
     chainCycles += foldProduct * static_cast<double>(cb.chain) * cb.execs;
+    chainWaits += foldProduct * static_cast<double>(cb.chainWaits) * cb.execs;
   }
 }
 
@@ -740,6 +742,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   c.funcInsts = funcInsts; // equation 17
   c.fp64Insts = fp64Insts;
   c.chainCycles = chainCycles;
+  c.chainWaits = chainWaits;
   // Loop control, divided by the unroll factor; a staged loop also runs its stage loop.
   for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
     const LoopInfo &li = ki.loops[lp];

@@ -250,7 +250,7 @@ private:
     std::map<std::string, int> loadLevel; // array or binding -> level of its latest load here
     for (const auto &s : body) {
       switch (s.kind) {
-      case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, s.fp64, execs, loops, s.lit64, s.chain}); break;
+      case Stmt::Kind::Comp: ki_.comps.push_back({s.comp, s.fp64, execs, loops, s.lit64, s.chain, s.chainWaits}); break;
       case Stmt::Kind::Mem: {
         AccessInfo a;
         a.array = ki_.arrayIndex(s.mem.array);

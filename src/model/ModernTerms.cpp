@@ -790,21 +790,49 @@ std::vector<ExplainRow> explainBlocks(const TermEffects &e) {
 // a stretch that holds one takes its dependent chain's cycles however few
 // instructions it issues, and folded tasks or unrolled iterations do not
 // overlap across it. Each warp of a wave runs its thread's chains one after
-// another: T_chain = ceil(Rep) x Chain_cycles / Freq, Chain_cycles = F x sum_i
-// Chain_i x LP_i (the skeleton's `comp N (chain:C)`, cycles of the H200's
-// latencies measured by validation/kernels/chain.cu: the sm_90 GPUs only).
+// another: T_chain = ceil(Rep) x (Chain_cycles + Chain_waits x Load_lat) / Freq,
+// Chain_cycles = F x sum_i Chain_i x LP_i and Chain_waits = F x sum_i Waits_i x
+// LP_i (the skeleton's `comp N (chain:C, waits:L)`, C in cycles of the H200's
+// latencies measured by validation/kernels/chain.cu: the sm_90 GPUs only), and
+// Load_lat the mean latency of the kernel's loads as `caches` sees them (a
+// shared-memory read an L1 hit's), DRAM's without that term: adi's row sweep
+// waits a DRAM round trip for each column element after each division.
 // It binds where few warps a scheduler leave the chain exposed (nbody's
 // 512 warps on 132 SMs: a square root and a division each pair).
 bool chainLatenciesApply(const hw::HwSpec &hw) { return hw.computeCapability.rfind("9.", 0) == 0; }
 
-void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
-  if (in.c.chainCycles <= 0 || !chainLatenciesApply(in.hw))
+void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) {
+  if ((in.c.chainCycles <= 0 && in.c.chainWaits <= 0) || !chainLatenciesApply(in.hw))
     return;
+  const hw::HwSpec &hw = in.hw;
+  bool cached = (in.on & kCaches) && scratch.latency.size() == in.ki.accesses.size() &&
+                (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0);
+  double latSum = 0, insts = 0;
+  for (const auto &u : in.c.accesses) {
+    const layout::AccessInfo &acc = in.ki.accesses[static_cast<size_t>(u.access)];
+    if (acc.isStore || u.insts <= 0)
+      continue;
+    double lat = u.viaShared ? hw.l1LatencyCycles
+                 : cached    ? scratch.latency[static_cast<size_t>(u.access)]
+                             : hw.dramLatencyCycles;
+    // A chain issues its loads one iteration at a time, unrolled or not: a
+    // walk (0 <= step < 32 bytes) finds the sector an earlier iteration
+    // fetched, 1 - step / 32 of the time, unless the thread's store took it.
+    if (cached && !u.viaShared && acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes &&
+        !((in.on & kRmw) && storesIntoItsWalkedSector(in.ki, acc))) {
+      double r2 = scratch.arrayR2[static_cast<size_t>(acc.array)];
+      double hit = 1.0 - acc.innerStepBytes / kSectorBytes;
+      lat = hit * hw.l1LatencyCycles + (1.0 - hit) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+    }
+    latSum += u.insts * lat;
+    insts += u.insts;
+  }
+  a.effects.chainLoadLatency = insts > 0 ? latSum / insts : hw.l1LatencyCycles;
   const hw::Workload &w = a.workload;
   double sms = activeSMs(w, a.hw);
   double waves = std::max(1.0, std::ceil(rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms) - 1e-9));
-  a.effects.chainCyclesPerThread = in.c.chainCycles;
-  a.effects.chainFloorMs = waves * in.c.chainCycles / (in.hw.clockGHz * 1e6);
+  a.effects.chainCyclesPerThread = in.c.chainCycles + in.c.chainWaits * a.effects.chainLoadLatency;
+  a.effects.chainFloorMs = waves * a.effects.chainCyclesPerThread / (hw.clockGHz * 1e6);
 }
 
 /// When the floor is above the time it is the time, and the bound is `chain`.
@@ -813,7 +841,9 @@ void settleChain(const TermEffects &e, HongKimResult &r) { applyFloor(e.chainFlo
 std::vector<ExplainRow> explainChain(const TermEffects &e) {
   if (e.chainCyclesPerThread <= 0)
     return {};
-  return {{"dependent chain per thread (cycles)", e.chainCyclesPerThread, 6, "F x sum_i Chain_i x LP_i (chain)"},
+  return {{"chain load latency (cycles)", e.chainLoadLatency, 6, "the loads' mean latency as caches sees them (chain)"},
+          {"dependent chain per thread (cycles)", e.chainCyclesPerThread, 6,
+           "F x sum_i (Chain_i + Waits_i x load latency) x LP_i (chain)"},
           {"chain floor (ms)", e.chainFloorMs, 6, "ceil(Rep) x chain cycles / Freq (chain)"}};
 }
 

@@ -144,7 +144,7 @@ Explanation explainProjection(const layout::KernelInfo &ki, const model::LayoutP
       "Departure_delay x (MWP - 1) x Synch_insts x Active_blocks x Rep");
   row(out, "total cycles", r.totalCycles, 8, "Exec_cycles + Synch_cost");
   row(out, "time (ms)", r.timeMs, 6, fmt::format("cycles / {} GHz (+ launch)", hw.clockGHz));
-  text(out, "bound", r.bound, "latency: N below MWP and CWP; memory: MWP < CWP - 1, or the DRAM, departure, L2 or same-address atomics floor; l1: the L1/shared floor; blocks: the block start floor");
+  text(out, "bound", r.bound, "latency: N below MWP and CWP; memory: MWP < CWP - 1, or the DRAM, departure, L2 or same-address atomics floor; l1: the L1/shared floor; blocks: the block start floor; chain: the dependent chain of a division or square root");
   return out;
 }
 

@@ -19,6 +19,8 @@ namespace {
 constexpr int64_t kMaxCount = int64_t{1} << 62;
 /// A stretch's chain: a billion cycles (half a second at 2 GHz) is far past any.
 constexpr int64_t kMaxChainCycles = 1000000000;
+/// Loads on one stretch's chain: a million is far past any.
+constexpr int64_t kMaxChainWaits = 1000000;
 
 /// What a name in a kernel body refers to.
 enum class NameKind { Macro, ParallelIndex, LoopIndex, Scalar, RepeatIndex };
@@ -332,6 +334,9 @@ private:
         if (s.chain < 0 || s.chain > kMaxChainCycles)
           throw InputError(at(s.loc), fmt::format("chain cycles must be within [0, {}], is {}",
                                                   kMaxChainCycles, s.chain));
+        if (s.chainWaits < 0 || s.chainWaits > kMaxChainWaits)
+          throw InputError(at(s.loc), fmt::format("chain waits must be within [0, {}], is {}",
+                                                  kMaxChainWaits, s.chainWaits));
         break;
       case Stmt::Kind::Mem: checkAccess(s.mem.array, s.mem.index, s.loc, scope); break;
       case Stmt::Kind::Bind:

@@ -640,7 +640,16 @@ private:
           expectWord("chain", fmt::format("in '{}'", form).c_str());
           expectPunct(':', "after 'chain'");
           s.chain = expectInt(fmt::format("a chain's cycles in '{}'", form).c_str());
-          expectPunct(')', fmt::format("to close '{}'", form.substr(form.find('('))).c_str());
+          if (isPunct(peek(), ',')) { // `, waits:L`: the loads on the chain
+            take();
+            std::string full = form.substr(0, form.size() - 1) + ", waits:L)";
+            expectWord("waits", fmt::format("in '{}'", full).c_str());
+            expectPunct(':', "after 'waits'");
+            s.chainWaits = expectInt(fmt::format("a count of loads in '{}'", full).c_str());
+            expectPunct(')', fmt::format("to close '{}'", full.substr(full.find('('))).c_str());
+          } else {
+            expectPunct(')', fmt::format("to close '{}'", form.substr(form.find('('))).c_str());
+          }
         };
         if (peek().kind == Tok::Ident && peek().text == "chain") {
           chain("comp N (chain:C)");

@@ -120,8 +120,10 @@ public:
         parts.push_back(fmt::format("fp64:{}", s.fp64));
       if (s.lit64)
         parts.push_back(fmt::format("lit64:{}", s.lit64));
-      if (s.chain)
+      if (s.chain || s.chainWaits)
         parts.push_back(fmt::format("chain:{}", s.chain));
+      if (s.chainWaits)
+        parts.push_back(fmt::format("waits:{}", s.chainWaits));
       line(d,
            parts.empty() ? fmt::format("comp {}", s.comp)
                          : fmt::format("comp {} ({})", s.comp, fmt::join(parts, ", ")),

@@ -168,7 +168,7 @@ bool Stmt::operator==(const Stmt &o) const {
   if (kind != o.kind || !(comments == o.comments))
     return false;
   switch (kind) {
-  case Kind::Comp: return comp == o.comp && fp64 == o.fp64 && lit64 == o.lit64 && chain == o.chain;
+  case Kind::Comp: return comp == o.comp && fp64 == o.fp64 && lit64 == o.lit64 && chain == o.chain && chainWaits == o.chainWaits;
   case Kind::Mem: return mem == o.mem;
   case Kind::Bind: return bindName == o.bindName && bindValue == o.bindValue;
   case Kind::Loop: return loop == o.loop;

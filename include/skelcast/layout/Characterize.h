@@ -80,6 +80,9 @@ struct Characterization {
   /// LP_i (the `chain` term; folded tasks and unrolled iterations do not
   /// overlap across the slow-path branch of a division or square root)
   double chainCycles = 0;
+  /// The loads waited for on those chains: F x sum_i Waits_i x LP_i (each at
+  /// its access's latency, which the model's `caches` term knows)
+  double chainWaits = 0;
   /// Of funcInsts, the address instructions that jammed folded tasks share
   /// (term `jam`, docs/model.md section 7): sum over the affine reads from
   /// shared memory of F x the per-task count - the distinct count of eq. 13.

@@ -94,6 +94,7 @@ struct CompInfo {
   std::vector<int> loops;
   int64_t lit64 = 0; ///< the 64-bit literals they take (`lit64:K`), built with two moves each
   int64_t chain = 0; ///< cycles of the stretch's dependent chain (`chain:C`), 0 where it has none
+  int64_t chainWaits = 0; ///< the loads waited for on it (`waits:L`)
 };
 
 struct ArrayInfo {

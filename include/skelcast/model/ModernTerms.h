@@ -96,7 +96,8 @@ struct TermEffects {
   double l2StoreMissBytes = 0;  ///< of the stores, those to sectors L2 does not hold (allocated, then written back)
   double l2FloorMs = 0;         ///< max(l2TrafficBytes / l2_bandwidth_gbps, l2StoreBytes / l2_store_bandwidth_gbps, l2StoreMissBytes / l2_store_miss_bandwidth_gbps) (l2)
   double blockStartFloorMs = 0; ///< Blocks / block_starts_per_us (blocks)
-  double chainCyclesPerThread = 0; ///< F x sum_i Chain_i x LP_i (chain; 0 when off or none)
+  double chainLoadLatency = 0;  ///< the latency of a load on a chain: the loads' mean as caches sees them (chain)
+  double chainCyclesPerThread = 0; ///< F x sum_i (Chain_i + Waits_i x chainLoadLatency) x LP_i (chain; 0 when off or none)
   double chainFloorMs = 0;      ///< ceil(Rep) x chainCyclesPerThread / Freq (chain)
   bool queued = false;          ///< launched back to back: the launch is max(queuedLaunchMs, time + launchMs)
   double queuedLaunchMs = 0;    ///< launch_back_to_back_us / 1000, when queued

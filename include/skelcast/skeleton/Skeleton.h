@@ -102,10 +102,13 @@ struct Stmt {
   /// not in the count N (the layout decides how often they are built)
   int64_t lit64 = 0;
   /// Comp: the cycles the dependent chain of the stretch takes a warp that
-  /// issues alone, where it holds a correctly rounded division or square root
+  /// issues alone, its loads' waits apart, where it holds a correctly rounded division or square root
   /// (whose slow-path branch keeps the warp from starting later work early),
   /// `(chain:C)`; 0 otherwise (docs/skeleton-language.md, docs/model.md `chain`)
   int64_t chain = 0;
+  /// Comp: the loads waited for on that chain, `(chain:C, waits:L)`: each
+  /// waits its access's latency, which the layout decides (not in C)
+  int64_t chainWaits = 0;
   MemAccess mem;             ///< Mem
   std::string bindName;      ///< Bind: `name = value`
   Expr bindValue;            ///< Bind

@@ -727,3 +727,23 @@ TEST(Terms, ChainFloorIsAThreadsChainsOnceAWave) {
   // Switched off, nothing: the effects stay 0.
   EXPECT_EQ(applyOnly(ki, "block=i:32", termBit(TermId::Blocks)).a.effects.chainFloorMs, 0);
 }
+
+// The loads a chain waits for (`waits:L`) each wait the latency of the
+// kernel's loads: without `caches`, DRAM's (dram_latency_cycles); a load from
+// shared memory (a staged array) an L1 hit's. The force sum's 146 cycles and
+// 2 waits: 16,384 x (146 + 2 x dram) cycles; with x staged in shared memory,
+// 16,384 x (146 + 2 x l1).
+TEST(Terms, ChainWaitsAreTheLoadsLatency) {
+  auto hw = h100();
+  auto ki = kernelOf("#define N 16384\nfloat x[N]\nfloat a[N]\n"
+                     "parallel_for(N) : i {\n  stream j = 0:N {\n    ld x[j]\n    comp 41 (chain:146, waits:2)\n  }\n"
+                     "  st a[i]\n}\n");
+  auto r = applyOnly(ki, "block=i:32", termBit(TermId::Chain));
+  EXPECT_DOUBLE_EQ(r.c.chainWaits, 16384.0 * 2);
+  EXPECT_DOUBLE_EQ(r.a.effects.chainLoadLatency, hw.dramLatencyCycles);
+  EXPECT_NEAR(r.a.effects.chainCyclesPerThread, 16384.0 * (146 + 2 * hw.dramLatencyCycles), 1e-6);
+  EXPECT_NEAR(r.a.effects.chainFloorMs, 16384.0 * (146 + 2 * hw.dramLatencyCycles) / (hw.clockGHz * 1e6), 1e-12);
+  auto staged = applyOnly(ki, "block=i:32 stage=j:512 cache=x", termBit(TermId::Chain));
+  EXPECT_DOUBLE_EQ(staged.a.effects.chainLoadLatency, hw.l1LatencyCycles);
+  EXPECT_NEAR(staged.a.effects.chainCyclesPerThread, 16384.0 * (146 + 2 * hw.l1LatencyCycles), 1e-6);
+}

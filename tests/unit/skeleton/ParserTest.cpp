@@ -507,10 +507,13 @@ TEST(Parser, CompWithSixtyFourBitLiterals) {
 // `comp N (chain:C)`: the cycles of the stretch's dependent chain, alone or
 // after `fp64:M` and `lit64:K`; printed back in that order, 0 not printed.
 TEST(Parser, CompWithAChain) {
-  for (const char *comp : {"comp 41 (chain:216)", "comp 17 (fp64:16, chain:160)", "comp 4 (fp64:4, lit64:2, chain:90)"}) {
+  for (const char *comp : {"comp 41 (chain:216)", "comp 41 (chain:146, waits:2)", "comp 17 (fp64:16, chain:160)",
+                           "comp 17 (fp64:16, chain:125, waits:1)", "comp 4 (fp64:4, lit64:2, chain:90)",
+                           "comp 0 (chain:58, waits:1)"}) {
     std::string text = std::string("double a[8]\n\nparallel_for(8) : i {\n  ") + comp + "\n  st a[i]\n}\n";
     SkeletonFile f = parse(text);
     EXPECT_GT(f.kernels[0].body[0].chain, 0) << comp;
+    EXPECT_EQ(f.kernels[0].body[0].chainWaits > 0, std::string(comp).find("waits") != std::string::npos) << comp;
     EXPECT_EQ(printSkeleton(f), text);
   }
   EXPECT_EQ(parse("double a[8]\nparallel_for(8) : i {\n  comp 4 (fp64:4, lit64:2, chain:90)\n}\n").kernels[0].body[0].chain, 90);
@@ -524,4 +527,10 @@ TEST(Parser, CompWithAChain) {
               "expected ')' to close '(chain:C)', found '}'");
   expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (fp64:1, lit64:1, chian:7)\n}\n", 3, 28,
               "expected 'chain' in 'comp N (fp64:M, lit64:K, chain:C)', found 'chian'");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:7, waits:-1)\n}\n", 3, 3,
+              "chain waits must be within [0, 1000000], is -1");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:7, wait:1)\n}\n", 3, 20,
+              "expected 'waits' in 'comp N (chain:C, waits:L)', found 'wait'");
+  expectError("float a[8]\nparallel_for(8) : i {\n  comp 5 (chain:7, waits:1\n}\n", 4, 1,
+              "expected ')' to close '(chain:C, waits:L)', found '}'");
 }
