@@ -26,7 +26,7 @@ namespace skelcast::frontend {
 
 /// Cycles an operation's result takes a warp that issues alone (sm_90).
 struct ChainLatency {
-  static constexpr double kAlu32 = 4;       ///< FADD, FFMA, FMUL, IMAD, LOP3 (h200_chain.json: 4.875 an op, the loop's 7 cycles an 8 ops in it)
+  static constexpr double kAlu32 = 4;       ///< FADD, FFMA, FMUL, IMAD, LOP3 (h200_chain.json: 4.875 an op, 0.875 of it the loop's own counter and branch)
   static constexpr double kFp64 = 8;        ///< DADD, DFMA (8.4-8.5)
   static constexpr double kConvert = 18;    ///< F2F and the other conversions (36 a pair)
   static constexpr double kLoad = 35;       ///< an L1 hit (43 a chase step, its 2 address instructions 8)
