@@ -19,11 +19,21 @@ namespace {
 bool isSqrt(const clang::FunctionDecl *fd) {
   if (!fd)
     return false;
-  std::string n = fd->getNameAsString();
-  const std::string builtin = "__builtin_";
-  if (n.compare(0, builtin.size(), builtin) == 0)
-    n = n.substr(builtin.size());
+  std::string n = mathName(fd->getNameAsString());
   return n == "sqrt" || n == "sqrtf" || n == "sqrtl";
+}
+
+/// Whether `arm` leaves the loop it is in (a `break` or a `return` not inside
+/// a loop of its own).
+bool leavesTheLoop(const clang::Stmt *arm) {
+  if (!arm || llvm::isa<clang::ForStmt>(arm) || llvm::isa<clang::WhileStmt>(arm) || llvm::isa<clang::DoStmt>(arm))
+    return false;
+  if (llvm::isa<clang::BreakStmt>(arm) || llvm::isa<clang::ReturnStmt>(arm))
+    return true;
+  for (const clang::Stmt *c : arm->children())
+    if (leavesTheLoop(c))
+      return true;
+  return false;
 }
 
 /// A floating constant that is a power of two: the compiler multiplies by its
@@ -41,7 +51,7 @@ ChainCycles ChainWalker::chain(const std::vector<const clang::Stmt *> &stretch, 
   loopVar_ = loopVar;
   assigned_.clear();
   for (const clang::Stmt *s : stretch)
-    collectAssigned(s);
+    assignedIn(s, assigned_, true);
   ready_.clear();
   loaded_.clear();
   barrier_ = end_ = Ready{};
@@ -134,34 +144,11 @@ const clang::BinaryOperator *ChainWalker::fusedMul(const clang::Expr *e, clang::
   return nullptr;
 }
 
-void ChainWalker::collectAssigned(const clang::Stmt *s) {
-  if (!s)
-    return;
-  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
-    if (b->isAssignmentOp())
-      if (const clang::VarDecl *v = refVar(b->getLHS()))
-        assigned_.insert(v);
-  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
-    if (u->isIncrementDecrementOp())
-      if (const clang::VarDecl *v = refVar(u->getSubExpr()))
-        assigned_.insert(v);
-  for (const clang::Stmt *c : s->children())
-    collectAssigned(c);
-}
-
 void ChainWalker::assignedInside(const clang::Stmt *s) {
-  if (!s)
-    return;
-  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s))
-    if (b->isAssignmentOp())
-      if (const clang::VarDecl *v = refVar(b->getLHS()))
-        ready_[v] = end_;
-  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s))
-    if (u->isIncrementDecrementOp())
-      if (const clang::VarDecl *v = refVar(u->getSubExpr()))
-        ready_[v] = end_;
-  for (const clang::Stmt *c : s->children())
-    assignedInside(c);
+  std::set<const clang::VarDecl *> vs;
+  assignedIn(s, vs, true);
+  for (const clang::VarDecl *v : vs)
+    ready_[v] = end_;
 }
 
 void ChainWalker::stmt(const clang::Stmt *s) {
@@ -179,36 +166,23 @@ void ChainWalker::stmt(const clang::Stmt *s) {
     // each arm from here; after the `if` a variable is ready, and the next
     // work may start, when both arms are done. An arm that leaves the loop
     // (a search's `break`, a `return`) runs once, not each iteration.
-    auto exits = [](const clang::Stmt *arm) {
-      std::function<bool(const clang::Stmt *)> has = [&](const clang::Stmt *x) {
-        if (!x || llvm::isa<clang::ForStmt>(x) || llvm::isa<clang::WhileStmt>(x) || llvm::isa<clang::DoStmt>(x))
-          return false;
-        if (llvm::isa<clang::BreakStmt>(x) || llvm::isa<clang::ReturnStmt>(x))
-          return true;
-        for (const clang::Stmt *c : x->children())
-          if (has(c))
-            return true;
-        return false;
-      };
-      return has(arm);
-    };
     auto before = ready_;
     Ready barrier = barrier_, end = end_;
-    if (!exits(is->getThen()))
+    if (!leavesTheLoop(is->getThen()))
       stmt(is->getThen());
     auto thenReady = ready_;
     Ready thenBarrier = barrier_, thenEnd = end_;
     ready_ = before;
     barrier_ = barrier;
     end_ = end;
-    if (!exits(is->getElse()))
+    if (!leavesTheLoop(is->getElse()))
       stmt(is->getElse());
     for (const auto &[v, t] : thenReady)
       ready_[v] = later(ready_[v], t);
     barrier_ = later(barrier_, thenBarrier);
     end_ = later(end_, thenEnd);
-  } else if (auto *f = llvm::dyn_cast<clang::ForStmt>(s); f && inline_ && inline_(f)) {
-    for (const clang::Stmt *c : *inline_(f))
+  } else if (auto *f = llvm::dyn_cast<clang::ForStmt>(s); f && inline_.count(f)) {
+    for (const clang::Stmt *c : inline_.at(f))
       stmt(c);
   } else if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) || llvm::isa<clang::DoStmt>(s)) {
     assignedInside(s); // a loop inside: its own stretch, what it sets ready after the chain so far
@@ -301,9 +275,11 @@ ChainWalker::Ready ChainWalker::expr(const clang::Expr *e) {
     }
     Ready l, r;
     const clang::BinaryOperator *mul = nullptr;
-    if (arithOp == clang::BO_Add || arithOp == clang::BO_Sub) // a*b + c: one FMA
-      mul = fusedMul(rhs, t) ? fusedMul(rhs, t)
-                             : (b->isCompoundAssignmentOp() ? nullptr : fusedMul(lhs, t));
+    if (arithOp == clang::BO_Add || arithOp == clang::BO_Sub) { // a*b + c: one FMA
+      mul = fusedMul(rhs, t);
+      if (!mul && !b->isCompoundAssignmentOp())
+        mul = fusedMul(lhs, t);
+    }
     if (mul) {
       const clang::Expr *other = mul == rhs->IgnoreParens() ? lhs : rhs;
       l = later(expr(mul->getLHS()), expr(mul->getRHS()));
@@ -313,11 +289,10 @@ ChainWalker::Ready ChainWalker::expr(const clang::Expr *e) {
       r = expr(rhs);
     }
     Ready result;
-    bool hoisted = loopVar_ && !later(l, r).varies; // the compiler computes it before the loop
-    if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_) && hoisted)
-      result = Ready{};
-    else if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_))
-      result = at(later(l, r), isFp64(t) ? ChainLatency::kDivF64 : ChainLatency::kDivF32, true);
+    if (arithOp == clang::BO_Div && t->isRealFloatingType() && !powerOfTwo(rhs, ast_))
+      result = loopVar_ && !later(l, r).varies
+                   ? Ready{} // of values the loop does not change: computed before it
+                   : at(later(l, r), isFp64(t) ? ChainLatency::kDivF64 : ChainLatency::kDivF32, true);
     else if ((arithOp == clang::BO_Div || arithOp == clang::BO_Rem) && t->isIntegerType())
       result = at(later(l, r), ChainLatency::kAlu32 * static_cast<double>(divisionCost(
                                    false, static_cast<int>(ast_.getTypeSize(t)), constInt(rhs, ast_))));

@@ -16,7 +16,6 @@
 #include <clang/AST/Stmt.h>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -48,10 +47,10 @@ struct ChainCycles {
 /// the loops inside it) in program order.
 class ChainWalker {
 public:
-  /// The body of a loop inside a stretch that runs as part of it (a copy of a
-  /// loop-space loop after interchange, LoopOrder.h), else null.
-  using InlineBody = std::function<const std::vector<const clang::Stmt *> *(const clang::ForStmt *)>;
-  ChainWalker(const clang::ASTContext &ast, InlineBody inlineBody) : ast_(ast), inline_(std::move(inlineBody)) {}
+  /// The bodies of the loops inside a stretch that run as part of it (the
+  /// copies of loop-space loops after interchange, LoopOrder.h).
+  using InlineBodies = std::map<const clang::ForStmt *, std::vector<const clang::Stmt *>>;
+  ChainWalker(const clang::ASTContext &ast, const InlineBodies &inlineBodies) : ast_(ast), inline_(inlineBodies) {}
   /// The stretch's chain, rounded; {0, 0} when it holds no correctly rounded
   /// division or square root. `loopVar`: the index of the loop whose body the
   /// stretch is (null for the parallel body): a division or square root of
@@ -86,8 +85,8 @@ private:
   /// When the address of the element `e` names is ready (its subscripts).
   Ready address(const clang::Expr *e);
   bool isFp64(clang::QualType t) const;
+  /// A loop inside the stretch: what it assigns is ready after the chain so far.
   void assignedInside(const clang::Stmt *s);
-  void collectAssigned(const clang::Stmt *s);
   std::string textOf(const clang::Expr *e) const;
   /// The array (or pointer) an element access reads or writes; null if unknown.
   static const clang::ValueDecl *baseOf(const clang::Expr *e);
@@ -95,7 +94,7 @@ private:
   void forgetLoadsOf(const clang::Expr *stored);
 
   const clang::ASTContext &ast_;
-  InlineBody inline_;
+  const InlineBodies &inline_;
   const clang::VarDecl *loopVar_ = nullptr;
   /// Variables the stretch assigns: read before that, they hold the last
   /// iteration's value, which changes with the loop.

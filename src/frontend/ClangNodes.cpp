@@ -292,4 +292,17 @@ std::string directiveName(llvm::omp::Directive k) {
   return llvm::omp::getOpenMPDirectiveName(k).str();
 }
 
+void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, bool incDec) {
+  if (!s)
+    return;
+  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
+    if (auto *v = refVar(b->getLHS()))
+      out.insert(v);
+  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); incDec && u && u->isIncrementDecrementOp())
+    if (auto *v = refVar(u->getSubExpr()))
+      out.insert(v);
+  for (const clang::Stmt *c : s->children())
+    assignedIn(c, out, incDec);
+}
+
 } // namespace skelcast::frontend

@@ -24,6 +24,10 @@ bool mentions(const clang::Stmt *s, const clang::VarDecl *v);
 /// Adds every variable `s` (an expression or statement) refers to anywhere inside.
 void collectVars(const clang::Stmt *s, std::set<const clang::VarDecl *> &out);
 
+/// Adds the variables `s` assigns anywhere inside (`v = e`, `v op= e`; with
+/// `incDec` also `v++`, `--v`).
+void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, bool incDec);
+
 /// The value of an integer constant expression without side effects; nullopt
 /// for anything else (or null).
 std::optional<int64_t> constInt(const clang::Expr *e, const clang::ASTContext &ctx);

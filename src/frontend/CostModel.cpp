@@ -95,11 +95,13 @@ int64_t castCost(clang::CastKind kind) {
   }
 }
 
-std::optional<int64_t> mathCallCost(const std::string &rawName) {
-  std::string name = rawName;
+std::string mathName(const std::string &name) {
   const std::string builtin = "__builtin_";
-  if (name.compare(0, builtin.size(), builtin) == 0)
-    name = name.substr(builtin.size());
+  return name.compare(0, builtin.size(), builtin) == 0 ? name.substr(builtin.size()) : name;
+}
+
+std::optional<int64_t> mathCallCost(const std::string &rawName) {
+  const std::string name = mathName(rawName);
   if (name == "abs" || name == "labs" || name == "llabs")
     return 1;
   const auto &t = mathTable();

@@ -37,6 +37,9 @@ int64_t castCost(clang::CastKind kind);
 /// nullopt if the name is not in the table.
 std::optional<int64_t> mathCallCost(const std::string &name);
 
+/// A math function's name without a `__builtin_` prefix (`__builtin_sqrtf` is `sqrtf`).
+std::string mathName(const std::string &name);
+
 class NestAnalysis;
 class TUContext;
 

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <memory>
 
 namespace skelcast::frontend {
 
@@ -24,20 +23,6 @@ namespace {
 constexpr int64_t kDefaultTrip = 16;   ///< trip count assumed for data-dependent bounds
 constexpr int64_t kSmallTrip = 16;     ///< constant trip counts up to this make a `for`
 
-/// The variables `s` assigns (`v = e`, `v op= e`; with `incDec` also `v++`).
-void assignedIn(const clang::Stmt *s, std::set<const clang::VarDecl *> &out, bool incDec) {
-  if (!s)
-    return;
-  if (auto *b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp())
-    if (auto *v = refVar(b->getLHS()))
-      out.insert(v);
-  if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(s); incDec && u && u->isIncrementDecrementOp())
-    if (auto *v = refVar(u->getSubExpr()))
-      out.insert(v);
-  for (const clang::Stmt *c : s->children())
-    assignedIn(c, out, incDec);
-}
-
 } // namespace
 
 KernelBuilder::KernelBuilder(NestAnalysis &na, std::vector<Warning> &warnings)
@@ -46,6 +31,8 @@ KernelBuilder::KernelBuilder(NestAnalysis &na, std::vector<Warning> &warnings)
     byExpr_[a.expr] = &a;
   for (const ScalarWrite &w : scan_.scalarWrites)
     ++defs_[w.var];
+  for (const clang::ForStmt *f : plan_.inPlace)
+    inPlaceBodies_[f] = scan_.bodyOf(f);
   // the scalars whose values reach a subscript or a bound, through assignments
   indexFlow_ = scan_.indexScalars;
   for (bool grew = true; grew;) {
@@ -186,7 +173,7 @@ skeleton::Kernel KernelBuilder::build(const std::string &name) {
           stretch = &it->branch.thenBody;
           break;
         }
-    attachChain(*stretch, chainWalker().chain(plan_.body, nullptr));
+    attachChain(*stretch, ChainWalker(tu_.ast, inPlaceBodies_).chain(plan_.body, nullptr));
   }
   for (const auto &[line, text] : clamps_)
     k.comments.leading.push_back(fmt::format(
@@ -278,17 +265,6 @@ void KernelBuilder::flush() {
   for (auto &st : blk_->stores)
     blk_->out->push_back(std::move(st));
   blk_->stores.clear();
-}
-
-ChainWalker KernelBuilder::chainWalker() {
-  // the copies of loop-space loops (interchange) run inline, as stmts() writes them
-  auto bodies = std::make_shared<std::map<const clang::ForStmt *, std::vector<const clang::Stmt *>>>();
-  for (const clang::ForStmt *f : plan_.inPlace)
-    (*bodies)[f] = scan_.bodyOf(f);
-  return ChainWalker(tu_.ast, [bodies](const clang::ForStmt *f) -> const std::vector<const clang::Stmt *> * {
-    auto it = bodies->find(f);
-    return it == bodies->end() ? nullptr : &it->second;
-  });
 }
 
 void KernelBuilder::attachChain(std::vector<skeleton::Stmt> &body, ChainCycles chain) {
@@ -532,7 +508,7 @@ void KernelBuilder::loop(const clang::ForStmt *f) {
   blk_ = &body;
   stmts(scan_.bodyOf(f));
   flush();
-  attachChain(l.body, chainWalker().chain(scan_.bodyOf(f), h.var));
+  attachChain(l.body, ChainWalker(tu_.ast, inPlaceBodies_).chain(scan_.bodyOf(f), h.var));
   blk_ = outer;
   avail_ = savedAvail;
   for (const std::string &arr : arraysStoredIn(f))

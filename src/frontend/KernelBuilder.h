@@ -86,8 +86,6 @@ private:
   /// The dependent chain of a loop body's (or the parallel body's) own
   /// statements (Chain.h) on the first `comp` they wrote; nothing for 0.
   void attachChain(std::vector<skeleton::Stmt> &body, ChainCycles chain);
-  /// A ChainWalker that walks the in-place copies of loop-space loops inline.
-  ChainWalker chainWalker();
   void emit(skeleton::Stmt s) { blk_->out->push_back(std::move(s)); }
 
   // -------------------------------------------------------------------------
@@ -211,6 +209,9 @@ private:
   /// NestScan's index scalars and the scalars assigned to them, transitively
   /// (`i = ret; ... a[i]`): those a value the data decides is bound for.
   std::set<const clang::VarDecl *> indexFlow_;
+  /// The bodies of the copies of loop-space loops (NestPlan::inPlace), which
+  /// run inline in the stretch around them (the chain walks them there).
+  ChainWalker::InlineBodies inPlaceBodies_;
 };
 
 } // namespace skelcast::frontend

@@ -208,6 +208,21 @@ bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::Acces
   return false;
 }
 
+/// The latency of a load that misses L1 and hits L2 with probability r2, and
+/// of one that also hits L1 with probability r1: the hit-weighted Mem_LD.
+double missLatency(const hw::HwSpec &hw, double r2) {
+  return r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+}
+double hitLatency(const hw::HwSpec &hw, double r1, double r2) {
+  return r1 * hw.l1LatencyCycles + (1.0 - r1) * missLatency(hw, r2);
+}
+
+/// The waves of blocks, the last one whole: ceil(Rep) (eq. 8's active blocks).
+double wholeWaves(const hw::Workload &w, const hw::HwSpec &hw) {
+  double sms = activeSMs(w, hw);
+  return std::ceil(rep(w.blocks, activeBlocksPerSM(w, hw, sms), sms) - 1e-9);
+}
+
 /// Whether no store to `array` has a subscript that reads data (its warp's
 /// sectors are then computed, not a stand-in guess).
 bool storesReadNoData(const layout::KernelInfo &ki, int array) {
@@ -319,7 +334,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     double r2 = held + (1.0 - held) * l2Share *
                            std::max(0.0, 1.0 - au.kernelUnique / (au.loadBlockUnique * w.blocks));
     arrayLatency[static_cast<size_t>(au.array)] =
-        r1 * hw.l1LatencyCycles + (1.0 - r1) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+        hitLatency(hw, r1, r2);
     arrayR2[static_cast<size_t>(au.array)] = r2;
     double toL2 = eb * au.loadInflation * au.loadBlockUnique * w.blocks;
     miss = miss > 0 ? 1.0 - l1Share * std::max(0.0, 1.0 - toL2 / miss) : 1.0;
@@ -366,7 +381,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
         walk = 0;
         a.effects.storeTakenLoads += u.insts;
       }
-      lat = walk * hw.l1LatencyCycles + (1.0 - walk) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+      lat = hitLatency(hw, walk, r2);
       walkInsts += u.insts * walk;
     }
     // lines: an uncoalesced load returns its data l1_line_latency_cycles
@@ -406,7 +421,7 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     dram += bytes * (1.0 - r2);
     l2Bytes += bytes * r2;
     l2Traffic += bytes;
-    double cachingLatency = r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles;
+    double cachingLatency = missLatency(hw, r2);
     fillLatency += au.cachingInsts * cachingLatency;
     latSum += au.cachingInsts * cachingLatency;
     latInsts += au.cachingInsts;
@@ -820,17 +835,13 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
     // fetched, 1 - step / 32 of the time, unless the thread's store took it.
     if (cached && !u.viaShared && acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes &&
         !((in.on & kRmw) && storesIntoItsWalkedSector(in.ki, acc))) {
-      double r2 = scratch.arrayR2[static_cast<size_t>(acc.array)];
-      double hit = 1.0 - acc.innerStepBytes / kSectorBytes;
-      lat = hit * hw.l1LatencyCycles + (1.0 - hit) * (r2 * hw.l2LatencyCycles + (1.0 - r2) * hw.dramLatencyCycles);
+      lat = hitLatency(hw, 1.0 - acc.innerStepBytes / kSectorBytes, scratch.arrayR2[static_cast<size_t>(acc.array)]);
     }
     latSum += u.insts * lat;
     insts += u.insts;
   }
   a.effects.chainLoadLatency = insts > 0 ? latSum / insts : hw.l1LatencyCycles;
-  const hw::Workload &w = a.workload;
-  double sms = activeSMs(w, a.hw);
-  double waves = std::max(1.0, std::ceil(rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms) - 1e-9));
+  double waves = std::max(1.0, wholeWaves(a.workload, a.hw));
   a.effects.chainCyclesPerThread = in.c.chainCycles + in.c.chainWaits * a.effects.chainLoadLatency;
   a.effects.chainFloorMs = waves * a.effects.chainCyclesPerThread / (hw.clockGHz * 1e6);
 }
@@ -906,8 +917,7 @@ void adjustReduction(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
     return;
   const hw::HwSpec &hw = in.hw;
   const hw::Workload &w = a.workload;
-  double sms = activeSMs(w, a.hw);
-  double waves = std::ceil(rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms) - 1e-9);
+  double waves = wholeWaves(w, a.hw);
   double steps = std::ceil(std::log2(std::max(1.0, w.threadsPerBlock)) - 1e-9);
   double treeCycles = std::max(1.0, waves) * steps * (2.0 * hw.l1LatencyCycles + reductions * hw.issueCycles);
   a.effects.reductions = reductions;
