@@ -49,6 +49,88 @@ int KernelInfo::varIndex(const std::string &n) const {
 
 namespace {
 
+/// A loop's index as the C and the layouts name it: withUniqueLoopNames adds
+/// `#k` to the variable of the k-th loop of a shared name.
+std::string sourceName(const std::string &var) { return var.substr(0, var.find('#')); }
+
+/// Sibling loops share index names in real C (`for (j...)` twice in one body:
+/// a row's norm, then the row scaled), and their bodies bind the same scalar
+/// names (`c = M[i][n]` in each of two loops over n). Each loop's variable gets
+/// a name of its own, `j#2` for the second loop named `j` in pre-order (the
+/// name a layout gives that loop), renamed in every use inside the loop; each
+/// later binding of a bound name, `c#2`, renamed in the uses after it in
+/// program order. So a subscript binds to the loop around it and to the
+/// binding before it, not to the first loop or the last binding of its name
+/// ('#' is in no C identifier).
+class LoopNames {
+public:
+  explicit LoopNames(const skeleton::Kernel &k) : dims_(k.indices.begin(), k.indices.end()) {}
+
+  void body(std::vector<Stmt> &b, const std::map<std::string, std::string> &loops) {
+    for (auto &s : b) {
+      switch (s.kind) {
+      case Stmt::Kind::Comp: break;
+      case Stmt::Kind::Mem:
+        for (auto &e : s.mem.index)
+          expr(e, loops);
+        break;
+      case Stmt::Kind::Bind: {
+        expr(s.bindValue, loops);
+        int k = ++bindOrdinal_[s.bindName];
+        std::string name = k > 1 ? fmt::format("{}#{}", s.bindName, k) : s.bindName;
+        binds_[s.bindName] = name;
+        s.bindName = name;
+        break;
+      }
+      case Stmt::Kind::Branch:
+        body(s.branch.thenBody, loops);
+        body(s.branch.elseBody, loops);
+        break;
+      case Stmt::Kind::Loop: {
+        skeleton::Loop &l = s.loop;
+        expr(l.lo, loops);
+        expr(l.hi, loops);
+        if (l.step)
+          expr(*l.step, loops);
+        int k = ++loopOrdinal_[l.index];
+        auto inner = loops;
+        if (k > 1 || dims_.count(l.index)) {
+          inner[l.index] = fmt::format("{}#{}", l.index, k);
+          l.index = inner[l.index];
+        } else {
+          inner.erase(l.index); // the first loop of its name keeps it
+        }
+        body(l.body, inner);
+        break;
+      }
+      }
+    }
+  }
+
+private:
+  void expr(Expr &e, const std::map<std::string, std::string> &loops) const {
+    if (e.kind == Expr::Kind::Name) {
+      if (auto it = loops.find(e.name); it != loops.end())
+        e.name = it->second;
+      else if (auto b = binds_.find(e.name); b != binds_.end())
+        e.name = b->second;
+      return;
+    }
+    for (auto &a : e.args)
+      expr(a, loops);
+  }
+
+  std::set<std::string> dims_;
+  std::map<std::string, int> loopOrdinal_, bindOrdinal_;
+  std::map<std::string, std::string> binds_; ///< a bound name -> its latest binding's
+};
+
+skeleton::Kernel withUniqueLoopNames(const skeleton::Kernel &k) {
+  skeleton::Kernel named = k;
+  LoopNames(k).body(named.body, {});
+  return named;
+}
+
 /// `r = a op b` for + - * / %, false (r unspecified) when the result does not
 /// fit in 64 bits or the divisor is 0.
 bool arith(char op, int64_t a, int64_t b, int64_t &r) {
@@ -89,9 +171,10 @@ public:
       ki_.vars.push_back(v);
     }
     // Loop variables are numbered before the accesses are classified.
-    collectLoops(k.body, -1, 1.0);
+    const skeleton::Kernel named = withUniqueLoopNames(k);
+    collectLoops(named.body, -1, 1.0);
     nextLoop_ = 0;
-    walk(k.body, {}, 1.0);
+    walk(named.body, {}, 1.0);
     for (auto &a : ki_.accesses) {
       for (auto &f : a.index)
         f.coef.resize(ki_.vars.size(), 0);
@@ -105,7 +188,7 @@ private:
       if (s.kind == Stmt::Kind::Loop) {
         const auto &l = s.loop;
         LoopInfo li;
-        li.index = l.index;
+        li.index = sourceName(l.index);
         li.isStream = l.isStream;
         li.parent = parent;
         li.execs = execs;
@@ -150,7 +233,7 @@ private:
           throw InputError({f_.path, s.loc.line, s.loc.col},
                            fmt::format("loop '{}' of kernel '{}' runs more than 2^62 iterations in all "
                                        "(the loop space times the trips of the loops around it)",
-                                       l.index, ki_.name));
+                                       li.index, ki_.name));
         int me = static_cast<int>(ki_.loops.size());
         ki_.loops.push_back(li);
         collectLoops(l.body, me, execs * li.trip);

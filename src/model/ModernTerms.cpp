@@ -181,11 +181,31 @@ bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInf
 
 // A load that walks its row (0 < innerStepBytes < 32) of an array that a store
 // of the same statement list writes along the same walk (the same affine
-// coefficients), less than a sector away: the store takes the sector out of the
-// thread's L1, so the next iteration's load finds it gone and goes to L2. On
-// the H100, a thread walking u[i][j] and v[i][j] ran 230 cycles an iteration
-// alone and 386 with u[i][j] = v[i][j] after the loads
-// (validation/kernels/walkstore.cu, validation/results/h100_walkstore.txt).
+// coefficients), less than a sector away: the next iteration's load waits for
+// the thread's store into the sector, kStoreToLoadCycles more than a walk
+// without it, and still finds the sector in L1. A thread walking u[i][j] and
+// v[i][j] ran 233 cycles an iteration alone and 385 with u[i][j] = v[i][j]
+// after the loads on the H200 (232.7 and 385.4, 156 on the H100;
+// validation/kernels/walkstore.cu, validation/results/h*_walkstore.txt), and
+// row_norm's rolled in-place division `a[i][j] = a[i][j] / r` hit L1 for 3 of
+// 4 sectors as a walk without stores does (Nsight Compute,
+// validation/kernels/inplace.cu, validation/results/h200_inplace_ncu.txt):
+// the store delays the load, it does not take the sector (which this rule
+// said until 2026-11-30).
+constexpr double kStoreToLoadCycles = 152;
+// An element updated in place (`a[i][j] = a[i][j] / r`: the load and the store
+// at the same subscript) in an unrolled walk whose division's branch closes
+// each iteration: ptxas issues iteration j + 1's load before iteration j's
+// store into its sector, and the load misses L1 (84% of the sectors, against
+// 25% rolled) and comes back after about 3,800 cycles. row_norm's second loop,
+// one thread a row of 2,048 doubles, ran 4,018 cycles an iteration unrolled by
+// 16 and 459 rolled (4.156 and 0.475 ms at 1.98 GHz; with the 16 loads first,
+// then the divisions and stores, 0.309 ms; validation/kernels/inplace.cu,
+// validation/results/h200_inplace.txt and h200_inplace_ncu.txt): 4,018 less
+// the rolled iteration's own 213 cycles of division and hits. Measured on
+// this one shape, on the H200. A walk that loads what the previous iteration
+// stored (adi's p[i][j - 1]) reads it from a register instead.
+constexpr double kLoadBehindStoreCycles = 3800;
 bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
   if (ld.isStore || !(ld.innerStepBytes > 0 && ld.innerStepBytes < kSectorBytes))
     return false;
@@ -203,6 +223,26 @@ bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::Acces
       apart += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
     }
     if (sameWalk && std::abs(apart) * arr.elemBytes < kSectorBytes)
+      return true;
+  }
+  return false;
+}
+
+/// A walking load and a store of the same statement list at the same affine
+/// subscript: the element is updated in place.
+bool updatesInPlace(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
+  if (ld.isStore)
+    return false;
+  for (const auto &st : ki.accesses) {
+    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
+      continue;
+    bool same = true;
+    for (size_t d = 0; d < ld.index.size() && same; ++d) {
+      const auto &x = ld.index[d], &y = st.index[d];
+      same = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
+             x.coef == y.coef && x.constant == y.constant;
+    }
+    if (same)
       return true;
   }
   return false;
@@ -376,12 +416,12 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       double walk = acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes
                         ? l1Share * std::max(0.0, 1.0 - unrolled * acc.innerStepBytes / kSectorBytes)
                         : 0.0;
-      // rmw: the thread's own store took the sector it walks out of L1.
-      if ((on & kRmw) && walk > 0 && storesIntoItsWalkedSector(ki, acc)) {
-        walk = 0;
+      // rmw: the thread's own store into the sector it walks: its next load
+      // waits for the store.
+      bool afterStore = (on & kRmw) && walk > 0 && storesIntoItsWalkedSector(ki, acc);
+      if (afterStore)
         a.effects.storeTakenLoads += u.insts;
-      }
-      lat = hitLatency(hw, walk, r2);
+      lat = hitLatency(hw, walk, r2) + (afterStore ? kStoreToLoadCycles : 0.0);
       walkInsts += u.insts * walk;
     }
     // lines: an uncoalesced load returns its data l1_line_latency_cycles
@@ -495,7 +535,7 @@ std::vector<ExplainRow> explainCaches(const TermEffects &e) {
 std::vector<ExplainRow> explainRmw(const TermEffects &e) {
   return {{"read-after-store loads per thread", e.rmwLoads, 6, "each waits 2 x L2 latency (rmw)"},
           {"walked loads after a store", e.storeTakenLoads, 6,
-           "per thread; its store took the sector: no walk hit (rmw)"}};
+           "per thread; each waits for its store, 152 cycles (rmw)"}};
 }
 
 std::vector<ExplainRow> explainWalk(const TermEffects &e) {
@@ -822,20 +862,47 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
   const hw::HwSpec &hw = in.hw;
   bool cached = (in.on & kCaches) && scratch.latency.size() == in.ki.accesses.size() &&
                 (hw.l1CacheBytes > 0 || hw.l2CacheBytes > 0);
+  // The loads a chain waits for sit in the loops of its stretches (-1: the
+  // parallel body): row_norm's division waits for its second loop's loads,
+  // not for the first loop's, which no chain holds.
+  std::set<int> chainLoops;
+  for (const auto &cp : in.ki.comps)
+    if (cp.chain > 0 || cp.chainWaits > 0)
+      chainLoops.insert(cp.loops.empty() ? -1 : cp.loops.back());
+  auto onAChain = [&](const layout::AccessInfo &acc) {
+    return chainLoops.count(acc.loops.empty() ? -1 : acc.loops.back()) > 0;
+  };
+  bool anyOnAChain = false;
+  for (const auto &u : in.c.accesses) {
+    const layout::AccessInfo &acc = in.ki.accesses[static_cast<size_t>(u.access)];
+    anyOnAChain = anyOnAChain || (!acc.isStore && u.insts > 0 && onAChain(acc));
+  }
   double latSum = 0, insts = 0;
   for (const auto &u : in.c.accesses) {
     const layout::AccessInfo &acc = in.ki.accesses[static_cast<size_t>(u.access)];
-    if (acc.isStore || u.insts <= 0)
+    if (acc.isStore || u.insts <= 0 || (anyOnAChain && !onAChain(acc)))
+      continue;
+    // A recurrence's load of what an earlier iteration stored (adi's
+    // p[i][j - 1] after p[i][j]) comes from a register: not a wait.
+    if (!u.viaShared && storesIntoItsWalkedSector(in.ki, acc) && !updatesInPlace(in.ki, acc))
       continue;
     double lat = u.viaShared ? hw.l1LatencyCycles
                  : cached    ? scratch.latency[static_cast<size_t>(u.access)]
                              : hw.dramLatencyCycles;
     // A chain issues its loads one iteration at a time, unrolled or not: a
     // walk (0 <= step < 32 bytes) finds the sector an earlier iteration
-    // fetched, 1 - step / 32 of the time, unless the thread's store took it.
-    if (cached && !u.viaShared && acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes &&
-        !((in.on & kRmw) && storesIntoItsWalkedSector(in.ki, acc))) {
-      lat = hitLatency(hw, 1.0 - acc.innerStepBytes / kSectorBytes, scratch.arrayR2[static_cast<size_t>(acc.array)]);
+    // fetched, 1 - step / 32 of the time, after the thread's own store into
+    // it where there is one (as in `caches`).
+    if (cached && !u.viaShared && acc.innerStepBytes >= 0 && acc.innerStepBytes < kSectorBytes) {
+      bool afterStore = (in.on & kRmw) && storesIntoItsWalkedSector(in.ki, acc);
+      lat = hitLatency(hw, 1.0 - acc.innerStepBytes / kSectorBytes, scratch.arrayR2[static_cast<size_t>(acc.array)]) +
+            (afterStore ? kStoreToLoadCycles : 0.0);
+      // An element updated in place, unrolled: ptxas issues iteration j + 1's
+      // load before iteration j's store into its sector (the chain's branch
+      // closes each iteration), and the load waits behind the store.
+      if (afterStore && updatesInPlace(in.ki, acc) && !acc.loops.empty() &&
+          in.l.unrollFactor(acc.loops.back()) > 1)
+        lat = kLoadBehindStoreCycles;
     }
     latSum += u.insts * lat;
     insts += u.insts;

@@ -80,7 +80,7 @@ struct TermEffects {
   double coreMs = 0;            ///< the Hong-Kim core's time, before the floors and the launch
   double walkHitFraction = 0;   ///< of the direct loads' instructions, the share a thread's walk serves from L1
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
-  double storeTakenLoads = 0;   ///< walking loads per thread whose sector a store of the thread took from L1 (rmw)
+  double storeTakenLoads = 0;   ///< walking loads per thread that wait for the thread's store into their sector (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
   double issueTailFactor = 0;   ///< ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (applied when compute bound)

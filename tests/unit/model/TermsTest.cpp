@@ -747,3 +747,46 @@ TEST(Terms, ChainWaitsAreTheLoadsLatency) {
   EXPECT_DOUBLE_EQ(staged.a.effects.chainLoadLatency, hw.l1LatencyCycles);
   EXPECT_NEAR(staged.a.effects.chainCyclesPerThread, 16384.0 * (146 + 2 * hw.l1LatencyCycles), 1e-6);
 }
+
+// The loads a chain waits for are those of its own loop: row_norm (docs/model.md,
+// `chain`). Its first loop sums a row (no chain), its second divides the row in
+// place (`a[i][j] = a[i][j] / r`, chain 125, one wait). With `caches`, `walk`
+// and `rmw` the chain's load latency is the second loop's load alone (the same
+// as the kernel without the first loop), which waits 152 cycles for the
+// thread's store (152 more than without `rmw`). Unrolled, the next iteration's
+// load goes out before the store into its sector and waits 3,800 cycles
+// (inplace.cu). A recurrence's load of the element the previous iteration
+// stored (p[i][j - 1] after p[i][j]) comes from a register and is no wait:
+// the latency is the kernel's without that load.
+TEST(Terms, ChainWaitsForItsOwnLoopsLoadsAndAnInPlaceUpdate) {
+  auto hw = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  const std::string head = "#define R 8192\n#define C 2048\ndouble a[R][C]\nparallel_for(R) : i {\n";
+  const std::string sum = "  stream j = 0:C {\n    ld a[i][j]\n    comp 2 (fp64:1)\n  }\n";
+  const std::string scale = "  stream j = 0:C {\n    ld a[i][j]\n    comp 17 (fp64:16, chain:125, waits:1)\n"
+                            "    st a[i][j]\n  }\n}\n";
+  auto ki = kernelOf(head + sum + scale);
+  ASSERT_EQ(ki.loops.size(), 2u);
+  ASSERT_EQ(ki.accesses[1].innerStepBytes, 8) << "the second loop's a[i][j] walks its own j";
+  model::TermMask noRmw = termBit(TermId::Chain) | termBit(TermId::Caches) | termBit(TermId::Walk);
+  model::TermMask on = noRmw | termBit(TermId::Rmw);
+  auto rolled = applyOnly(ki, "block=i:32", on, hw);
+  auto alone = applyOnly(kernelOf(head + scale), "block=i:32", on, hw);
+  EXPECT_DOUBLE_EQ(rolled.a.effects.chainLoadLatency, alone.a.effects.chainLoadLatency)
+      << "the first loop's loads are on no chain";
+  auto unstored = applyOnly(ki, "block=i:32", noRmw, hw);
+  EXPECT_NEAR(rolled.a.effects.chainLoadLatency, unstored.a.effects.chainLoadLatency + 152, 1e-9);
+  EXPECT_NEAR(rolled.a.effects.chainCyclesPerThread, 2048.0 * (125 + rolled.a.effects.chainLoadLatency), 1e-6);
+  auto unrolled = applyOnly(ki, "block=i:32 unroll=j#1:16,j#2:16", on, hw);
+  EXPECT_DOUBLE_EQ(unrolled.a.effects.chainLoadLatency, 3800);
+  EXPECT_NEAR(unrolled.a.effects.chainCyclesPerThread, 2048.0 * (125 + 3800), 1e-6);
+  auto rolledU = applyOnly(ki, "block=i:32 unroll=j#1:16", on, hw);
+  EXPECT_DOUBLE_EQ(rolledU.a.effects.chainLoadLatency, rolled.a.effects.chainLoadLatency)
+      << "unrolling the first loop leaves the second rolled";
+  const std::string rhead = "#define N 4096\nfloat p[N][N]\nfloat u[N][N]\nparallel_for(N) : i {\n"
+                            "  stream j = 1:N {\n";
+  const std::string rtail = "    ld u[j][i]\n    comp 9 (chain:60, waits:1)\n    st p[i][j]\n  }\n}\n";
+  auto rec = applyOnly(kernelOf(rhead + "    ld p[i][j - 1]\n" + rtail), "block=i:32", on, hw);
+  auto noP = applyOnly(kernelOf(rhead + rtail), "block=i:32", on, hw);
+  EXPECT_DOUBLE_EQ(rec.a.effects.chainLoadLatency, noP.a.effects.chainLoadLatency)
+      << "p[i][j - 1] comes from a register";
+}

@@ -1,0 +1,61 @@
+// KernelInfo's names: sibling loops and bindings that share a name, as C
+// writes them, each bind the uses inside them (layout::analyzeKernel).
+#include "skelcast/layout/KernelInfo.h"
+#include "skelcast/skeleton/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace skelcast;
+using namespace skelcast::layout;
+
+namespace {
+
+KernelInfo kernelOf(const std::string &text) {
+  return analyzeKernel(skeleton::parseSkeleton(text, "test.skel"), 0);
+}
+
+// row_norm: a row's squared norm over j, then the row scaled over another j.
+// Each a[i][j] moves with its own loop: 8 bytes an iteration of that loop and
+// nothing along the other (before, the second loop's j was read as the
+// first's, and its walk moved 0 bytes).
+TEST(KernelInfo, SiblingLoopsOfOneNameEachBindTheirOwnIndex) {
+  auto ki = kernelOf("#define R 64\n#define C 2048\ndouble a[R][C]\nparallel_for(R) : i {\n"
+                     "  stream j = 0:C {\n    ld a[i][j]\n    comp 2\n  }\n"
+                     "  stream j = 0:C {\n    ld a[i][j]\n    comp 17\n    st a[i][j]\n  }\n}\n");
+  ASSERT_EQ(ki.loops.size(), 2u);
+  EXPECT_EQ(ki.loops[0].index, "j");
+  EXPECT_EQ(ki.loops[1].index, "j") << "a loop keeps its C name; layouts call it j#2";
+  int v1 = ki.loops[0].var, v2 = ki.loops[1].var;
+  ASSERT_EQ(ki.accesses.size(), 3u);
+  for (size_t a = 0; a < 3; ++a) {
+    const IndexForm &col = ki.accesses[a].index[1];
+    int own = a == 0 ? v1 : v2, other = a == 0 ? v2 : v1;
+    EXPECT_EQ(col.coef[static_cast<size_t>(own)], 1) << "access " << a << " moves with its own loop";
+    EXPECT_EQ(col.coef[static_cast<size_t>(other)], 0) << "access " << a << " not with the other";
+    EXPECT_EQ(ki.accesses[a].innerStepBytes, 8) << "access " << a;
+  }
+}
+
+// SpinFlap's shape: two loops over n, each binding c = M[i][n] and using it.
+// The second binding is its own: A's subscript reads the first loop's n
+// through the first c, C's the second's through the second c.
+TEST(KernelInfo, ABindingRepeatedInASiblingLoopBindsTheUsesAfterIt) {
+  auto ki = kernelOf("#define N 1024\nint M[N][4]\nfloat A[N]\nfloat C[N]\nparallel_for(N) : i {\n"
+                     "  for n = 0:4 {\n    ld M[i][n]\n    c = M[i][n]\n    ld A[c]\n    comp 1\n  }\n"
+                     "  for n = 0:4 {\n    ld M[i][n]\n    c = M[i][n]\n    comp 1\n    st C[c]\n  }\n}\n");
+  ASSERT_EQ(ki.loops.size(), 2u);
+  ASSERT_EQ(ki.accesses.size(), 4u);
+  const skeleton::Expr &a = ki.accesses[1].index[0].expr, &c = ki.accesses[3].index[0].expr;
+  ASSERT_EQ(a.kind, skeleton::Expr::Kind::Name);
+  ASSERT_EQ(c.kind, skeleton::Expr::Kind::Name);
+  ASSERT_NE(a.name, c.name) << "each use names its own binding";
+  auto ba = ki.bindings.find(a.name), bc = ki.bindings.find(c.name);
+  ASSERT_NE(ba, ki.bindings.end());
+  ASSERT_NE(bc, ki.bindings.end());
+  int v1 = ki.loops[0].var, v2 = ki.loops[1].var;
+  EXPECT_EQ(ba->second.args[1].name, ki.vars[static_cast<size_t>(v1)].name);
+  EXPECT_EQ(bc->second.args[1].name, ki.vars[static_cast<size_t>(v2)].name);
+  EXPECT_NE(ki.vars[static_cast<size_t>(v1)].name, ki.vars[static_cast<size_t>(v2)].name);
+}
+
+} // namespace
