@@ -79,22 +79,25 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
       kernel = &res_.file.kernels[k];
   if (!kernel)
     return fills;
-  // where the loop is in the C file: the `for` of its index in the nest's
-  // body, else the nest
-  std::function<const clang::ForStmt *(const clang::Stmt *, const std::string &)> findFor =
-      [&](const clang::Stmt *st, const std::string &index) -> const clang::ForStmt * {
+  // where the loop is in the C file: the k-th `for` of its index in the
+  // nest's body (k-th among the loops of that index, in source order), else
+  // the nest
+  std::function<const clang::ForStmt *(const clang::Stmt *, const std::string &, int &)> findFor =
+      [&](const clang::Stmt *st, const std::string &index, int &skip) -> const clang::ForStmt * {
     if (!st)
       return nullptr;
-    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(st); f && loopIndexName(f) == index)
+    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(st); f && loopIndexName(f) == index && skip-- == 0)
       return f;
     for (const clang::Stmt *c : st->children())
-      if (const clang::ForStmt *f = findFor(c, index))
+      if (const clang::ForStmt *f = findFor(c, index, skip))
         return f;
     return nullptr;
   };
-  auto loopAt = [&](const skeleton::Loop &lp) {
+  std::map<std::string, int> seenLoops; // loops of each index met so far
+  auto loopAt = [&](const skeleton::Loop &lp, int ordinal) {
+    int skip = ordinal;
     for (const clang::Stmt *st : nest_.body)
-      if (const clang::ForStmt *f = findFor(st, lp.index))
+      if (const clang::ForStmt *f = findFor(st, lp.index, skip))
         return positionOf(ctx_, f->getBeginLoc(), path_);
     return positionOf(ctx_, nest_.parallel.front()->getBeginLoc(), path_);
   };
@@ -112,6 +115,10 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
         return wholeAccess(*it->second, ki_);
     return wholeAccess(e, ki_);
   };
+  // The loops in pre-order, as layout::analyzeKernel numbers them: a loop's
+  // variable is ki_.loops[k].var, whose name is its own where sibling loops
+  // share an index name (`n#2`, docs/model.md, "Layout").
+  size_t preorder = 0;
   std::function<void(const std::vector<skeleton::Stmt> &)> walk =
       [&](const std::vector<skeleton::Stmt> &body) {
         auto outer = bindings; // a binding is visible to the end of its block
@@ -125,8 +132,10 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (st.kind != skeleton::Stmt::Kind::Loop)
             continue;
           const skeleton::Loop &lp = st.loop;
+          size_t me = preorder++;
+          int ordinal = seenLoops[lp.index]++;
           walk(lp.body);
-          if (!lp.tripHint || *lp.tripHint < 0 || lp.step)
+          if (!lp.tripHint || *lp.tripHint < 0 || lp.step || me >= ki_.loops.size())
             continue;
           const skeleton::Expr *lo = resolve(lp.lo), *hi = resolve(lp.hi);
           bool rowPointers = lo && hi && lo->name == hi->name &&
@@ -135,17 +144,25 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (!rowPointers && !counts)
             continue;
           const std::string &bound = rowPointers ? lo->name : hi->name;
-          SourceLoc at = loopAt(lp);
+          SourceLoc at = loopAt(lp, ordinal);
+          // two loops bounded by one array: the fill that keeps both within
+          // their arrays, the smaller
+          auto keep = [&](BoundFill f) {
+            auto [it, fresh] = fills.emplace(bound, f);
+            if (!fresh && f.ramp == it->second.ramp && f.value < it->second.value)
+              it->second = std::move(f);
+          };
           // n stays below `limit` in every subscript it reads: c x n + k < extent
           // for a subscript c x n + k (c > 0); one emit cannot bound leaves the
           // array to the usual fill
-          int loopVar = ki_.varIndex(lp.index);
+          int loopVar = ki_.loops[me].var;
+          const std::string &varName = ki_.vars[static_cast<size_t>(loopVar)].name;
           int64_t limit = INT64_MAX;
           bool bounded = loopVar >= 0;
           for (const auto &acc : ki_.accesses)
             for (size_t d = 0; d < acc.index.size() && bounded; ++d) {
               const layout::IndexForm &f = acc.index[d];
-              if (!mentions(ki_, f.expr, lp.index))
+              if (!mentions(ki_, f.expr, varName))
                 continue;
               int64_t extent = ki_.arrays[static_cast<size_t>(acc.array)].extents[d];
               bool pure = f.kind == layout::IndexForm::Kind::Affine && f.constant >= 0;
@@ -171,14 +188,14 @@ Emitter::boundFills(const std::vector<int64_t> &indexRange) {
           if (rowPointers) {
             int64_t len = ki_.arrays[static_cast<size_t>(ki_.arrayIndex(bound))].extents[0];
             int64_t step = len > 1 && top != INT64_MAX ? std::min(trips, top / (len - 1)) : trips;
-            fills.emplace(bound, BoundFill{true, step, lp.index, at});
+            keep(BoundFill{true, step, lp.index, at});
             if (step != trips)
               warn(lp, at, fmt::format("runs {} trips of '{}' a row: {} row pointers of {} would pass "
                                    "the arrays its index reads",
                                    step, lp.index, len, trips));
           } else {
             int64_t value = std::min(top, lp.lo.value + std::min(trips, INT64_MAX - lp.lo.value));
-            fills.emplace(bound, BoundFill{false, value, lp.index, at});
+            keep(BoundFill{false, value, lp.index, at});
             if (value - lp.lo.value != trips)
               warn(lp, at, fmt::format("runs {} trips of '{}': {} would pass the arrays its index reads",
                                    std::max<int64_t>(0, value - lp.lo.value), lp.index, trips));

@@ -57,11 +57,11 @@ std::string sourceName(const std::string &var) { return var.substr(0, var.find('
 /// a row's norm, then the row scaled), and their bodies bind the same scalar
 /// names (`c = M[i][n]` in each of two loops over n). Each loop's variable gets
 /// a name of its own, `j#2` for the second loop named `j` in pre-order (the
-/// name a layout gives that loop), renamed in every use inside the loop; each
-/// later binding of a bound name, `c#2`, renamed in the uses after it in
-/// program order. So a subscript binds to the loop around it and to the
-/// binding before it, not to the first loop or the last binding of its name
-/// ('#' is in no C identifier).
+/// name a layout gives that loop, unless a binding took the name before),
+/// renamed in every use inside the loop; each later binding of a bound name,
+/// `c#2`, renamed in the uses after it in program order. So a subscript binds
+/// to the loop around it and to the binding before it, not to the first loop
+/// or the last binding of its name ('#' is in no C identifier).
 class LoopNames {
 public:
   explicit LoopNames(const skeleton::Kernel &k) : dims_(k.indices.begin(), k.indices.end()) {}
@@ -76,7 +76,7 @@ public:
         break;
       case Stmt::Kind::Bind: {
         expr(s.bindValue, loops);
-        int k = ++bindOrdinal_[s.bindName];
+        int k = ++ordinal_[s.bindName];
         std::string name = k > 1 ? fmt::format("{}#{}", s.bindName, k) : s.bindName;
         binds_[s.bindName] = name;
         s.bindName = name;
@@ -92,14 +92,13 @@ public:
         expr(l.hi, loops);
         if (l.step)
           expr(*l.step, loops);
-        int k = ++loopOrdinal_[l.index];
+        int k = ++ordinal_[l.index];
         auto inner = loops;
-        if (k > 1 || dims_.count(l.index)) {
-          inner[l.index] = fmt::format("{}#{}", l.index, k);
-          l.index = inner[l.index];
-        } else {
-          inner.erase(l.index); // the first loop of its name keeps it
-        }
+        // the first use of a name keeps it; the loop's own name hides a
+        // binding of the same name before it
+        std::string name = k > 1 || dims_.count(l.index) ? fmt::format("{}#{}", l.index, k) : l.index;
+        inner[l.index] = name;
+        l.index = name;
         body(l.body, inner);
         break;
       }
@@ -121,7 +120,9 @@ private:
   }
 
   std::set<std::string> dims_;
-  std::map<std::string, int> loopOrdinal_, bindOrdinal_;
+  /// Loops and bindings share one count a name, so that no loop's variable
+  /// has a binding's name (a loop `n` after `n = M[i][m]` is `n#2`).
+  std::map<std::string, int> ordinal_;
   std::map<std::string, std::string> binds_; ///< a bound name -> its latest binding's
 };
 

@@ -248,6 +248,43 @@ bool updatesInPlace(const layout::KernelInfo &ki, const layout::AccessInfo &ld) 
   return false;
 }
 
+/// A walking load of the element a store of the same statement list wrote in
+/// an earlier iteration (adi's p[i][j - 1] after st p[i][j]: the store runs
+/// ahead of the load along the walk, less than a sector away). The compiler
+/// keeps the stored value in a register.
+bool readsAnEarlierIterationsStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
+  if (ld.isStore || ld.loops.empty())
+    return false;
+  const layout::ArrayInfo &arr = ki.arrays[static_cast<size_t>(ld.array)];
+  if (arr.strides.size() != ld.index.size())
+    return false;
+  int var = ki.loops[static_cast<size_t>(ld.loops.back())].var;
+  double walk = 0; // elements the load moves an iteration of its innermost loop
+  for (size_t d = 0; d < ld.index.size(); ++d) {
+    if (ld.index[d].kind != layout::IndexForm::Kind::Affine)
+      return false;
+    walk += static_cast<double>(ld.index[d].coef[static_cast<size_t>(var)]) * static_cast<double>(arr.strides[d]);
+  }
+  walk *= static_cast<double>(ki.vars[static_cast<size_t>(var)].step);
+  if (walk == 0)
+    return false;
+  for (const auto &st : ki.accesses) {
+    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
+      continue;
+    bool sameWalk = true;
+    double ahead = 0; // elements the store's address is past the load's
+    for (size_t d = 0; d < ld.index.size() && sameWalk; ++d) {
+      const auto &x = ld.index[d], &y = st.index[d];
+      sameWalk = y.kind == layout::IndexForm::Kind::Affine && x.coef == y.coef;
+      ahead += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
+    }
+    if (sameWalk && ahead != 0 && (ahead > 0) == (walk > 0) && std::fmod(ahead, walk) == 0 &&
+        std::abs(ahead) * arr.elemBytes < kSectorBytes)
+      return true;
+  }
+  return false;
+}
+
 /// The latency of a load that misses L1 and hits L2 with probability r2, and
 /// of one that also hits L1 with probability r1: the hit-weighted Mem_LD.
 double missLatency(const hw::HwSpec &hw, double r2) {
@@ -884,7 +921,7 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
       continue;
     // A recurrence's load of what an earlier iteration stored (adi's
     // p[i][j - 1] after p[i][j]) comes from a register: not a wait.
-    if (!u.viaShared && storesIntoItsWalkedSector(in.ki, acc) && !updatesInPlace(in.ki, acc))
+    if (!u.viaShared && readsAnEarlierIterationsStore(in.ki, acc))
       continue;
     double lat = u.viaShared ? hw.l1LatencyCycles
                  : cached    ? scratch.latency[static_cast<size_t>(u.access)]
@@ -900,7 +937,7 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
       // An element updated in place, unrolled: ptxas issues iteration j + 1's
       // load before iteration j's store into its sector (the chain's branch
       // closes each iteration), and the load waits behind the store.
-      if (afterStore && updatesInPlace(in.ki, acc) && !acc.loops.empty() &&
+      if (afterStore && updatesInPlace(in.ki, acc) && !acc.loops.empty() && onAChain(acc) &&
           in.l.unrollFactor(acc.loops.back()) > 1)
         lat = kLoadBehindStoreCycles;
     }

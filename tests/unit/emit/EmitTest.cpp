@@ -1014,3 +1014,40 @@ void spmm(void) {
   at(emitOne(locals, "naive"), "for (size_t k = 0; k < h_J.size(); ++k) h_J[k] = (int)(k * 6); // row "
                                "pointers: 6 trips of 'n' a row (the trip hint)");
 }
+
+TEST(Emit, TwoSiblingLoopsBoundedByOneArrayKeepBothWithinTheirArrays) {
+  // Two loops over n with the same row pointers: the first reads T[n] (96
+  // elements), the second S[n] (20). Each n binds its own loop (the second is
+  // n#2 to the analysis), so the second loop's S bounds the fill too: 1 trip a
+  // row (16 rows x 1 < 20), not the 6 that T allows, and the warning points
+  // at the second loop's `for` (line 12), the one that limits it.
+  const std::string two = R"(#define ROWS 16
+#define COLS 64
+int J[ROWS + 1];
+float T[ROWS * 6], S[20], C[ROWS][COLS];
+void two(void) {
+  for (int j = 0; j < ROWS; j++)
+    for (int i = 0; i < COLS; i++) {
+      float s = 0;
+#pragma skelcast trip(6)
+      for (int n = J[j]; n < J[j + 1]; n++)
+        s += T[n];
+#pragma skelcast trip(6)
+      for (int n = J[j]; n < J[j + 1]; n++)
+        s += S[n];
+      C[j][i] = s;
+    }
+}
+)";
+  std::vector<skelcast::Warning> warnings;
+  std::string cu = emitOne(two, "naive", 0, &warnings);
+  at(cu, "for (size_t k = 0; k < h_J.size(); ++k) h_J[k] = (int)(k * 1); // row pointers: 1 trips "
+         "of 'n' a row (the trip hint)");
+  bool said = false;
+  for (const auto &w : warnings)
+    if (w.message.find("runs 1 trips of 'n' a row") != std::string::npos) {
+      said = true;
+      EXPECT_EQ(w.loc.line, 13) << "the warning is not at the second loop's `for`: " << w.str();
+    }
+  EXPECT_TRUE(said) << "no warning that the program runs 1 trip a row";
+}

@@ -59,3 +59,23 @@ TEST(KernelInfo, ABindingRepeatedInASiblingLoopBindsTheUsesAfterIt) {
 }
 
 } // namespace
+
+namespace {
+
+// A loop named like a scalar bound before it (`n = M[i][m]` in one loop, then
+// `for n` in the next): the loop's n is its own variable, not the binding, so
+// B[i][n] walks the loop, 4 bytes an iteration, rather than reading data.
+TEST(KernelInfo, ALoopNamedLikeAnEarlierBindingIsItsOwnVariable) {
+  auto ki = kernelOf("#define N 1024\nint M[N][8]\nfloat A[N][64]\nfloat B[N][64]\nfloat y[N]\n"
+                     "parallel_for(N) : i {\n"
+                     "  for m = 0:8 {\n    ld M[i][m]\n    n = M[i][m]\n    ld A[i][n]\n    comp 1\n  }\n"
+                     "  for n = 0:64 {\n    ld B[i][n]\n    comp 1\n  }\n  st y[i]\n}\n");
+  ASSERT_EQ(ki.loops.size(), 2u);
+  const AccessInfo &b = ki.accesses[2];
+  ASSERT_EQ(b.array, ki.arrayIndex("B"));
+  EXPECT_FALSE(b.hasData()) << "B[i][n] read n as the binding";
+  EXPECT_EQ(b.index[1].coef[static_cast<size_t>(ki.loops[1].var)], 1);
+  EXPECT_EQ(b.innerStepBytes, 4);
+}
+
+} // namespace

@@ -451,7 +451,6 @@ TEST(ModernTerms, AStoreIntoTheWalkedSectorDelaysTheNextLoad) {
   // next load waits for it, 152 cycles (walkstore.cu: 385 against 233 cycles an
   // iteration). Mem_LD = (lat_v + lat_u) / 2 with lat_v = 7/8 x L1 + 1/8 x
   // DRAM (the rows, 4 MB each, stay in L2: x L2) and lat_u = lat_v + 152.
-  auto hw = h100();
   auto ki = kernelOf("#define N 1024\nfloat u[N][N]\nfloat v[N][N]\nfloat r[N]\nparallel_for(N) : i {\n"
                      "  for j = 0:N {\n    ld v[i][j]\n    ld u[i][j]\n    comp 3\n    st u[i][j]\n  }\n"
                      "  st r[i]\n}\n");
@@ -464,7 +463,6 @@ TEST(ModernTerms, AStoreIntoTheWalkedSectorDelaysTheNextLoad) {
   EXPECT_DOUBLE_EQ(on.a.effects.rmwLoads, 0); // the element moves: not a read of the same element
   EXPECT_NEAR(on.a.effects.effectiveLatencyCycles, walkOnly.a.effects.effectiveLatencyCycles + 152.0 / 2, 1e-9)
       << "u's loads wait 152 cycles more, half the loads";
-  (void)hw;
   // A store of the same shape to another array, or 16 floats (64 bytes, two
   // sectors) away along the walk, leaves the walk alone.
   for (const char *store : {"st r2[i][j]", "st u[i][j + 16]"}) {

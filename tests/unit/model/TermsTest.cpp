@@ -790,3 +790,29 @@ TEST(Terms, ChainWaitsForItsOwnLoopsLoadsAndAnInPlaceUpdate) {
   EXPECT_DOUBLE_EQ(rec.a.effects.chainLoadLatency, noP.a.effects.chainLoadLatency)
       << "p[i][j - 1] comes from a register";
 }
+
+// The register-forwarded load is the one behind its store along the walk: a
+// load of a[i][j + 1] before st a[i][j] reads what no iteration has stored yet
+// and waits like any walking load (152 cycles behind the store, like
+// a[i][j - 1]'s would not). And the 3,800 cycles of an element updated in
+// place belong to a loop that holds a chain: an unrolled in-place loop without
+// one, beside a chained loop elsewhere, leaves the chain's latency alone.
+TEST(Terms, ChainForwardsOnlyAStoreBehindTheLoadAndPlacesTheInPlaceWaitOnItsChain) {
+  auto hw = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  model::TermMask on = termBit(TermId::Chain) | termBit(TermId::Caches) | termBit(TermId::Walk) |
+                       termBit(TermId::Rmw);
+  const std::string head = "#define N 4096\nfloat a[N][N + 1]\nfloat b[N][N + 1]\nparallel_for(N) : i {\n"
+                           "  stream j = 0:N {\n";
+  const std::string tail = "    comp 9 (chain:60, waits:1)\n    st a[i][j]\n  }\n}\n";
+  auto ahead = applyOnly(kernelOf(head + "    ld a[i][j + 1]\n" + tail), "block=i:32", on, hw);
+  auto other = applyOnly(kernelOf(head + "    ld b[i][j + 1]\n" + tail), "block=i:32", on, hw);
+  EXPECT_NEAR(ahead.a.effects.chainLoadLatency, other.a.effects.chainLoadLatency + 152, 1e-9)
+      << "a[i][j + 1] is not yet stored: a wait, 152 cycles behind the store";
+  const std::string mixed = "#define N 4096\nfloat a[N][N]\nfloat x[N]\nparallel_for(N) : i {\n  ld x[i]\n"
+                            "  stream j = 0:N {\n    ld a[i][j]\n    comp 2\n    st a[i][j]\n  }\n"
+                            "  for k = 0:64 {\n    comp 17 (chain:125, waits:1)\n  }\n}\n";
+  auto rolled = applyOnly(kernelOf(mixed), "block=i:32", on, hw);
+  auto unrolled = applyOnly(kernelOf(mixed), "block=i:32 unroll=j:16", on, hw);
+  EXPECT_LT(unrolled.a.effects.chainLoadLatency, 3800) << "the in-place loop holds no chain";
+  EXPECT_GT(rolled.a.effects.chainLoadLatency, 0);
+}
