@@ -156,27 +156,42 @@ std::vector<ExplainRow> explainMlp(const TermEffects &e) {
 }
 
 // --- rmw (section 7) ------------------------------------------------------------
+// The stores of a load's statement list into its array along the same walk
+// (every subscript of both affine, with the same coefficients), which the
+// rules below tell apart: `pred(sameElement, ahead)` for each, `ahead` the
+// elements the store's address is past the load's (NaN where the array's
+// strides do not match the subscripts); true when it holds for one.
+template <class Pred>
+bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInfo &ld, Pred pred) {
+  if (ld.isStore)
+    return false;
+  const layout::ArrayInfo &arr = ki.arrays[static_cast<size_t>(ld.array)];
+  bool strided = arr.strides.size() == ld.index.size();
+  for (const auto &st : ki.accesses) {
+    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
+      continue;
+    bool sameWalk = true, sameElement = true;
+    double ahead = 0;
+    for (size_t d = 0; d < ld.index.size() && sameWalk; ++d) {
+      const auto &x = ld.index[d], &y = st.index[d];
+      sameWalk = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
+                 x.coef == y.coef;
+      sameElement = sameElement && x.constant == y.constant;
+      if (strided)
+        ahead += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
+    }
+    if (sameWalk && pred(sameElement, strided ? ahead : std::nan("")))
+      return true;
+  }
+  return false;
+}
+
 // A load whose element does not move with its innermost loop (innerStepBytes
 // 0) and that a store of the same statement list writes at the same affine
 // subscript reads, from the second iteration on, what the previous iteration
 // stored.
 bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  if (ld.isStore || ld.innerStepBytes != 0)
-    return false;
-  auto same = [](const layout::IndexForm &x, const layout::IndexForm &y) {
-    return x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
-           x.constant == y.constant && x.coef == y.coef;
-  };
-  for (const auto &st : ki.accesses) {
-    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
-      continue;
-    bool all = true;
-    for (size_t d = 0; d < ld.index.size() && all; ++d)
-      all = same(ld.index[d], st.index[d]);
-    if (all)
-      return true;
-  }
-  return false;
+  return ld.innerStepBytes == 0 && anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; });
 }
 
 // A load that walks its row (0 < innerStepBytes < 32) of an array that a store
@@ -207,45 +222,16 @@ constexpr double kStoreToLoadCycles = 152;
 // stored (adi's p[i][j - 1]) reads it from a register instead.
 constexpr double kLoadBehindStoreCycles = 3800;
 bool storesIntoItsWalkedSector(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  if (ld.isStore || !(ld.innerStepBytes > 0 && ld.innerStepBytes < kSectorBytes))
+  if (!(ld.innerStepBytes > 0 && ld.innerStepBytes < kSectorBytes))
     return false;
-  const layout::ArrayInfo &arr = ki.arrays[static_cast<size_t>(ld.array)];
-  for (const auto &st : ki.accesses) {
-    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size() ||
-        arr.strides.size() != ld.index.size())
-      continue;
-    bool sameWalk = true;
-    double apart = 0; // elements between the stored and the loaded address
-    for (size_t d = 0; d < ld.index.size() && sameWalk; ++d) {
-      const auto &x = ld.index[d], &y = st.index[d];
-      sameWalk = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
-                 x.coef == y.coef;
-      apart += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
-    }
-    if (sameWalk && std::abs(apart) * arr.elemBytes < kSectorBytes)
-      return true;
-  }
-  return false;
+  double elemBytes = ki.arrays[static_cast<size_t>(ld.array)].elemBytes;
+  return anyStoreOfTheSameWalk(ki, ld, [&](bool, double ahead) { return std::abs(ahead) * elemBytes < kSectorBytes; });
 }
 
 /// A walking load and a store of the same statement list at the same affine
 /// subscript: the element is updated in place.
 bool updatesInPlace(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  if (ld.isStore)
-    return false;
-  for (const auto &st : ki.accesses) {
-    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
-      continue;
-    bool same = true;
-    for (size_t d = 0; d < ld.index.size() && same; ++d) {
-      const auto &x = ld.index[d], &y = st.index[d];
-      same = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
-             x.coef == y.coef && x.constant == y.constant;
-    }
-    if (same)
-      return true;
-  }
-  return false;
+  return anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; });
 }
 
 /// A walking load of the element a store of the same statement list wrote in
@@ -268,21 +254,11 @@ bool readsAnEarlierIterationsStore(const layout::KernelInfo &ki, const layout::A
   walk *= static_cast<double>(ki.vars[static_cast<size_t>(var)].step);
   if (walk == 0)
     return false;
-  for (const auto &st : ki.accesses) {
-    if (!st.isStore || st.array != ld.array || st.block != ld.block || st.index.size() != ld.index.size())
-      continue;
-    bool sameWalk = true;
-    double ahead = 0; // elements the store's address is past the load's
-    for (size_t d = 0; d < ld.index.size() && sameWalk; ++d) {
-      const auto &x = ld.index[d], &y = st.index[d];
-      sameWalk = y.kind == layout::IndexForm::Kind::Affine && x.coef == y.coef;
-      ahead += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);
-    }
-    if (sameWalk && ahead != 0 && (ahead > 0) == (walk > 0) && std::fmod(ahead, walk) == 0 &&
-        std::abs(ahead) * arr.elemBytes < kSectorBytes)
-      return true;
-  }
-  return false;
+  double elemBytes = arr.elemBytes;
+  return anyStoreOfTheSameWalk(ki, ld, [&](bool, double ahead) {
+    return ahead != 0 && (ahead > 0) == (walk > 0) && std::fmod(ahead, walk) == 0 &&
+           std::abs(ahead) * elemBytes < kSectorBytes;
+  });
 }
 
 /// The latency of a load that misses L1 and hits L2 with probability r2, and
