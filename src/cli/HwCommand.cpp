@@ -67,6 +67,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
   field("peak_dp_gflops", h.peakDpGflops);
   if (h.l1WavefrontsPerCycle > 0)
     field("l1_wavefronts_per_cycle", h.l1WavefrontsPerCycle);
+  if (h.sharedMemBanks > 0)
+    field("shared_mem_banks", h.sharedMemBanks);
   if (h.l1LineLatencyCycles > 0)
     field("l1_line_latency_cycles", h.l1LineLatencyCycles);
   if (h.blockStartsPerUs > 0)

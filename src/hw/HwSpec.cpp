@@ -304,6 +304,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.peakDpGflops = r.number("peak_dp_gflops", 0, 1e9); // 0: no double precision
   if (root.contains("l1_wavefronts_per_cycle"))
     h.l1WavefrontsPerCycle = r.number("l1_wavefronts_per_cycle", 0.01, 64);
+  if (root.contains("shared_mem_banks"))
+    h.sharedMemBanks = static_cast<int>(r.integer("shared_mem_banks", 1, 64));
   if (root.contains("l1_line_latency_cycles"))
     h.l1LineLatencyCycles = r.number("l1_line_latency_cycles", 0.01, 64);
   if (root.contains("block_starts_per_us"))
@@ -363,7 +365,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "schedulers_per_sm", "issue_cycles", "mem_bandwidth_gbps", "dram_latency_cycles",
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
-      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "l1_line_latency_cycles", "block_starts_per_us",
+      "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "shared_mem_banks", "l1_line_latency_cycles", "block_starts_per_us",
       "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
       "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps",

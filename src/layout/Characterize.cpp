@@ -642,6 +642,8 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     return 1.0;
   };
 
+  // the box each cached array's tile holds, per staged loop (-1: unstaged)
+  std::vector<std::vector<std::pair<int, FootprintBox>>> tileBoxes(nArrays);
   double uncoalTransSum = 0; // transactions x uncoalesced instructions (equation 16)
   double bytesNum = 0, bytesDen = 0;           // equation 10
   bool unstagedCache = false;
@@ -682,6 +684,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
         }
         double reloads = k >= 0 ? numStages(k) * ki.loops[static_cast<size_t>(k)].execs : 1.0;
         double n = std::ceil(fp->size / tpb) * reloads;
+        tileBoxes[d].emplace_back(k, fp->box);
         au.shMemElems += fp->size;
         au.cachingInsts += n;
         au.cachingPattern = fp->pattern;
@@ -728,6 +731,10 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       c.jammedAddressInsts += std::max(0.0, jammedAddress[i] - kGlobalAddrInsts * (u.insts - insts[i]));
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
       c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
+      int k = stagedLoopOf(a, l);
+      for (const auto &[loop, box] : tileBoxes[static_cast<size_t>(a.array)])
+        if (loop == k)
+          u.sharedWavefronts = sharedWavefronts(ki, a, l, hw, box);
     } else {
       u.pattern = pattern[i];
       if (u.pattern.coalesced) {

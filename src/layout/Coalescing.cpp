@@ -6,6 +6,10 @@
 namespace skelcast::layout {
 namespace {
 
+/// A shared-memory bank serves one 4-byte word a cycle (CUDA C++ Programming
+/// Guide, compute capability 5.x and later, "Shared Memory").
+constexpr int64_t kBankBytes = 4;
+
 /// A buffer of n values on the stack when small (a warp's addresses).
 class Scratch {
 public:
@@ -105,10 +109,14 @@ int64_t keyedValue(const int64_t *vals, const std::vector<int> &key, int64_t ext
 
 /// Appends the byte addresses of the representative warp (see warpAddresses),
 /// at the thread's task `task` along folded dimension `foldDim` (-1: its first).
+/// `strides` (elements per step of each subscript) replace the array's: a
+/// shared-memory tile's.
 void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const KernelInfo &ki,
                          const AccessInfo &a, const Layout &l, const hw::HwSpec &hw,
-                         int64_t innerIteration, int foldDim = -1, int64_t task = 0) {
+                         int64_t innerIteration, int foldDim = -1, int64_t task = 0,
+                         const std::vector<int64_t> *strides = nullptr) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  const std::vector<int64_t> &stride = strides ? *strides : arr.strides;
   size_t nd = ki.dimNames.size();
   // Thread coordinates: x is the last parallel dimension, then y, then z.
   int64_t bdim[3] = {1, 1, 1};
@@ -166,7 +174,7 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
         for (size_t v = 0; v < f.coef.size() && fits; ++v)
           fits = !__builtin_mul_overflow(f.coef[v], vals[v], &term) &&
                  !__builtin_add_overflow(x, term, &x);
-        fits = fits && !__builtin_mul_overflow(x, arr.strides[d], &term) &&
+        fits = fits && !__builtin_mul_overflow(x, stride[d], &term) &&
                !__builtin_add_overflow(off, term, &off);
       }
       int64_t bytes = 0;
@@ -190,7 +198,7 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
       }
       // An offset beyond 64 bits (a subscript far outside the array) is unknown.
       int64_t term = 0;
-      if (__builtin_mul_overflow(*x, arr.strides[d], &term) || __builtin_add_overflow(off, term, &off))
+      if (__builtin_mul_overflow(*x, stride[d], &term) || __builtin_add_overflow(off, term, &off))
         known = false;
     }
     int64_t bytes = 0;
@@ -338,6 +346,43 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
   double sectors = distinctUnits(all.data(), 0, all.size(), 32);
   double bytes = (static_cast<double>(nk) + unknown) * eb;
   return bytes > 0 ? std::max(1.0, sectors * 32.0 / bytes) : 1.0;
+}
+
+double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
+                        const hw::HwSpec &hw, const FootprintBox &tile) {
+  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  int64_t warp = std::min<int64_t>(hw.warpSize, l.threadsPerBlock());
+  double dense = std::max(1.0, std::ceil(static_cast<double>(arr.elemBytes * warp) / 128.0));
+  size_t rank = tile.lo.size();
+  if (hw.sharedMemBanks <= 0 || rank != a.index.size() || rank == 0)
+    return dense;
+  // The tile is the box, row-major: the last subscript contiguous. Its base
+  // is the block's, the same for the warp, and shifts every bank alike.
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * (tile.hi[d] - tile.lo[d] + 1);
+  std::vector<std::optional<int64_t>> addrs;
+  appendWarpAddresses(addrs, ki, a, l, hw, 0, -1, 0, &strides);
+  std::vector<int64_t> words;
+  int64_t perElem = std::max<int64_t>(1, arr.elemBytes / kBankBytes); // words an element spans
+  words.reserve(addrs.size() * static_cast<size_t>(perElem));
+  for (const auto &x : addrs) {
+    if (!x)
+      return dense; // an address the tile cannot place
+    int64_t first = *x >= 0 ? *x / kBankBytes : -((-*x + kBankBytes - 1) / kBankBytes); // floor
+    for (int64_t b = 0; b < perElem; ++b)
+      words.push_back(first + b);
+  }
+  size_t n = countDistinct(words.data(), words.size());
+  std::vector<int> perBank(static_cast<size_t>(hw.sharedMemBanks), 0);
+  int most = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t bank = words[i] % hw.sharedMemBanks;
+    if (bank < 0)
+      bank += hw.sharedMemBanks;
+    most = std::max(most, ++perBank[static_cast<size_t>(bank)]);
+  }
+  return std::max(dense, static_cast<double>(most));
 }
 
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,

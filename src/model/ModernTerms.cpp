@@ -17,6 +17,7 @@ constexpr TermMask kWalk = termBit(TermId::Walk);
 constexpr TermMask kLongest = termBit(TermId::Longest);
 constexpr TermMask kRmw = termBit(TermId::Rmw);
 constexpr TermMask kLines = termBit(TermId::Lines);
+constexpr TermMask kBanks = termBit(TermId::Banks);
 constexpr TermMask kOccupancy = termBit(TermId::Occupancy);
 /// The unit a miss fills in L1 and L2: a 32-byte sector (CUDA C++ Programming
 /// Guide, "Device Memory Accesses": global memory is accessed in 32-byte
@@ -747,7 +748,8 @@ std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
 
 // --- lsu (section 7): a floor ----------------------------------------------------
 // A warp's shared-memory or coalesced global access takes one wavefront of the
-// SM's L1/shared data pipe per 128 bytes (bank conflicts are not counted), a
+// SM's L1/shared data pipe per 128 bytes (with `banks`, a shared read one per
+// distinct 4-byte word of its most-used bank: a k-way conflict is k), a
 // fill its load and its store, an uncoalesced access at least one per 4
 // sectors (more when its sectors lie in more lines: a lower bound);
 // floor = warps per SM x wavefronts / (l1_wavefronts_per_cycle x clock).
@@ -770,7 +772,9 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   for (const auto &u : in.c.accesses) {
     const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
     if (u.viaShared) {
-      wavefronts += u.insts * dense(acc.array);
+      // banks: the bank holding the most distinct words serves them one a cycle
+      double conflicted = (in.on & kBanks) ? u.sharedWavefronts : 0.0;
+      wavefronts += u.insts * std::max(dense(acc.array), conflicted);
       continue;
     }
     double global = u.pattern.coalesced ? dense(acc.array) : std::ceil(u.pattern.transactions / 4.0);
@@ -1060,6 +1064,9 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Lsu, "lsu", "floor: L1/shared-memory wavefronts over the data pipe's rate", adjustLsu,
        settleLsu, explainLsu},
       {TermId::Lines, "lines", "(in lsu, caches) a global access is one L1 wavefront per 128-byte line it touches", nullptr,
+       nullptr, nullptr},
+      {TermId::Banks, "banks",
+       "(in lsu) a shared-memory read is one L1 wavefront per distinct word of its most-used bank", nullptr,
        nullptr, nullptr},
       {TermId::Occupancy, "occupancy",
        "(in bandwidth) the DRAM floor at the bandwidth the active warps draw", nullptr, nullptr,

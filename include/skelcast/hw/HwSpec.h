@@ -73,6 +73,10 @@ struct HwSpec {
   /// Wavefronts (one 32-lane access of 128 bytes) the L1/shared-memory data
   /// pipe of an SM serves per cycle; 0: not given (the `lsu` term is off).
   double l1WavefrontsPerCycle = 0;
+  /// Shared-memory banks of 4-byte words, successive words in successive
+  /// banks (term `banks`: a warp's read takes one wavefront per distinct word
+  /// of its most-used bank); 0: not given (a read is its dense wavefronts).
+  int sharedMemBanks = 0;
   /// Cycles a load's data waits for each 128-byte line it touches past the
   /// first (term `lines`); 0: 1 / l1WavefrontsPerCycle.
   double l1LineLatencyCycles = 0;

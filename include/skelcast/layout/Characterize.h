@@ -50,6 +50,9 @@ struct AccessUse {
   double insts = 0;       ///< direct_mem_insts (equation 13) or shared reads per thread
   WarpAccess pattern;
   double bytesPerThread = 0; ///< sector bytes its instructions move per thread
+  /// A shared read's wavefronts per warp instruction, bank conflicts counted
+  /// (sharedWavefronts; term `banks`); 0 for a global access.
+  double sharedWavefronts = 0;
 };
 
 struct StageUse {

@@ -58,6 +58,15 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const hw::HwSpec &hw, bool loads);
 
+/// Wavefronts one shared-memory read of the representative warp takes from a
+/// tile holding `tile` (the box, row-major, as emit writes it): the most
+/// distinct 4-byte words any one of the spec's banks holds (a bank conflict
+/// when above the warp's dense bytes / 128; threads reading one word share
+/// it). Without `shared_mem_banks`, or with an address the tile cannot
+/// place, the dense count.
+double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
+                        const hw::HwSpec &hw, const FootprintBox &tile);
+
 /// The loads that fill shared memory with a footprint's bounding box, threads
 /// taking consecutive elements in row-major order.
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,

@@ -101,6 +101,7 @@ void expectSame(const Characterization &a, const Characterization &b) {
     EXPECT_SAME(x.insts, y.insts);
     expectSame(x.pattern, y.pattern);
     EXPECT_SAME(x.bytesPerThread, y.bytesPerThread);
+    EXPECT_SAME(x.sharedWavefronts, y.sharedWavefronts);
   }
   ASSERT_EQ(a.stages.size(), b.stages.size());
   for (size_t i = 0; i < a.stages.size(); ++i) {
@@ -369,4 +370,62 @@ parallel_for row(N) : i {
   EXPECT_DOUBLE_EQ(stAt("block=i:256 stage=k:256 cache=A unroll=k:16").literalMoveInsts, 8.0)
       << "once a stage: 4 stages";
   EXPECT_DOUBLE_EQ(stAt("block=i:256 unroll=k:16").literalMoveInsts, 2.0) << "once: one entry";
+}
+
+namespace {
+
+/// A 5-point stencil over one cached array of `elem` (emit's tile: the block's
+/// box, 16 + 2 = 18 elements a row for 16 columns).
+KernelInfo stencil5(const std::string &elem) {
+  return analyzeKernel(
+      skeleton::parseSkeleton("#define N 1026\n" + elem + " t[N][N]\n" + elem +
+                                  " o[N][N]\nparallel_for(1:N - 1, 1:N - 1) : i, j {\n  ld t[i][j]\n"
+                                  "  ld t[i - 1][j]\n  ld t[i + 1][j]\n  ld t[i][j - 1]\n  ld t[i][j + 1]\n"
+                                  "  comp 10\n  st o[i][j]\n}\n",
+                              "t.skel"),
+      0);
+}
+
+double sharedWavefrontsOf(const KernelInfo &ki, const std::string &layoutText, const hw::HwSpec &hw) {
+  auto l = parseLayout(ki, layoutText, hw);
+  auto c = characterize(ki, l, hw);
+  double most = 0;
+  for (const auto &u : c.accesses) {
+    EXPECT_EQ(u.viaShared, u.sharedWavefronts > 0) << "access " << u.access;
+    most = std::max(most, u.sharedWavefronts);
+  }
+  return most;
+}
+
+} // namespace
+
+TEST(SharedWavefronts, AWarpOverTwoTileRowsConflictsWhereTheRowsShareBanks) {
+  // block=i:2,j:16: the warp's lanes read t[i][j] at tile words 18 i + j, rows
+  // 0-15 and 18-33: banks 0-15, then 18-31 and 0-1. Banks 0 and 1 each hold two
+  // distinct words: 2 wavefronts, not the dense 1 (4 bytes x 32 lanes = 128).
+  auto hw = spec("h100");
+  ASSERT_EQ(hw.sharedMemBanks, 32);
+  auto ki = stencil5("float");
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(ki, "block=i:2,j:16 cache=t", hw), 2);
+  // One row of 32 lanes: banks 0-31 once each.
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(ki, "block=i:1,j:32 cache=t", hw), 1);
+  // Lanes down a column (block=i:32,j:1): words 3 i apart (the tile is 32 + 2
+  // rows of 1 + 2): 3 i mod 32 is a permutation of the banks, no conflict.
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(ki, "block=i:32,j:1 cache=t", hw), 1);
+  // Down a column 18 words apart (block=i:32 with j folded by 16, tile rows of
+  // 16 + 2): 18 i mod 32 takes the 16 even banks, two words each.
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(ki, "block=i:32,j:1 fold=j:16 cache=t", hw), 2);
+  // Without the spec's banks, the dense count.
+  hw::HwSpec without = hw;
+  without.sharedMemBanks = 0;
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(ki, "block=i:2,j:16 cache=t", without), 1);
+}
+
+TEST(SharedWavefronts, EightByteElementsOverTwoRowsFillEveryBankTwice) {
+  // Doubles, block=i:2,j:16: row 0 takes words 0-31, row 1 words 36-67 (18 x 2
+  // apart): every bank holds two words, the dense 2 wavefronts (32 x 8 / 128).
+  auto hw = spec("h100");
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(stencil5("double"), "block=i:2,j:16 cache=t", hw), 2);
+  // One row of 32 doubles: 64 words, two a bank: 2.
+  EXPECT_DOUBLE_EQ(sharedWavefrontsOf(stencil5("double"), "block=i:1,j:32 cache=t", hw), 2);
 }

@@ -87,6 +87,6 @@ TEST(ModelSpec, AnUnknownModelNamesTheOptionAndTheValue) {
 TEST(ModelSpec, AnUnknownTermNamesTheOptionAndTheValue) {
   EXPECT_EQ(errorOf([] { model::parseModelSpec("skelcast", {"caches", "cache"}); }),
             "--without: error: unknown term 'cache' (known: schedulers, fp64, jam, registers, "
-            "spills, mlp, caches, residency, walk, rmw, waves, longest, tail, bandwidth, lsu, lines, occupancy, l2, "
+            "spills, mlp, caches, residency, walk, rmw, waves, longest, tail, bandwidth, lsu, lines, banks, occupancy, l2, "
             "blocks, chain, reduction, launch)");
 }

@@ -237,6 +237,25 @@ TEST(ModernTerms, LsuCountsTwoWavefrontsForEightByteElements) {
   EXPECT_DOUBLE_EQ(r.a.effects.l1WavefrontsPerWarp, 6);
 }
 
+TEST(ModernTerms, BanksCountAConflictedSharedReadOnceAWordOfItsBusiestBank) {
+  // A 5-point stencil, t cached, block=i:2,j:16: each of the 5 shared reads
+  // takes 2 wavefronts (the warp's two tile rows, 18 words apart, share banks
+  // 0 and 1: tests/unit/layout/CharacterizerTest.cpp), not 1. The fill (72
+  // elements over 32 threads: 3 loads and 3 stores a thread) and the store of
+  // o are the same either way: 5 more wavefronts a warp.
+  auto ki = kernelOf("#define N 1026\nfloat t[N][N]\nfloat o[N][N]\n"
+                     "parallel_for(1:N - 1, 1:N - 1) : i, j {\n  ld t[i][j]\n  ld t[i - 1][j]\n"
+                     "  ld t[i + 1][j]\n  ld t[i][j - 1]\n  ld t[i][j + 1]\n  comp 10\n  st o[i][j]\n}\n");
+  auto off = apply(ki, "block=i:2,j:16 cache=t", {"lsu"});
+  auto on = apply(ki, "block=i:2,j:16 cache=t", {"lsu", "banks"});
+  EXPECT_DOUBLE_EQ(off.a.effects.l1WavefrontsPerWarp, 5 + 2 * 3 + 1);
+  EXPECT_DOUBLE_EQ(on.a.effects.l1WavefrontsPerWarp, 2 * 5 + 2 * 3 + 1);
+  EXPECT_NEAR(on.a.effects.lsuFloorMs / off.a.effects.lsuFloorMs, 17.0 / 12.0, 1e-12);
+  // One row of 32 lanes has no conflict: banks changes nothing.
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:1,j:32 cache=t", {"lsu", "banks"}).a.effects.l1WavefrontsPerWarp,
+                   apply(ki, "block=i:1,j:32 cache=t", {"lsu"}).a.effects.l1WavefrontsPerWarp);
+}
+
 TEST(ModernTerms, LsuFloorOfStagedMatMul) {
   // MatMul 800x400x800, block=i:32,j:32 stage=k:32 cache=A,B: per thread 400
   // shared reads of A and 400 of B; 13 stages (400 / 32, rounded up), each

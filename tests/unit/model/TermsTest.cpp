@@ -70,7 +70,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   ASSERT_EQ(terms.size(), static_cast<size_t>(TermId::Count));
   const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "spills", "mlp", "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
-                                       "tail",       "bandwidth", "lsu",    "lines",    "occupancy", "l2",
+                                       "tail",       "bandwidth", "lsu",    "lines",    "banks", "occupancy", "l2",
                                        "blocks", "chain", "reduction", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
