@@ -247,6 +247,10 @@ struct Characterizer::Impl {
       FootprintBox box;
       int64_t warp = -1; ///< the warp size `pattern` was computed for
       WarpAccess pattern;
+      /// Per position in the array's loads: a member read's wavefronts
+      /// (sharedWavefronts), for the block and fold in `wavesKey`.
+      std::vector<double> waves;
+      std::vector<int64_t> wavesKey;
     };
     std::vector<Fill> fills;
   };
@@ -306,7 +310,10 @@ struct Characterizer::Impl {
   Tile::Fill computeFill(int array, int loop, int64_t stageSize, uint64_t members,
                          const std::vector<const AccessInfo *> &grp);
   /// The fill of the loads of `array` at positions `members`, remembered per tile.
-  const Tile::Fill &fill(int array, int loop, int64_t stageSize, uint64_t members);
+  Tile::Fill &fill(int array, int loop, int64_t stageSize, uint64_t members);
+  /// The wavefronts of the fill's member reads (term `banks`), kept in it.
+  void fillWaves(Tile::Fill &f, const std::vector<const AccessInfo *> &ld, const Layout &l, int loop);
+  std::vector<double> sharedWaves; ///< per access, this layout's (0: not a shared read)
   int64_t stageSize(int loop, const std::vector<int> &cached);
   void run(const Layout &l, Characterization &c);
 
@@ -586,7 +593,25 @@ Characterizer::Impl::Tile::Fill Characterizer::Impl::computeFill(int array, int 
   return f;
 }
 
-const Characterizer::Impl::Tile::Fill &Characterizer::Impl::fill(int array, int loop, int64_t size,
+void Characterizer::Impl::fillWaves(Tile::Fill &f, const std::vector<const AccessInfo *> &ld, const Layout &l,
+                                    int loop) {
+  std::vector<int64_t> key(l.block);
+  key.insert(key.end(), l.fold.begin(), l.fold.end());
+  if (f.wavesKey == key && f.waves.size() == ld.size())
+    return;
+  std::vector<const AccessInfo *> reads;
+  for (size_t p = 0; p < ld.size(); ++p)
+    if (f.members == 0 ? stagedLoopOf(*ld[p], l) == loop : ((f.members >> p) & 1) != 0)
+      reads.push_back(ld[p]);
+  SharedTile tile = sharedTile(ki, reads, l, loop);
+  f.waves.assign(ld.size(), 0.0);
+  for (size_t p = 0; p < ld.size(); ++p)
+    if (f.members == 0 ? stagedLoopOf(*ld[p], l) == loop : ((f.members >> p) & 1) != 0)
+      f.waves[p] = sharedWavefronts(ki, *ld[p], l, hw, tile);
+  f.wavesKey = std::move(key);
+}
+
+Characterizer::Impl::Tile::Fill &Characterizer::Impl::fill(int array, int loop, int64_t size,
                                                                  uint64_t members) {
   int64_t warp = std::min<int64_t>(hw.warpSize, tpbInt);
   for (auto &f : tile->fills)
@@ -642,8 +667,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     return 1.0;
   };
 
-  // the box each cached array's tile holds, per staged loop (-1: unstaged)
-  std::vector<std::vector<std::pair<int, FootprintBox>>> tileBoxes(nArrays);
+  sharedWaves.assign(nAccesses, 0.0);
   double uncoalTransSum = 0; // transactions x uncoalesced instructions (equation 16)
   double bytesNum = 0, bytesDen = 0;           // equation 10
   bool unstagedCache = false;
@@ -668,7 +692,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       for (int k : groupLoops) {
         int64_t size = k >= 0 ? l.stageSize(k) : 0;
         Tile::Fill uncached;
-        const Tile::Fill *fp = &uncached;
+        Tile::Fill *fp = &uncached;
         if (ld.size() <= 64) {
           uint64_t members = 0;
           for (size_t p = 0; p < ld.size(); ++p)
@@ -684,7 +708,12 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
         }
         double reloads = k >= 0 ? numStages(k) * ki.loops[static_cast<size_t>(k)].execs : 1.0;
         double n = std::ceil(fp->size / tpb) * reloads;
-        tileBoxes[d].emplace_back(k, fp->box);
+        if (hw.sharedMemBanks > 0) { // term `banks`
+          fillWaves(*fp, ld, l, k);
+          for (size_t p = 0; p < ld.size(); ++p)
+            if (fp->waves[p] > 0)
+              sharedWaves[indexOf(ld[p])] = fp->waves[p];
+        }
         au.shMemElems += fp->size;
         au.cachingInsts += n;
         au.cachingPattern = fp->pattern;
@@ -731,10 +760,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       c.jammedAddressInsts += std::max(0.0, jammedAddress[i] - kGlobalAddrInsts * (u.insts - insts[i]));
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
       c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
-      int k = stagedLoopOf(a, l);
-      for (const auto &[loop, box] : tileBoxes[static_cast<size_t>(a.array)])
-        if (loop == k)
-          u.sharedWavefronts = sharedWavefronts(ki, a, l, hw, box);
+      u.sharedWavefronts = sharedWaves[i];
     } else {
       u.pattern = pattern[i];
       if (u.pattern.coalesced) {

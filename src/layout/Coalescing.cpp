@@ -348,41 +348,112 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
   return bytes > 0 ? std::max(1.0, sectors * 32.0 / bytes) : 1.0;
 }
 
+SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *> &reads, const Layout &l,
+                      int stagedLoop) {
+  SharedTile t;
+  if (reads.empty())
+    return t;
+  size_t rank = reads.front()->index.size();
+  for (const auto *x : reads)
+    if (x->index.size() != rank)
+      return {};
+  t.extent.resize(rank);
+  t.base.resize(rank);
+  for (size_t e = 0; e < rank; ++e) {
+    // as Emitter::planTiles: the block's (and the stage's) variables take their
+    // whole B x F (stage) range, unclipped; the other loops their whole trip
+    std::vector<int64_t> runtimeCoef(ki.vars.size(), 0);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t q = 0; q < reads.size(); ++q) {
+      const IndexForm &f = reads[q]->index[e];
+      if (f.kind != IndexForm::Kind::Affine)
+        return {};
+      int64_t mn = f.constant, mx = f.constant;
+      for (size_t vi = 0; vi < ki.vars.size(); ++vi) {
+        int64_t c = vi < f.coef.size() ? f.coef[vi] : 0;
+        const Var &var = ki.vars[vi];
+        if (var.dim >= 0 || (stagedLoop >= 0 && var.loop == stagedLoop)) {
+          if (q == 0)
+            runtimeCoef[vi] = c;
+          else if (runtimeCoef[vi] != c)
+            return {}; // emit refuses the cache
+          continue;
+        }
+        if (c == 0)
+          continue;
+        int64_t first = var.lo, last = var.lo + (static_cast<int64_t>(var.trip) - 1) * var.step;
+        mn += std::min(c * first, c * last);
+        mx += std::max(c * first, c * last);
+      }
+      lo = std::min(lo, mn);
+      hi = std::max(hi, mx);
+    }
+    int64_t width = hi - lo, base = lo;
+    for (size_t vi = 0; vi < ki.vars.size(); ++vi) {
+      int64_t c = runtimeCoef[vi];
+      if (c == 0)
+        continue;
+      const Var &var = ki.vars[vi];
+      int64_t count = var.dim >= 0 ? l.block[static_cast<size_t>(var.dim)] * l.fold[static_cast<size_t>(var.dim)]
+                                   : l.stageSize(stagedLoop);
+      int64_t span = (count - 1) * var.step;
+      base += c * (var.lo + (c * var.step > 0 ? 0 : span)); // the first block's (stage's) first element
+      width += std::abs(c * span);
+    }
+    t.extent[e] = width + 1;
+    t.base[e] = base;
+  }
+  return t;
+}
+
 double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                        const hw::HwSpec &hw, const FootprintBox &tile) {
+                        const hw::HwSpec &hw, const SharedTile &tile) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
   int64_t warp = std::min<int64_t>(hw.warpSize, l.threadsPerBlock());
   double dense = std::max(1.0, std::ceil(static_cast<double>(arr.elemBytes * warp) / 128.0));
-  size_t rank = tile.lo.size();
+  size_t rank = tile.extent.size();
   if (hw.sharedMemBanks <= 0 || rank != a.index.size() || rank == 0)
     return dense;
-  // The tile is the box, row-major: the last subscript contiguous. Its base
-  // is the block's, the same for the warp, and shifts every bank alike.
+  // The tile is row-major, the last subscript contiguous, and starts at
+  // `base` (16-byte aligned, as emit places it).
   std::vector<int64_t> strides(rank, 1);
   for (size_t d = rank - 1; d > 0; --d)
-    strides[d - 1] = strides[d] * (tile.hi[d] - tile.lo[d] + 1);
+    strides[d - 1] = strides[d] * tile.extent[d];
+  int64_t origin = 0;
+  for (size_t d = 0; d < rank; ++d)
+    origin += tile.base[d] * strides[d];
   std::vector<std::optional<int64_t>> addrs;
   appendWarpAddresses(addrs, ki, a, l, hw, 0, -1, 0, &strides);
+  // A warp's 8-byte reads are served a half-warp at a time, 16-byte ones a
+  // quarter-warp: each pass waits for its own busiest bank (Nsight Compute on
+  // the H200: 4 rows x 8 doubles 20 words apart, 4 wavefronts).
+  int64_t eb = arr.elemBytes;
+  size_t pass = eb >= 16 ? 8 : eb >= 8 ? 16 : 32;
+  int64_t perElem = std::max<int64_t>(1, eb / kBankBytes); // words an element spans
+  double total = 0;
   std::vector<int64_t> words;
-  int64_t perElem = std::max<int64_t>(1, arr.elemBytes / kBankBytes); // words an element spans
-  words.reserve(addrs.size() * static_cast<size_t>(perElem));
-  for (const auto &x : addrs) {
-    if (!x)
-      return dense; // an address the tile cannot place
-    int64_t first = *x >= 0 ? *x / kBankBytes : -((-*x + kBankBytes - 1) / kBankBytes); // floor
-    for (int64_t b = 0; b < perElem; ++b)
-      words.push_back(first + b);
+  std::vector<int> perBank(static_cast<size_t>(hw.sharedMemBanks));
+  for (size_t b = 0; b < addrs.size(); b += pass) {
+    words.clear();
+    for (size_t i = b; i < std::min(addrs.size(), b + pass); ++i) {
+      if (!addrs[i])
+        return dense; // an address the tile cannot place
+      int64_t byte = (*addrs[i] / eb - origin) * eb;
+      int64_t first = byte / kBankBytes - (byte % kBankBytes < 0 ? 1 : 0); // floor
+      for (int64_t w = 0; w < perElem; ++w)
+        words.push_back(first + w);
+    }
+    size_t n = countDistinct(words.data(), words.size());
+    std::fill(perBank.begin(), perBank.end(), 0);
+    int most = 0;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t bank = words[i] % hw.sharedMemBanks;
+      bank += bank < 0 ? hw.sharedMemBanks : 0;
+      most = std::max(most, ++perBank[static_cast<size_t>(bank)]);
+    }
+    total += most;
   }
-  size_t n = countDistinct(words.data(), words.size());
-  std::vector<int> perBank(static_cast<size_t>(hw.sharedMemBanks), 0);
-  int most = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int64_t bank = words[i] % hw.sharedMemBanks;
-    if (bank < 0)
-      bank += hw.sharedMemBanks;
-    most = std::max(most, ++perBank[static_cast<size_t>(bank)]);
-  }
-  return std::max(dense, static_cast<double>(most));
+  return std::max(dense, total);
 }
 
 WarpAccess cachingLoadPattern(const ArrayInfo &arr, const FootprintBox &box,

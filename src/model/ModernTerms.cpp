@@ -187,12 +187,45 @@ bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInf
   return false;
 }
 
+/// Whether every other access of the load's array inside its innermost loop
+/// is at the load's own affine subscript. Then the compiler keeps the element
+/// in a register across the loop: emit passes the arrays `restrict` (the
+/// dependence test has shown them apart), and nvcc loads `x1[i]` of mvt's
+/// `x1[i] = x1[i] + A[i][j] * y1[j]` once before the j loop and stores it once
+/// after (the SASS of `skelcast emit validation/c/mvt.c --layout block=i:256`);
+/// eq. 13 counts such a load once for the same reason. An access of the array
+/// at the same subscript, or at one that differs only in its constant (never
+/// the same element), leaves it there; any other (`x[i] += A[i][j] * x[j]`)
+/// may be the same element, and the element goes through memory every
+/// iteration.
+bool onlyItsOwnElementInTheLoop(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
+  if (ld.loops.empty())
+    return false;
+  int inner = ld.loops.back();
+  for (const auto &x : ki.accesses) {
+    if (&x == &ld || x.array != ld.array ||
+        std::find(x.loops.begin(), x.loops.end(), inner) == x.loops.end())
+      continue;
+    if (x.index.size() != ld.index.size())
+      return false;
+    // the same coefficients: the same element, or never the same one
+    for (size_t d = 0; d < ld.index.size(); ++d) {
+      const auto &a = ld.index[d], &b = x.index[d];
+      if (a.kind != layout::IndexForm::Kind::Affine || b.kind != layout::IndexForm::Kind::Affine ||
+          a.coef != b.coef)
+        return false;
+    }
+  }
+  return true;
+}
+
 // A load whose element does not move with its innermost loop (innerStepBytes
 // 0) and that a store of the same statement list writes at the same affine
 // subscript reads, from the second iteration on, what the previous iteration
-// stored.
+// stored, unless the element never leaves a register in the loop.
 bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  return ld.innerStepBytes == 0 && anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; });
+  return ld.innerStepBytes == 0 && anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; }) &&
+         !onlyItsOwnElementInTheLoop(ki, ld);
 }
 
 // A load that walks its row (0 < innerStepBytes < 32) of an array that a store

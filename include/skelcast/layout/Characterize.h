@@ -51,7 +51,8 @@ struct AccessUse {
   WarpAccess pattern;
   double bytesPerThread = 0; ///< sector bytes its instructions move per thread
   /// A shared read's wavefronts per warp instruction, bank conflicts counted
-  /// (sharedWavefronts; term `banks`); 0 for a global access.
+  /// (sharedWavefronts; term `banks`); 0 for a global access, or without the
+  /// spec's shared_mem_banks.
   double sharedWavefronts = 0;
 };
 

@@ -58,14 +58,27 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const hw::HwSpec &hw, bool loads);
 
-/// Wavefronts one shared-memory read of the representative warp takes from a
-/// tile holding `tile` (the box, row-major, as emit writes it): the most
-/// distinct 4-byte words any one of the spec's banks holds (a bank conflict
-/// when above the warp's dense bytes / 128; threads reading one word share
-/// it). Without `shared_mem_banks`, or with an address the tile cannot
-/// place, the dense count.
+/// A cached array's shared-memory tile as emit writes it (Emitter::planTiles):
+/// per array dimension its extent (the block's B x F range of each parallel
+/// index and the stage's of the staged loop, unclipped, and every other loop's
+/// whole trip) and the subscript of its first element in the layout's first
+/// block. Empty when a subscript is not affine or the reads move differently
+/// with a parallel index (emit then does not cache the array).
+struct SharedTile {
+  std::vector<int64_t> extent, base;
+};
+SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *> &reads, const Layout &l,
+                      int stagedLoop);
+
+/// Wavefronts one shared-memory read of the representative warp takes from
+/// `tile` (row-major, unpadded): per pass of the warp (32 lanes of 4-byte or
+/// smaller elements, 16 of 8-byte, 8 of 16-byte) the most distinct 4-byte
+/// words any one of the spec's banks holds, summed (threads reading one word
+/// share it); at least the warp's dense bytes / 128. Without
+/// `shared_mem_banks`, an empty tile or an address it cannot place, the
+/// dense count.
 double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                        const hw::HwSpec &hw, const FootprintBox &tile);
+                        const hw::HwSpec &hw, const SharedTile &tile);
 
 /// The loads that fill shared memory with a footprint's bounding box, threads
 /// taking consecutive elements in row-major order.
