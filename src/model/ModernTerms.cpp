@@ -188,7 +188,7 @@ bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInf
 }
 
 /// Whether every other access of the load's array inside its innermost loop
-/// is at the load's own affine subscript. Then the compiler keeps the element
+/// is at the load's own affine subscript, the load not in a branch's arm. Then the compiler keeps the element
 /// in a register across the loop: emit passes the arrays `restrict` (the
 /// dependence test has shown them apart), and nvcc loads `x1[i]` of mvt's
 /// `x1[i] = x1[i] + A[i][j] * y1[j]` once before the j loop and stores it once
@@ -199,7 +199,11 @@ bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInf
 /// may be the same element, and the element goes through memory every
 /// iteration.
 bool onlyItsOwnElementInTheLoop(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  if (ld.loops.empty())
+  // In a branch's arm the store may not run: nvcc keeps both in the loop
+  // (`if (y1[j] > 0) x1[i] = ...` with restrict: @P0 LDG, @P0 STG every
+  // iteration, sm_90, CUDA 13.0).
+  if (ld.loops.empty() || ld.block < 0 || static_cast<size_t>(ld.block) >= ki.blocks.size() ||
+      ki.blocks[static_cast<size_t>(ld.block)].branchArm)
     return false;
   int inner = ld.loops.back();
   for (const auto &x : ki.accesses) {

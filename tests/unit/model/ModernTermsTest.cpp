@@ -464,6 +464,15 @@ TEST(ModernTerms, ReadAfterStoreWaitsTwoL2RoundTrips) {
   EXPECT_DOUBLE_EQ(apply(held, "block=i:256", {"caches", "rmw"}).a.effects.rmwLoads, 0);
   EXPECT_DOUBLE_EQ(apply(held, "block=i:256", {"caches", "rmw"}).a.effects.effectiveLatencyCycles,
                    hw.dramLatencyCycles);
+  // In a branch's arm the store may not run, and nvcc keeps the load and the
+  // store in the loop: the rule applies.
+  auto arm = kernelOf("#define N 65536\nfloat t[N]\nfloat y[64]\nparallel_for(N) : i {\n"
+                      "  stream k = 0:64 {\n    ld y[k]\n    if (p=0.5) {\n      ld t[i]\n      comp 1\n"
+                      "      st t[i]\n    }\n  }\n}\n");
+  auto armRun = apply(arm, "block=i:256", {"caches", "rmw"});
+  ASSERT_EQ(arm.accesses[1].array, 0);
+  EXPECT_DOUBLE_EQ(armRun.a.effects.rmwLoads, armRun.c.accesses[1].insts);
+  EXPECT_GT(armRun.a.effects.rmwLoads, 0);
   auto other = kernelOf("#define N 65536\nfloat t[N]\nfloat u[N]\nparallel_for(N) : i {\n"
                         "  stream k = 0:64 {\n    ld u[i]\n    comp 1\n    st t[i]\n  }\n}\n");
   EXPECT_DOUBLE_EQ(apply(other, "block=i:256", {"caches", "rmw"}).a.effects.rmwLoads, 0);
