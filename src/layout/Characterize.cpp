@@ -600,14 +600,16 @@ void Characterizer::Impl::fillWaves(Tile::Fill &f, const std::vector<const Acces
   if (f.wavesKey == key && f.waves.size() == ld.size())
     return;
   std::vector<const AccessInfo *> reads;
+  std::vector<size_t> at; // their positions in ld
   for (size_t p = 0; p < ld.size(); ++p)
-    if (f.members == 0 ? stagedLoopOf(*ld[p], l) == loop : ((f.members >> p) & 1) != 0)
+    if (f.members == 0 ? stagedLoopOf(*ld[p], l) == loop : ((f.members >> p) & 1) != 0) {
       reads.push_back(ld[p]);
+      at.push_back(p);
+    }
   SharedTile tile = sharedTile(ki, reads, l, loop);
   f.waves.assign(ld.size(), 0.0);
-  for (size_t p = 0; p < ld.size(); ++p)
-    if (f.members == 0 ? stagedLoopOf(*ld[p], l) == loop : ((f.members >> p) & 1) != 0)
-      f.waves[p] = sharedWavefronts(ki, *ld[p], l, hw, tile);
+  for (size_t q = 0; q < reads.size(); ++q)
+    f.waves[at[q]] = sharedWavefronts(ki, *reads[q], l, hw, tile);
   f.wavesKey = std::move(key);
 }
 
