@@ -298,7 +298,7 @@ struct Characterizer::Impl {
   std::vector<int> rolledDepths;
 
   // Layout level scratch.
-  std::vector<int> maxLevel, groupLoops;
+  std::vector<int> maxLevel, groupLoops, heldGroups;
   std::vector<double> registerGroups; ///< per block: groups its direct loads' registers fill per thread
   std::vector<double> rolledScale; ///< per access: rolled insts / eq. 13's
 
@@ -862,11 +862,16 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // loads' values in registers until it ends: a list's loads fill at least
   // (registers they fill) / kLoadRegistersPerWait groups, or / the registers a
   // wait of the layout's own SASS where it was read (compiledRegistersPerWait).
+  // A load held in a register across its innermost loop (heldInRegister) is
+  // a group each time the loop starts, before it.
   std::fill(maxLevel.begin(), maxLevel.end(), 0);
   std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
+  heldGroups.assign(ki.loops.size(), 0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
-    if (!a.isStore && !u.viaShared) {
+    if (!a.isStore && !u.viaShared && a.heldInRegister) {
+      heldGroups[static_cast<size_t>(a.loops.back())] = 1;
+    } else if (!a.isStore && !u.viaShared) {
       size_t b = static_cast<size_t>(a.block);
       maxLevel[b] = std::max(maxLevel[b], a.level);
       registerGroups[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0) /
@@ -879,6 +884,9 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
     c.loadGroups += std::max(maxLevel[b] * blk.execs / u * c.serialTasks, registerGroups[b]);
   }
+  for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+    if (heldGroups[lp])
+      c.loadGroups += ki.loops[lp].execs * c.serialTasks;
   // Each instruction that fills shared memory is a guarded load and store,
   // which waits for its load (the validation kernels' SASS): a group of its own.
   for (const auto &au : c.arrays)

@@ -187,49 +187,16 @@ bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInf
   return false;
 }
 
-/// Whether every other access of the load's array inside its innermost loop
-/// is at the load's own affine subscript, the load not in a branch's arm. Then the compiler keeps the element
-/// in a register across the loop: emit passes the arrays `restrict` (the
-/// dependence test has shown them apart), and nvcc loads `x1[i]` of mvt's
-/// `x1[i] = x1[i] + A[i][j] * y1[j]` once before the j loop and stores it once
-/// after (the SASS of `skelcast emit validation/c/mvt.c --layout block=i:256`);
-/// eq. 13 counts such a load once for the same reason. An access of the array
-/// at the same subscript, or at one that differs only in its constant (never
-/// the same element), leaves it there; any other (`x[i] += A[i][j] * x[j]`)
-/// may be the same element, and the element goes through memory every
-/// iteration.
-bool onlyItsOwnElementInTheLoop(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  // In a branch's arm the store may not run: nvcc keeps both in the loop
-  // (`if (y1[j] > 0) x1[i] = ...` with restrict: @P0 LDG, @P0 STG every
-  // iteration, sm_90, CUDA 13.0).
-  if (ld.loops.empty() || ld.block < 0 || static_cast<size_t>(ld.block) >= ki.blocks.size() ||
-      ki.blocks[static_cast<size_t>(ld.block)].branchArm)
-    return false;
-  int inner = ld.loops.back();
-  for (const auto &x : ki.accesses) {
-    if (&x == &ld || x.array != ld.array ||
-        std::find(x.loops.begin(), x.loops.end(), inner) == x.loops.end())
-      continue;
-    if (x.index.size() != ld.index.size())
-      return false;
-    // the same coefficients: the same element, or never the same one
-    for (size_t d = 0; d < ld.index.size(); ++d) {
-      const auto &a = ld.index[d], &b = x.index[d];
-      if (a.kind != layout::IndexForm::Kind::Affine || b.kind != layout::IndexForm::Kind::Affine ||
-          a.coef != b.coef)
-        return false;
-    }
-  }
-  return true;
-}
-
 // A load whose element does not move with its innermost loop (innerStepBytes
 // 0) and that a store of the same statement list writes at the same affine
 // subscript reads, from the second iteration on, what the previous iteration
-// stored, unless the element never leaves a register in the loop.
+// stored, unless the element never leaves a register in the loop
+// (AccessInfo::heldInRegister: nvcc loads mvt's `x1[i]` of
+// `x1[i] = x1[i] + A[i][j] * y1[j]` once before the j loop and stores it once
+// after, the SASS of `skelcast emit validation/c/mvt.c --layout block=i:256`).
 bool readsThePreviousStore(const layout::KernelInfo &ki, const layout::AccessInfo &ld) {
-  return ld.innerStepBytes == 0 && anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; }) &&
-         !onlyItsOwnElementInTheLoop(ki, ld);
+  return ld.innerStepBytes == 0 && !ld.heldInRegister &&
+         anyStoreOfTheSameWalk(ki, ld, [](bool same, double) { return same; });
 }
 
 // A load that walks its row (0 < innerStepBytes < 32) of an array that a store
@@ -544,10 +511,19 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     // H100's walk of two arrays: 57 cycles an iteration above the walk of one).
     scratch.passage.assign(ki.blocks.size() * levels, 0.0);
     scratch.longestPassage.assign(ki.blocks.size() * levels, 0.0);
+    // A load held in a register across its innermost loop is loaded once
+    // before the loop (AccessInfo::heldInRegister): a group of its own each
+    // time the loop starts, none in the loop.
+    scratch.heldSlowest.assign(ki.loops.size(), 0.0);
     for (const auto &u : c.accesses) {
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || acc.isStore)
         continue;
+      if (acc.heldInRegister) {
+        double &h = scratch.heldSlowest[static_cast<size_t>(acc.loops.back())];
+        h = std::max(h, latency[static_cast<size_t>(u.access)]);
+        continue;
+      }
       size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);
       scratch.present[at] = 1;
       double &m = scratch.slowest[at];
@@ -572,6 +548,8 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
           exposed += (scratch.slowest[at] + queued) * blk.execs / unroll * c.serialTasks;
         }
     }
+    for (size_t lp = 0; lp < ki.loops.size(); ++lp)
+      exposed += scratch.heldSlowest[lp] * ki.loops[lp].execs * c.serialTasks;
     w.exposedLatencyCycles = exposed + fillLatency;
   }
 }

@@ -29,6 +29,15 @@ struct Var {
   double trip = 1;   ///< number of values (average for data-dependent loops)
 };
 
+/// How one array subscript depends on the loop variables.
+struct IndexForm {
+  enum class Kind { Affine, Computable, Data };
+  Kind kind = Kind::Affine;
+  int64_t constant = 0;
+  std::vector<int64_t> coef; ///< per Var (Affine only)
+  skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
+};
+
 struct LoopInfo {
   std::string index;
   bool isStream = false;
@@ -47,18 +56,13 @@ struct LoopInfo {
   /// loop over different index values (a CSR row's J[j]); the others only
   /// run it longer or shorter over the same values.
   std::vector<int> startDims;
+  /// The bounds as affine forms over the variables (`lo` the first value,
+  /// `hi` past the last), where they are affine: what heldInRegister reads to
+  /// keep two subscripts apart (trmm's `k = i + 1`).
+  std::optional<IndexForm> loForm, hiForm;
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)
-};
-
-/// How one array subscript depends on the loop variables.
-struct IndexForm {
-  enum class Kind { Affine, Computable, Data };
-  Kind kind = Kind::Affine;
-  int64_t constant = 0;
-  std::vector<int64_t> coef; ///< per Var (Affine only)
-  skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
 };
 
 struct AccessInfo {
@@ -74,6 +78,14 @@ struct AccessInfo {
   /// ElemBytes); -1 when the access is in no loop or a subscript that depends
   /// on it is not affine (docs/model.md, term `walk`).
   double innerStepBytes = -1;
+  /// A load that the port keeps in a register across its innermost loop: its
+  /// subscripts do not move with the loop, it is not in a branch's arm, and
+  /// no access of the array in the loop can be its element except at its own
+  /// subscript where its element is written there (docs/model.md, rule
+  /// `held`). nvcc, with the arrays `restrict` as emit passes them, loads it
+  /// once before the loop (and stores it once after): equation 13 counts it
+  /// once, and it opens no group of loads in the loop (term `mlp`).
+  bool heldInRegister = false;
   SourceLoc loc;
   bool hasData() const;
   /// Variables the access depends on (Affine/Computable subscripts).

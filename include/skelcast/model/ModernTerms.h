@@ -117,6 +117,7 @@ struct AdjustedInputs {
 /// Storage that the terms reuse from one layout to the next.
 struct TermScratch {
   std::vector<double> arrayLatency, arrayL1Miss, arrayR2, latency, slowest, passage, longestPassage;
+  std::vector<double> heldSlowest; ///< per loop: the slowest load held in a register across it (mlp)
   std::vector<char> present;
 };
 

@@ -88,6 +88,30 @@ TEST(ModernTerms, MemoryLevelParallelismCountsLoadGroups) {
   EXPECT_DOUBLE_EQ(r.a.workload.exposedMemInsts, 29);
 }
 
+// A load held in a register across its loop (mm_acc's tmp[i][j], loaded once
+// before the k loop: AccessInfo::heldInRegister) is a group once each time
+// the loop starts, not once an iteration. With A and B from shared memory it
+// was the only direct load, and the layout counted 1 + 1,024 / 64 x 2 x 32 +
+// 1,024 groups a thread (0.77 ms projected, 0.42 without it).
+TEST(ModernTerms, ALoadHeldInARegisterIsOneGroupBeforeItsLoop) {
+  auto ki = kernelOf("#define N 1024\nfloat A[N][N]\nfloat B[N][N]\nfloat tmp[N][N]\n"
+                     "parallel_for(N, N) : i, j {\n  comp 1\n  st tmp[i][j]\n  stream k = 0:N {\n"
+                     "    ld tmp[i][j]\n    ld A[i][k]\n    ld B[k][j]\n    comp 4\n    st tmp[i][j]\n  }\n}\n");
+  ASSERT_TRUE(ki.accesses[1].heldInRegister);
+  auto staged = apply(ki, "block=i:16,j:16 stage=k:64 cache=A,B");
+  double fills = 0;
+  for (const auto &au : staged.c.arrays)
+    fills += au.cachingInsts;
+  EXPECT_DOUBLE_EQ(fills, 2 * 16 * 64 * 16 / 256.0) << "A and B: 16 stages of 16 x 64 elements, 256 threads";
+  EXPECT_DOUBLE_EQ(staged.c.loadGroups, 1 + fills) << "tmp once, then a group per fill instruction";
+  // read straight from global memory, A and B are a group each iteration and
+  // tmp adds its one before the loop
+  EXPECT_DOUBLE_EQ(apply(ki, "block=i:16,j:16").c.loadGroups, 1 + 1024);
+  // mlp waits the held load's latency once
+  auto r = apply(ki, "block=i:16,j:16 stage=k:64 cache=A,B", {"mlp"});
+  EXPECT_DOUBLE_EQ(r.a.workload.exposedMemInsts, staged.c.loadGroups);
+}
+
 TEST(ModernTerms, FoldedTasksWithTheirOwnTripCountRunOneAfterAnother) {
   auto ki = layout::analyzeKernel(
       skeleton::parseSkeletonFile(kSrc + "/validation/skeletons/ispinex_real_4096.skel"), 0);
