@@ -298,7 +298,10 @@ struct Characterizer::Impl {
   std::vector<int> rolledDepths;
 
   // Layout level scratch.
-  std::vector<int> maxLevel, groupLoops, heldGroups;
+  std::vector<int> groupLoops;
+  std::vector<int> maxLevel;
+  std::vector<uint64_t> levelsPresent, heldLevels; ///< per block: bit v set when a direct (held) load of level v is in it
+  std::vector<double> heldGroups;      ///< per loop: groups of its held loads each time it starts
   std::vector<double> registerGroups; ///< per block: groups its direct loads' registers fill per thread
   std::vector<double> rolledScale; ///< per access: rolled insts / eq. 13's
 
@@ -383,6 +386,8 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   insts.assign(nAccesses, 0);
   bytesPerThread.assign(nAccesses, 0);
   maxLevel.assign(ki.blocks.size(), 0);
+  levelsPresent.assign(ki.blocks.size(), 0);
+  heldLevels.assign(ki.blocks.size(), 0);
   registerGroups.assign(ki.blocks.size(), 0);
   rolledScale.assign(nAccesses, 1.0);
   // One task's instructions per access: the thread set with every fold 1 (its
@@ -863,17 +868,27 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // (registers they fill) / kLoadRegistersPerWait groups, or / the registers a
   // wait of the layout's own SASS where it was read (compiledRegistersPerWait).
   // A load held in a register across its innermost loop (heldInRegister) is
-  // a group each time the loop starts, before it.
+  // a group each time the loop starts, before it (each stage, in a staged
+  // loop, unless the loop writes it: heldWritten). A list's groups are its
+  // highest direct load's level, less the levels below it that hold only
+  // held loads (`ld idx[j]` held, `ld A[k][idx[j]]` one group an iteration).
   std::fill(maxLevel.begin(), maxLevel.end(), 0);
+  std::fill(levelsPresent.begin(), levelsPresent.end(), uint64_t{0});
+  std::fill(heldLevels.begin(), heldLevels.end(), uint64_t{0});
   std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
-  heldGroups.assign(ki.loops.size(), 0);
+  heldGroups.assign(ki.loops.size(), 0.0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (!a.isStore && !u.viaShared && a.heldInRegister) {
-      heldGroups[static_cast<size_t>(a.loops.back())] = 1;
+      heldLevels[static_cast<size_t>(a.block)] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
+      int lp = a.loops.back();
+      double starts = l.stageSize(lp) > 0 && !a.heldWritten ? numStages(lp) : 1.0;
+      double &h = heldGroups[static_cast<size_t>(lp)];
+      h = std::max(h, starts);
     } else if (!a.isStore && !u.viaShared) {
       size_t b = static_cast<size_t>(a.block);
       maxLevel[b] = std::max(maxLevel[b], a.level);
+      levelsPresent[b] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
       registerGroups[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0) /
                            loadRegistersPerWait(l);
     }
@@ -882,11 +897,13 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   for (size_t b = 0; b < ki.blocks.size(); ++b) {
     const auto &blk = ki.blocks[b];
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
-    c.loadGroups += std::max(maxLevel[b] * blk.execs / u * c.serialTasks, registerGroups[b]);
+    uint64_t below = maxLevel[b] >= 64 ? ~uint64_t{0} : (uint64_t{1} << std::max(maxLevel[b], 0)) - 1;
+    double levels = static_cast<double>(maxLevel[b]) -
+                    static_cast<double>(__builtin_popcountll(heldLevels[b] & ~levelsPresent[b] & below));
+    c.loadGroups += std::max(levels * blk.execs / u * c.serialTasks, registerGroups[b]);
   }
   for (size_t lp = 0; lp < ki.loops.size(); ++lp)
-    if (heldGroups[lp])
-      c.loadGroups += ki.loops[lp].execs * c.serialTasks;
+    c.loadGroups += heldGroups[lp] * ki.loops[lp].execs * c.serialTasks;
   // Each instruction that fills shared memory is a guarded load and store,
   // which waits for its load (the validation kernels' SASS): a group of its own.
   for (const auto &au : c.arrays)

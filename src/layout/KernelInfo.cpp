@@ -181,12 +181,8 @@ public:
         f.coef.resize(ki_.vars.size(), 0);
       a.innerStepBytes = innerStepBytes(a);
     }
-    for (auto &lp : ki_.loops)
-      for (auto *f : {&lp.loForm, &lp.hiForm})
-        if (*f)
-          (*f)->coef.resize(ki_.vars.size(), 0);
     for (auto &a : ki_.accesses)
-      a.heldInRegister = heldInRegister(a);
+      a.heldInRegister = heldInRegister(a, a.heldWritten);
   }
 
 private:
@@ -334,47 +330,9 @@ private:
     return std::fabs(step * static_cast<double>(v.step)) * arr.elemBytes;
   }
 
-  /// Whether the two subscripts `x` (of an access inside loop `lp`) and `own`
-  /// (which does not read lp's index) differ in every iteration of lp: x - own
-  /// is c x k + (the rest), and lp's bounds keep it on one side of 0 (trmm's
-  /// `B[k][j]` against `B[i][j]` for `k = i + 1 : M`).
-  bool apartInLoop(const IndexForm &x, const IndexForm &own, int lp) const {
-    const LoopInfo &li = ki_.loops[static_cast<size_t>(lp)];
-    const Var &v = ki_.vars[static_cast<size_t>(li.var)];
-    size_t k = static_cast<size_t>(li.var);
-    if (x.kind != IndexForm::Kind::Affine || own.kind != IndexForm::Kind::Affine || v.step <= 0 ||
-        own.coef[k] != 0 || x.coef[k] == 0)
-      return false;
-    int64_t c = x.coef[k];
-    // diff(k = bound) = c x bound + (x - own without k), constant or unknown
-    auto at = [&](const IndexForm &bound, int64_t shift, int64_t &out) {
-      int64_t r = 0;
-      for (size_t q = 0; q < x.coef.size(); ++q) {
-        int64_t b = 0, term = 0;
-        if (__builtin_mul_overflow(c, bound.coef[q], &b))
-          return false;
-        if (q != k && (__builtin_sub_overflow(x.coef[q], own.coef[q], &term) || __builtin_add_overflow(b, term, &b)))
-          return false;
-        if (b != 0) // a variable left: not a constant
-          return false;
-      }
-      int64_t first = 0;
-      if (__builtin_add_overflow(bound.constant, shift, &first) || __builtin_mul_overflow(c, first, &r) ||
-          __builtin_add_overflow(r, x.constant, &r) || __builtin_sub_overflow(r, own.constant, &r))
-        return false;
-      out = r;
-      return true;
-    };
-    int64_t d = 0;
-    // from its first value k only moves away from own when c > 0 and diff > 0, ...
-    if (li.loForm && at(*li.loForm, 0, d) && ((c > 0 && d >= 1) || (c < 0 && d <= -1)))
-      return true;
-    // ... or towards its last value, k <= hi - 1
-    return li.hiForm && at(*li.hiForm, -1, d) && ((c > 0 && d <= -1) || (c < 0 && d >= 1));
-  }
-
-  /// AccessInfo::heldInRegister.
-  bool heldInRegister(const AccessInfo &ld) const {
+  /// AccessInfo::heldInRegister (and heldWritten).
+  bool heldInRegister(const AccessInfo &ld, bool &written) const {
+    written = false;
     if (ld.isStore || ld.loops.empty() || ld.array < 0 || ki_.blocks[static_cast<size_t>(ld.block)].branchArm)
       return false;
     int inner = ld.loops.back();
@@ -382,50 +340,23 @@ private:
     for (const auto &f : ld.index)
       if (f.kind != IndexForm::Kind::Affine || f.coef[k] != 0)
         return false;
-    auto inLoop = [&](const AccessInfo &x) {
-      return std::find(x.loops.begin(), x.loops.end(), inner) != x.loops.end();
-    };
-    auto same = [&](const AccessInfo &x) {
-      if (x.index.size() != ld.index.size())
-        return false;
-      for (size_t d = 0; d < ld.index.size(); ++d)
-        if (x.index[d].kind != IndexForm::Kind::Affine || x.index[d].coef != ld.index[d].coef ||
-            x.index[d].constant != ld.index[d].constant)
-          return false;
-      return true;
-    };
-    // never the same element: a subscript with the same coefficients and
-    // another constant, or one that a loop around x (inside `inner` or
-    // `inner` itself) keeps apart
-    auto never = [&](const AccessInfo &x) {
-      if (x.index.size() != ld.index.size())
-        return false;
+    for (const auto &x : ki_.accesses) {
+      if (!x.isStore || x.array != ld.array || std::find(x.loops.begin(), x.loops.end(), inner) == x.loops.end() ||
+          x.index.size() != ld.index.size())
+        continue;
+      // the element itself (the register takes the value), or a subscript
+      // with the same coefficients and another constant (never the element);
+      // any other store may write it, and nvcc reloads it after each
+      bool same = true, never = false;
       for (size_t d = 0; d < ld.index.size(); ++d) {
         const IndexForm &a = x.index[d], &b = ld.index[d];
-        if (a.kind != IndexForm::Kind::Affine)
-          continue;
-        if (a.coef == b.coef && a.constant != b.constant)
-          return true;
-        auto from = std::find(x.loops.begin(), x.loops.end(), inner);
-        for (auto it = from; it != x.loops.end(); ++it)
-          if (apartInLoop(a, b, *it))
-            return true;
+        bool affine = a.kind == IndexForm::Kind::Affine && a.coef == b.coef;
+        same = same && affine && a.constant == b.constant;
+        never = never || (affine && a.constant != b.constant);
       }
-      return false;
-    };
-    // written in the loop: the store at its own subscript must run whenever
-    // the loop does (in a branch's arm nvcc keeps @P0 LDG / @P0 STG)
-    bool written = false;
-    for (const auto &x : ki_.accesses)
-      if (&x != &ld && x.array == ld.array && x.isStore && inLoop(x) && same(x)) {
-        if (ki_.blocks[static_cast<size_t>(x.block)].branchArm)
-          return false;
+      if (same)
         written = true;
-      }
-    for (const auto &x : ki_.accesses) {
-      if (&x == &ld || x.array != ld.array || !inLoop(x) || same(x))
-        continue;
-      if ((x.isStore || written) && !never(x))
+      else if (!never)
         return false;
     }
     return true;
@@ -470,8 +401,6 @@ private:
         ki_.loops[static_cast<size_t>(me)].startDims.assign(dims.begin(), dims.end());
         boundDims(s.loop.hi, dims, 0);
         ki_.loops[static_cast<size_t>(me)].boundDims.assign(dims.begin(), dims.end());
-        ki_.loops[static_cast<size_t>(me)].loForm = affine(s.loop.lo);
-        ki_.loops[static_cast<size_t>(me)].hiForm = affine(s.loop.hi);
         auto inner = loops;
         inner.push_back(me);
         walk(s.loop.body, inner, execs * ki_.loops[static_cast<size_t>(me)].trip);

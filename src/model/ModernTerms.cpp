@@ -513,15 +513,21 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     scratch.longestPassage.assign(ki.blocks.size() * levels, 0.0);
     // A load held in a register across its innermost loop is loaded once
     // before the loop (AccessInfo::heldInRegister): a group of its own each
-    // time the loop starts, none in the loop.
+    // time the loop starts, none in the loop; a read-only one is loaded again
+    // each stage of a staged loop, after the barrier.
     scratch.heldSlowest.assign(ki.loops.size(), 0.0);
     for (const auto &u : c.accesses) {
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || acc.isStore)
         continue;
       if (acc.heldInRegister) {
-        double &h = scratch.heldSlowest[static_cast<size_t>(acc.loops.back())];
-        h = std::max(h, latency[static_cast<size_t>(u.access)]);
+        int lp = acc.loops.back();
+        double starts = 1;
+        for (const auto &st : c.stages)
+          if (st.loop == lp && !acc.heldWritten)
+            starts = st.numStages;
+        double &h = scratch.heldSlowest[static_cast<size_t>(lp)];
+        h = std::max(h, starts * latency[static_cast<size_t>(u.access)]);
         continue;
       }
       size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);

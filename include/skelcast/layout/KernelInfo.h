@@ -56,10 +56,6 @@ struct LoopInfo {
   /// loop over different index values (a CSR row's J[j]); the others only
   /// run it longer or shorter over the same values.
   std::vector<int> startDims;
-  /// The bounds as affine forms over the variables (`lo` the first value,
-  /// `hi` past the last), where they are affine: what heldInRegister reads to
-  /// keep two subscripts apart (trmm's `k = i + 1`).
-  std::optional<IndexForm> loForm, hiForm;
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)
@@ -78,14 +74,19 @@ struct AccessInfo {
   /// ElemBytes); -1 when the access is in no loop or a subscript that depends
   /// on it is not affine (docs/model.md, term `walk`).
   double innerStepBytes = -1;
-  /// A load that the port keeps in a register across its innermost loop: its
-  /// subscripts do not move with the loop, it is not in a branch's arm, and
-  /// no access of the array in the loop can be its element except at its own
-  /// subscript where its element is written there (docs/model.md, rule
-  /// `held`). nvcc, with the arrays `restrict` as emit passes them, loads it
-  /// once before the loop (and stores it once after): equation 13 counts it
-  /// once, and it opens no group of loads in the loop (term `mlp`).
+  /// A load that the port keeps in a register across its innermost loop:
+  /// its subscripts do not move with the loop, it is not in a branch's arm,
+  /// and no store in the loop can write its element but one at its own
+  /// subscript (a subscript with the same coefficients and another constant
+  /// never does). nvcc, with the arrays `restrict` as emit passes them, loads
+  /// it once before the loop; reads of other, maybe equal, elements do not
+  /// stop it (it forwards the value). Equation 13 counts it once; `rmw` and
+  /// `mlp` read it (docs/model.md).
   bool heldInRegister = false;
+  /// Of a held load: a store in the loop writes its element. The register
+  /// then carries it across a staged loop's stages too; a read-only one is
+  /// loaded again each stage, after the barrier (the SASS of a staged tile).
+  bool heldWritten = false;
   SourceLoc loc;
   bool hasData() const;
   /// Variables the access depends on (Affine/Computable subscripts).
