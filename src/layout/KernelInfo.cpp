@@ -340,25 +340,35 @@ private:
     for (const auto &f : ld.index)
       if (f.kind != IndexForm::Kind::Affine || f.coef[k] != 0)
         return false;
+    bool stored = false, onlyElement = true;
     for (const auto &x : ki_.accesses) {
-      if (!x.isStore || x.array != ld.array || std::find(x.loops.begin(), x.loops.end(), inner) == x.loops.end() ||
-          x.index.size() != ld.index.size())
+      if (&x == &ld || x.array != ld.array || std::find(x.loops.begin(), x.loops.end(), inner) == x.loops.end())
         continue;
       // the element itself (the register takes the value), or a subscript
       // with the same coefficients and another constant (never the element);
       // any other store may write it, and nvcc reloads it after each
-      bool same = true, never = false;
-      for (size_t d = 0; d < ld.index.size(); ++d) {
+      bool same = x.index.size() == ld.index.size(), never = false;
+      for (size_t d = 0; same && d < ld.index.size(); ++d) {
         const IndexForm &a = x.index[d], &b = ld.index[d];
         bool affine = a.kind == IndexForm::Kind::Affine && a.coef == b.coef;
-        same = same && affine && a.constant == b.constant;
-        never = never || (affine && a.constant != b.constant);
+        same = affine && a.constant == b.constant;
       }
+      for (size_t d = 0; x.index.size() == ld.index.size() && d < ld.index.size(); ++d) {
+        const IndexForm &a = x.index[d], &b = ld.index[d];
+        never = never || (a.kind == IndexForm::Kind::Affine && a.coef == b.coef && a.constant != b.constant);
+      }
+      onlyElement = onlyElement && same;
+      if (!x.isStore)
+        continue;
       if (same)
-        written = true;
+        stored = true;
       else if (!never)
         return false;
     }
+    // emit carries a written element across a staged loop's stages in a
+    // register (sk_X_reg) only where every access of the array in the loop
+    // is that element; otherwise each stage loads and stores it again
+    written = stored && onlyElement;
     return true;
   }
 

@@ -80,12 +80,13 @@ struct AccessInfo {
   /// subscript (a subscript with the same coefficients and another constant
   /// never does). nvcc, with the arrays `restrict` as emit passes them, loads
   /// it once before the loop; reads of other, maybe equal, elements do not
-  /// stop it (it forwards the value). Equation 13 counts it once; `rmw` and
-  /// `mlp` read it (docs/model.md).
+  /// make it load it again (it stores the element every iteration instead).
+  /// Equation 13 counts it once; `rmw` and `mlp` read it (docs/model.md).
   bool heldInRegister = false;
-  /// Of a held load: a store in the loop writes its element. The register
-  /// then carries it across a staged loop's stages too; a read-only one is
-  /// loaded again each stage, after the barrier (the SASS of a staged tile).
+  /// Of a held load: a store in the loop writes its element and every access
+  /// of the array in the loop is that element. emit's register (sk_X_reg)
+  /// then carries it across a staged loop's stages too; otherwise it is
+  /// loaded again each stage, after the barrier (the SASS of staged tiles).
   bool heldWritten = false;
   SourceLoc loc;
   bool hasData() const;

@@ -85,9 +85,9 @@ namespace {
 // AccessInfo::heldInRegister: which loads the port keeps in a register across
 // their innermost loop (loaded once before it). What counts is the stores in
 // the loop: nvcc (the arrays restrict) reloads the element after a store that
-// may write it, whatever the loop's bounds say, and forwards it to reads of
-// other, maybe equal, elements (a review's SASS of trsm's and trmm's loops,
-// sm_90, CUDA 13.0).
+// may write it, whatever the loop's bounds say, and reads of other, maybe
+// equal, elements do not make it reload it (a review's SASS of trsm's and
+// trmm's loops, sm_90, CUDA 13.0).
 TEST(KernelInfo, ALoadHeldInARegisterIsOneNoStoreInTheLoopCanOverwrite) {
   auto held = [](const std::string &body, size_t access, bool *written = nullptr) {
     auto ki = kernelOf("#define M 1024\n#define N 512\ndouble A[M][N]\ndouble B[M][N]\ndouble x[M]\n"
@@ -109,6 +109,10 @@ TEST(KernelInfo, ALoadHeldInARegisterIsOneNoStoreInTheLoopCanOverwrite) {
   const std::string trmm = "  stream i = 0:M {\n    stream k = i + 1:M {\n      ld B[i][j]\n      ld A[k][i]\n"
                            "      ld B[k][j]\n      comp 4\n      st B[i][j]\n    }\n  }\n";
   EXPECT_TRUE(held(trmm, 0)) << "reads of other elements do not reload it";
+  const std::string allRows = "  stream i = 0:M {\n    stream k = 0:M {\n      ld B[i][j]\n      ld B[k][j]\n"
+                              "      comp 4\n      st B[i][j]\n    }\n  }\n";
+  EXPECT_TRUE(held(allRows, 0, &written)) << "B[k][j] reaches row i, but it is only read";
+  EXPECT_FALSE(written) << "another element of B in the loop: emit keeps no register across stages";
   // trsm's B[k][j] -= L[k][i] * B[i][j] for k = i + 1 : M: the loop's bounds
   // keep the store off row i, but nvcc does not read them
   const std::string trsm = "  stream i = 0:M {\n    stream k = i + 1:M {\n      ld A[k][i]\n      ld B[i][j]\n"

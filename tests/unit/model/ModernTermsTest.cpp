@@ -121,7 +121,21 @@ TEST(ModernTerms, ALoadHeldInARegisterIsOneGroupBeforeItsLoop) {
   double once = exposed(ki) - exposed(none);
   EXPECT_GT(once, 0) << "tmp's one wait";
   EXPECT_LE(once, h100().dramLatencyCycles) << "one latency, not 1,024";
+  // W and tmp have one shape, so `caches` gives them one latency
   EXPECT_NEAR(exposed(readOnly) - exposed(none), 16 * once, 1e-6) << "W: one latency a stage";
+  // written, but beside another element of its array: emit keeps no register
+  // across the stages, and each stage loads and stores it again (a review's
+  // SASS of B[0][j] += A[k][j] * B[1][j], stage=k:64 cache=A)
+  auto beside = kernelOf("#define N 1024\nfloat A[N][N]\nfloat B[2][N]\nparallel_for(N) : j {\n"
+                         "  stream k = 0:N {\n    ld B[0][j]\n    ld A[k][j]\n    comp 2\n    st B[0][j]\n"
+                         "    st B[1][j]\n  }\n}\n");
+  ASSERT_TRUE(beside.accesses[0].heldInRegister);
+  ASSERT_FALSE(beside.accesses[0].heldWritten);
+  auto besideRun = apply(beside, "block=j:256 stage=k:64 cache=A");
+  double besideFills = 0;
+  for (const auto &au : besideRun.c.arrays)
+    besideFills += au.cachingInsts;
+  EXPECT_DOUBLE_EQ(besideRun.c.loadGroups, 16 + besideFills) << "B[0][j] once a stage, 16 stages";
   // a held index leaves its level empty: the gather is one group an iteration
   auto gather = kernelOf("#define N 1024\nint idx[N]\nfloat A[N][N]\nfloat y[N]\nparallel_for(N) : j {\n"
                          "  stream k = 0:N {\n    ld idx[j]\n    ld A[k][idx[j]]\n    comp 1\n  }\n  st y[j]\n}\n");
