@@ -298,8 +298,7 @@ struct Characterizer::Impl {
   std::vector<int> rolledDepths;
 
   // Layout level scratch.
-  std::vector<int> groupLoops;
-  std::vector<int> maxLevel;
+  std::vector<int> maxLevel, groupLoops;
   std::vector<uint64_t> levelsPresent, heldLevels; ///< per block: bit v set when a direct (held) load of level v is in it
   std::vector<double> heldGroups;      ///< per loop: groups of its held loads each time it starts
   std::vector<double> registerGroups; ///< per block: groups its direct loads' registers fill per thread
@@ -749,6 +748,10 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     AccessUse &u = c.accesses.emplace_back();
     u.access = static_cast<int>(i);
     u.viaShared = !a.isStore && l.isCached(a.array);
+    if (a.heldInRegister && !u.viaShared) {
+      int lp = a.loops.back();
+      u.heldLoads = l.stageSize(lp) > 0 && !a.heldWritten ? numStages(lp) : 1.0;
+    }
     u.insts = insts[i];
     rolledScale[i] = 1.0;
     if (!a.isStore && rolledInsts[i] > insts[i] && insts[i] > 0) {
@@ -879,12 +882,10 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   heldGroups.assign(ki.loops.size(), 0.0);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
-    if (!a.isStore && !u.viaShared && a.heldInRegister) {
+    if (u.heldLoads > 0) {
       heldLevels[static_cast<size_t>(a.block)] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
-      int lp = a.loops.back();
-      double starts = l.stageSize(lp) > 0 && !a.heldWritten ? numStages(lp) : 1.0;
-      double &h = heldGroups[static_cast<size_t>(lp)];
-      h = std::max(h, starts);
+      double &h = heldGroups[static_cast<size_t>(a.loops.back())];
+      h = std::max(h, u.heldLoads);
     } else if (!a.isStore && !u.viaShared) {
       size_t b = static_cast<size_t>(a.block);
       maxLevel[b] = std::max(maxLevel[b], a.level);

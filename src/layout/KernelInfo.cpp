@@ -348,14 +348,11 @@ private:
       // with the same coefficients and another constant (never the element);
       // any other store may write it, and nvcc reloads it after each
       bool same = x.index.size() == ld.index.size(), never = false;
-      for (size_t d = 0; same && d < ld.index.size(); ++d) {
-        const IndexForm &a = x.index[d], &b = ld.index[d];
-        bool affine = a.kind == IndexForm::Kind::Affine && a.coef == b.coef;
-        same = affine && a.constant == b.constant;
-      }
       for (size_t d = 0; x.index.size() == ld.index.size() && d < ld.index.size(); ++d) {
         const IndexForm &a = x.index[d], &b = ld.index[d];
-        never = never || (a.kind == IndexForm::Kind::Affine && a.coef == b.coef && a.constant != b.constant);
+        bool sameCoef = a.kind == IndexForm::Kind::Affine && a.coef == b.coef;
+        same = same && sameCoef && a.constant == b.constant;
+        never = never || (sameCoef && a.constant != b.constant);
       }
       onlyElement = onlyElement && same;
       if (!x.isStore)

@@ -511,23 +511,18 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
     // H100's walk of two arrays: 57 cycles an iteration above the walk of one).
     scratch.passage.assign(ki.blocks.size() * levels, 0.0);
     scratch.longestPassage.assign(ki.blocks.size() * levels, 0.0);
-    // A load held in a register across its innermost loop is loaded once
-    // before the loop (AccessInfo::heldInRegister): a group of its own each
-    // time the loop starts, none in the loop; a read-only one is loaded again
-    // each stage of a staged loop, after the barrier.
+    // A load held in a register across its innermost loop is loaded before
+    // the loop (AccessUse::heldLoads times: each stage of a staged loop, after
+    // the barrier, unless the loop writes it): a group of its own each time,
+    // none in the loop.
     scratch.heldSlowest.assign(ki.loops.size(), 0.0);
     for (const auto &u : c.accesses) {
       const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
       if (u.viaShared || acc.isStore)
         continue;
-      if (acc.heldInRegister) {
-        int lp = acc.loops.back();
-        double starts = 1;
-        for (const auto &st : c.stages)
-          if (st.loop == lp && !acc.heldWritten)
-            starts = st.numStages;
-        double &h = scratch.heldSlowest[static_cast<size_t>(lp)];
-        h = std::max(h, starts * latency[static_cast<size_t>(u.access)]);
+      if (u.heldLoads > 0) {
+        double &h = scratch.heldSlowest[static_cast<size_t>(acc.loops.back())];
+        h = std::max(h, u.heldLoads * latency[static_cast<size_t>(u.access)]);
         continue;
       }
       size_t at = static_cast<size_t>(acc.block) * levels + static_cast<size_t>(acc.level);

@@ -54,6 +54,11 @@ struct AccessUse {
   /// (sharedWavefronts; term `banks`); 0 for a global access, or without the
   /// spec's shared_mem_banks.
   double sharedWavefronts = 0;
+  /// A direct load held in a register across its innermost loop
+  /// (AccessInfo::heldInRegister): the times a thread loads it each time the
+  /// loop starts, 1, or NumStages in a staged loop unless heldWritten (term
+  /// `mlp`); 0 for any other access.
+  double heldLoads = 0;
 };
 
 struct StageUse {

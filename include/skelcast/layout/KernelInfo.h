@@ -29,15 +29,6 @@ struct Var {
   double trip = 1;   ///< number of values (average for data-dependent loops)
 };
 
-/// How one array subscript depends on the loop variables.
-struct IndexForm {
-  enum class Kind { Affine, Computable, Data };
-  Kind kind = Kind::Affine;
-  int64_t constant = 0;
-  std::vector<int64_t> coef; ///< per Var (Affine only)
-  skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
-};
-
 struct LoopInfo {
   std::string index;
   bool isStream = false;
@@ -59,6 +50,15 @@ struct LoopInfo {
   int parent = -1;        ///< enclosing loop, or -1
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)
+};
+
+/// How one array subscript depends on the loop variables.
+struct IndexForm {
+  enum class Kind { Affine, Computable, Data };
+  Kind kind = Kind::Affine;
+  int64_t constant = 0;
+  std::vector<int64_t> coef; ///< per Var (Affine only)
+  skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
 };
 
 struct AccessInfo {
