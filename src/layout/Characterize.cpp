@@ -880,6 +880,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   std::fill(heldLevels.begin(), heldLevels.end(), uint64_t{0});
   std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
   heldGroups.assign(ki.loops.size(), 0.0);
+  const double perWait = loadRegistersPerWait(ki, l, hw);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (u.heldLoads > 0) {
@@ -891,7 +892,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       maxLevel[b] = std::max(maxLevel[b], a.level);
       levelsPresent[b] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
       registerGroups[b] += u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0) /
-                           loadRegistersPerWait(l);
+                           perWait;
     }
   }
   c.serialTasks = serialTasks(ki, l);
@@ -918,6 +919,32 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
       c.requestedBytesPerThread += au.cachingInsts *
                                    bytesPerWarpInst(au.cachingPattern, ki.arrays[static_cast<size_t>(au.array)].elemBytes) /
                                    std::min<double>(hw.warpSize, tpb);
+}
+
+double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
+  double warps = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize);
+  double threads = std::min<double>(hw.maxWarpsPerSM, hw.maxBlocksPerSM * warps) * hw.warpSize;
+  if (threads <= 0 || hw.registersPerSM <= 0)
+    return 32;
+  return std::min<double>(hw.maxRegistersPerThread, static_cast<double>(hw.registersPerSM) / threads);
+}
+
+double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw) {
+  if (l.compiledRegistersPerWait)
+    return *l.compiledRegistersPerWait;
+  // What the target leaves for loaded values: 16 registers go to indices,
+  // bounds and addresses, and one to each value a task carries across its
+  // loops (the stores of a nest with loops: its accumulators), times the
+  // tasks jammed into the thread. At the target of 32 that leaves the 16 of
+  // kLoadRegistersPerWait or less, and ptxas then exceeds the target rather
+  // than wait for fewer (the floor of 16).
+  double carried = 0;
+  if (!ki.loops.empty())
+    for (const auto &a : ki.accesses)
+      carried += a.isStore ? 1.0 : 0.0;
+  if (serialTasks(ki, l) <= 1)
+    carried *= static_cast<double>(l.foldProduct());
+  return std::max(kLoadRegistersPerWait, ptxasRegisterTarget(l, hw) - kLoadRegistersPerWait - carried);
 }
 
 Characterizer::Characterizer(const KernelInfo &ki, const hw::HwSpec &hw)

@@ -104,17 +104,25 @@ struct Characterization {
 };
 
 /// The registers of loaded values a thread keeps in flight between two waits
-/// in nvcc's code (-O3, sm_90): 4-byte loads come in groups of 14 to 17 in
-/// the SASS of jammed straight-line tasks at 30-32 registers (HotSpot-like
-/// 3-D and 2-D stencils folded 8 to 64 tasks a thread), though the layout
-/// would put every task's loads in one group (`mlp`, docs/model.md;
-/// validation/results/h200_sass_load_groups.txt).
+/// in nvcc's code (-O3, sm_90) at ptxas's register target of 32: 4-byte loads
+/// come in groups of 14 to 17 in the SASS of jammed straight-line tasks at
+/// 30-32 registers (HotSpot-like 3-D and 2-D stencils folded 8 to 64 tasks a
+/// thread), though the layout would put every task's loads in one group
+/// (`mlp`, docs/model.md; validation/results/h200_sass_load_groups.txt).
 inline constexpr double kLoadRegistersPerWait = 16;
+/// The registers a thread may use where an SM holds the most threads of `l`'s
+/// block size, which ptxas aims at under `__launch_bounds__(threads)`:
+/// registers_per_sm / min(max warps, max blocks x the block's warps) threads,
+/// 64 for blocks of 32 threads (32 of them an SM), 32 from 64 threads on.
+double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw);
 /// The registers of loads a group holds in `l`: its SASS's where it was read
-/// (`--load-groups sass`), else kLoadRegistersPerWait.
-inline double loadRegistersPerWait(const Layout &l) {
-  return l.compiledRegistersPerWait.value_or(kLoadRegistersPerWait);
-}
+/// (`--load-groups sass`), else what ptxas's register target leaves after 16
+/// registers of indices and addresses and one a value the thread's tasks
+/// carry across their loops, at least kLoadRegistersPerWait: 16 from blocks
+/// of 64 threads on, up to 48 in blocks of 32 (whose SASS keeps 1.5 to 3
+/// times the loads a wait of the same kernel in blocks of 64: validation/
+/// results/sass_block_size_load_groups.txt).
+double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw);
 
 /// How many of a thread's folded tasks run one after another: the fold's
 /// product when a loop's bounds read a folded parallel index (each task has

@@ -213,6 +213,53 @@ TEST(ModernTerms, AGroupOfLoadsHoldsAtMostSixteenRegistersOfValues) {
   EXPECT_DOUBLE_EQ(cached.loadGroups, cached.arrays[0].cachingInsts);
 }
 
+TEST(ModernTerms, BlocksOfOneWarpHoldMoreLoadsAWait) {
+  // ptxas's register target under __launch_bounds__(threads): what lets an SM
+  // (65,536 registers, 64 warps, 32 blocks) hold the most threads of the block
+  // size. 32 threads: 32 blocks of one warp, 1,024 threads, 64 registers;
+  // 64 threads and more: 2,048 threads, 32 registers.
+  auto hw = h100();
+  ASSERT_EQ(hw.registersPerSM, 65536);
+  ASSERT_EQ(hw.maxWarpsPerSM, 64);
+  ASSERT_EQ(hw.maxBlocksPerSM, 32);
+  auto stencil = kernelOf("#define N 4096\nfloat u[N][N]\nfloat v[N][N]\n"
+                          "parallel_for(1:N-1, 1:N-1) : i, j {\n  ld u[i][j]\n  ld u[i-1][j]\n  ld u[i+1][j]\n"
+                          "  ld u[i][j-1]\n  ld u[i][j+1]\n  comp 5\n  st v[i][j]\n}\n");
+  auto target = [&](const layout::KernelInfo &ki, const std::string &text) {
+    return layout::ptxasRegisterTarget(layout::parseLayout(ki, text, hw), hw);
+  };
+  auto perWait = [&](const layout::KernelInfo &ki, const std::string &text) {
+    return layout::loadRegistersPerWait(ki, layout::parseLayout(ki, text, hw), hw);
+  };
+  EXPECT_DOUBLE_EQ(target(stencil, "block=i:1,j:32"), 64);
+  EXPECT_DOUBLE_EQ(target(stencil, "block=i:1,j:16"), 64); // half a warp is a warp
+  EXPECT_DOUBLE_EQ(target(stencil, "block=i:2,j:32"), 32);
+  EXPECT_DOUBLE_EQ(target(stencil, "block=i:32,j:32"), 32);
+  // No loop, nothing carried: 64 - 16 = 48 registers of loads a wait in one
+  // warp, the 16 of kLoadRegistersPerWait from two warps on.
+  EXPECT_DOUBLE_EQ(perWait(stencil, "block=i:1,j:32 fold=j:8"), 48);
+  EXPECT_DOUBLE_EQ(perWait(stencil, "block=i:2,j:32 fold=j:8"), 16);
+  // 8 jammed tasks, 40 registers of loads: 40 / 48 of a group, so the level's
+  // one group a task (the SASS of jacobi2d 4094's fold=j:8: 35 + 5 loads in
+  // blocks of 32 threads, 17 + 18 + 5 in blocks of 64).
+  EXPECT_DOUBLE_EQ(apply(stencil, "block=i:1,j:32 fold=j:8").c.loadGroups, 1);
+  EXPECT_DOUBLE_EQ(apply(stencil, "block=i:2,j:32 fold=j:8").c.loadGroups, 40.0 / 16.0);
+  // A row walk accumulating into y[i] (one store in a loop, a value carried):
+  // 64 - 16 - 1 = 47 with one task; 16 tasks jammed carry 16: 64 - 16 - 16 = 32;
+  // 64 tasks carry more than the target leaves: the floor of 16.
+  auto walk = kernelOf("#define N 4096\nfloat A[N][N]\nfloat x[N]\nfloat y[N]\n"
+                       "parallel_for(0:N) : i {\n  for j = 0:N {\n    ld A[i][j]\n    ld x[j]\n"
+                       "    comp 2\n  }\n  st y[i]\n}\n");
+  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:32"), 47);
+  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:32 fold=i:16"), 32);
+  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:32 fold=i:64"), 16);
+  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64"), 16);
+  // The SASS's own count, where read, stands whatever the block.
+  auto l = layout::parseLayout(walk, "block=i:32", hw);
+  l.compiledRegistersPerWait = 8.0;
+  EXPECT_DOUBLE_EQ(layout::loadRegistersPerWait(walk, l, hw), 8);
+}
+
 TEST(ModernTerms, TheSassRegistersPerWaitTakeThePlaceOfSixteen) {
   // `--load-groups sass` (docs/model.md, "Load groups from the SASS"): the
   // layout's compiled code holds R registers of loads in flight per wait.
