@@ -125,7 +125,7 @@ void SkeletonizeCliOptions::addCounts(CLI::App *cmd) {
 void SkeletonizeCliOptions::addLoadGroups(CLI::App *cmd) {
   cmd->add_option("--load-groups", loadGroups,
                   "How many global loads a thread has in flight per wait (term mlp): 'estimate' "
-                  "(16 registers of loads a wait), 'sass' (each ranked or measured layout emitted, "
+                  "(16 registers of loads a wait, up to 32 in blocks of 32 threads), 'sass' (each ranked or measured layout emitted, "
                   "built with nvcc and its SASS read with cuobjdump; the estimate where that fails)")
       ->check(CLI::IsMember({"estimate", "sass"}))
       ->capture_default_str();

@@ -484,12 +484,20 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
                             : shrDegree(footprintSize(ki, all[d].data(), all[d].size(), th), tpb,
                                         tile->arrayBlock[d]);
   // Equation 13: direct_mem_insts(A_j) = size(P(A_j, F)), times the branch probability;
-  // data-dependent accesses count every execution.
+  // data-dependent accesses count every execution. Folded tasks that run one
+  // after another (serialTasks) share no register tile: an access in a loop
+  // is each task's own, F times one task's.
+  Layout shape;
+  shape.block = b;
+  shape.fold = f;
+  const bool serial = foldProduct > 1 && serialTasks(ki, shape) > 1;
   for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
     const AccessInfo *pa = &a;
     insts[i] = a.hasData() ? a.execs * foldProduct
                            : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a) * rereadFactor(ki, a);
+    if (serial && !a.hasData() && !a.loops.empty())
+      insts[i] = std::max(insts[i], foldProduct * taskInsts[i]);
     int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
   }
@@ -868,8 +876,9 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // folded tasks are jammed, so their loads share the groups (not x F),
   // unless each task has its own trip count (serialTasks). A group holds its
   // loads' values in registers until it ends: a list's loads fill at least
-  // (registers they fill) / kLoadRegistersPerWait groups, or / the registers a
-  // wait of the layout's own SASS where it was read (compiledRegistersPerWait).
+  // (registers they fill) / loadRegistersPerWait groups (16, up to 32 in
+  // blocks of one warp), or / the registers a wait of the layout's own SASS
+  // where it was read (compiledRegistersPerWait).
   // A load held in a register across its innermost loop (heldInRegister) is
   // a group each time the loop starts, before it (each stage, in a staged
   // loop, unless the loop writes it: heldWritten). A list's groups are its
@@ -924,27 +933,29 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
 double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
   double warps = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize);
   double threads = std::min<double>(hw.maxWarpsPerSM, hw.maxBlocksPerSM * warps) * hw.warpSize;
-  if (threads <= 0 || hw.registersPerSM <= 0)
-    return 32;
+  if (threads <= 0 || hw.registersPerSM <= 0) // a spec without the fields
+    return 2.0 * kAddressRegisters;
   return std::min<double>(hw.maxRegistersPerThread, static_cast<double>(hw.registersPerSM) / threads);
 }
 
 double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw) {
   if (l.compiledRegistersPerWait)
     return *l.compiledRegistersPerWait;
-  // What the target leaves for loaded values: 16 registers go to indices,
-  // bounds and addresses, and one to each value a task carries across its
-  // loops (the stores of a nest with loops: its accumulators), times the
-  // tasks jammed into the thread. At the target of 32 that leaves the 16 of
-  // kLoadRegistersPerWait or less, and ptxas then exceeds the target rather
-  // than wait for fewer (the floor of 16).
+  // What the target leaves for loaded values: kAddressRegisters go to
+  // indices, bounds and addresses, and one to each value a task carries
+  // across its loops (the stores of a nest with loops: its accumulators),
+  // times the tasks jammed into the thread. At the target of 32 that leaves
+  // kLoadRegistersPerWait or less (ptxas then exceeds the target rather than
+  // wait for fewer: the floor); in one-warp blocks at most twice that (their
+  // SASS keeps 13 to 28 registers of loads a wait on average, up to 49).
   double carried = 0;
   if (!ki.loops.empty())
     for (const auto &a : ki.accesses)
       carried += a.isStore ? 1.0 : 0.0;
   if (serialTasks(ki, l) <= 1)
     carried *= static_cast<double>(l.foldProduct());
-  return std::max(kLoadRegistersPerWait, ptxasRegisterTarget(l, hw) - kLoadRegistersPerWait - carried);
+  double left = ptxasRegisterTarget(l, hw) - kAddressRegisters - carried;
+  return std::clamp(left, kLoadRegistersPerWait, 2.0 * kLoadRegistersPerWait);
 }
 
 Characterizer::Characterizer(const KernelInfo &ki, const hw::HwSpec &hw)

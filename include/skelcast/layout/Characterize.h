@@ -115,13 +115,16 @@ inline constexpr double kLoadRegistersPerWait = 16;
 /// registers_per_sm / min(max warps, max blocks x the block's warps) threads,
 /// 64 for blocks of 32 threads (32 of them an SM), 32 from 64 threads on.
 double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw);
+/// The registers a thread spends on indices, bounds and addresses, not on
+/// loaded values (loadRegistersPerWait).
+inline constexpr double kAddressRegisters = 16;
 /// The registers of loads a group holds in `l`: its SASS's where it was read
-/// (`--load-groups sass`), else what ptxas's register target leaves after 16
-/// registers of indices and addresses and one a value the thread's tasks
-/// carry across their loops, at least kLoadRegistersPerWait: 16 from blocks
-/// of 64 threads on, up to 48 in blocks of 32 (whose SASS keeps 1.5 to 3
-/// times the loads a wait of the same kernel in blocks of 64: validation/
-/// results/sass_block_size_load_groups.txt).
+/// (`--load-groups sass`), else what ptxas's register target leaves after
+/// kAddressRegisters and one a value the thread's tasks carry across their
+/// loops, between kLoadRegistersPerWait and twice it: 16 from blocks of 64
+/// threads on, up to 32 in blocks of 32 (whose SASS keeps 1.5 to 3.6 times
+/// the loads a wait of the same kernel in blocks of 64: validation/results/
+/// sass_block_size_load_groups.txt).
 double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw);
 
 /// How many of a thread's folded tasks run one after another: the fold's

@@ -30,7 +30,7 @@ struct Layout {
   int64_t compiledStackBytes = 0, compiledSpillBytes = 0;
   /// Where the layout's SASS was read (`--load-groups sass`): the registers its
   /// global loads fill per wait in the compiled code, which bound a group of
-  /// loads in term `mlp` instead of layout::kLoadRegistersPerWait.
+  /// loads in term `mlp` instead of layout::loadRegistersPerWait's estimate.
   std::optional<double> compiledRegistersPerWait;
 
   int64_t threadsPerBlock() const;

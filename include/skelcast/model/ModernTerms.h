@@ -68,7 +68,7 @@ struct TermEffects {
   bool registersFromPtxas = false; ///< registersPerThread is ptxas's count, not the estimate
   double blocksByRegisters = 0;
   double loadGroups = 0;              ///< per thread: groups of global loads in flight together (mlp)
-  double loadRegistersPerWait = 0;    ///< what bounds a group: the SASS's, else kLoadRegistersPerWait
+  double loadRegistersPerWait = 0;    ///< what bounds a group: the SASS's, else layout::loadRegistersPerWait's estimate
   bool loadGroupsFromSass = false;    ///< loadRegistersPerWait is the layout's SASS's (--load-groups sass)
   double fp64ExtraInsts = 0;                   ///< issue slots the FP64 instructions add to Comp_insts
   double jammedAddressInsts = 0;               ///< address instructions jammed folded tasks share (taken from Comp_insts)
