@@ -459,14 +459,13 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   // A folded thread's next task finds the rest of a sector its first loaded
   // in L1 (sectorInflation): the loads' inflation depends on the fold too.
   shapeLoadInflation = loadInflation;
-  if (foldProduct > 1) {
-    Layout l;
-    l.block = b;
-    l.fold = f;
+  Layout shape; // the block and fold alone, for what reads no more of a layout
+  shape.block = b;
+  shape.fold = f;
+  if (foldProduct > 1)
     for (size_t d = 0; d < nArrays; ++d)
       if (loadInflation[d] > 1.0)
-        shapeLoadInflation[d] = sectorInflation(ki, loads[d], l, hw, true);
-  }
+        shapeLoadInflation[d] = sectorInflation(ki, loads[d], shape, hw, true);
   // Table 2: Blocks = size(loop space) / (size(B) x F); partial tiles count whole.
   blocks = 1;
   for (size_t d = 0; d < nDims; ++d)
@@ -487,9 +486,6 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   // data-dependent accesses count every execution. Folded tasks that run one
   // after another (serialTasks) share no register tile: an access in a loop
   // is each task's own, F times one task's.
-  Layout shape;
-  shape.block = b;
-  shape.fold = f;
   const bool serial = foldProduct > 1 && serialTasks(ki, shape) > 1;
   for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
@@ -889,7 +885,8 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   std::fill(heldLevels.begin(), heldLevels.end(), uint64_t{0});
   std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
   heldGroups.assign(ki.loops.size(), 0.0);
-  const double perWait = loadRegistersPerWait(ki, l, hw);
+  c.serialTasks = serialTasks(ki, l);
+  const double perWait = loadRegistersPerWait(ki, l, hw, c.serialTasks);
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (u.heldLoads > 0) {
@@ -904,7 +901,6 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
                            perWait;
     }
   }
-  c.serialTasks = serialTasks(ki, l);
   for (size_t b = 0; b < ki.blocks.size(); ++b) {
     const auto &blk = ki.blocks[b];
     double u = blk.innermostLoop >= 0 ? static_cast<double>(l.unrollFactor(blk.innermostLoop)) : 1.0;
@@ -938,7 +934,8 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
   return std::min<double>(hw.maxRegistersPerThread, static_cast<double>(hw.registersPerSM) / threads);
 }
 
-double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw) {
+double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw,
+                            double serialTasks) {
   if (l.compiledRegistersPerWait)
     return *l.compiledRegistersPerWait;
   // What the target leaves for loaded values: kAddressRegisters go to
@@ -952,7 +949,7 @@ double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwS
   if (!ki.loops.empty())
     for (const auto &a : ki.accesses)
       carried += a.isStore ? 1.0 : 0.0;
-  if (serialTasks(ki, l) <= 1)
+  if (serialTasks <= 1)
     carried *= static_cast<double>(l.foldProduct());
   double left = ptxasRegisterTarget(l, hw) - kAddressRegisters - carried;
   return std::clamp(left, kLoadRegistersPerWait, 2.0 * kLoadRegistersPerWait);

@@ -145,7 +145,7 @@ void adjustMlp(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.workload.exposedMemInsts = std::min(a.workload.memInsts(), in.c.loadGroups);
   a.effects.loadGroups = in.c.loadGroups;
   a.effects.loadGroupsFromSass = in.l.compiledRegistersPerWait.has_value();
-  a.effects.loadRegistersPerWait = layout::loadRegistersPerWait(in.ki, in.l, in.hw);
+  a.effects.loadRegistersPerWait = layout::loadRegistersPerWait(in.ki, in.l, in.hw, in.c.serialTasks);
 }
 
 std::vector<ExplainRow> explainMlp(const TermEffects &e) {

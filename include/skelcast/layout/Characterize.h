@@ -124,8 +124,10 @@ inline constexpr double kAddressRegisters = 16;
 /// loops, between kLoadRegistersPerWait and twice it: 16 from blocks of 64
 /// threads on, up to 32 in blocks of 32 (whose SASS keeps 1.5 to 3.6 times
 /// the loads a wait of the same kernel in blocks of 64: validation/results/
-/// sass_block_size_load_groups.txt).
-double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw);
+/// sass_block_size_load_groups.txt). `serialTasks` is serialTasks(ki, l),
+/// which the characterization already holds.
+double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw,
+                            double serialTasks);
 
 /// How many of a thread's folded tasks run one after another: the fold's
 /// product when a loop's bounds read a folded parallel index (each task has

@@ -270,7 +270,8 @@ TEST(ModernTerms, BlocksOfOneWarpHoldMoreLoadsAWait) {
     return layout::ptxasRegisterTarget(layout::parseLayout(ki, text, hw), hw);
   };
   auto perWait = [&](const layout::KernelInfo &ki, const std::string &text) {
-    return layout::loadRegistersPerWait(ki, layout::parseLayout(ki, text, hw), hw);
+    auto l = layout::parseLayout(ki, text, hw);
+    return layout::loadRegistersPerWait(ki, l, hw, layout::serialTasks(ki, l));
   };
   EXPECT_DOUBLE_EQ(target(stencil, "block=i:1,j:32"), 64);
   EXPECT_DOUBLE_EQ(target(stencil, "block=i:1,j:16"), 64); // half a warp is a warp
@@ -302,7 +303,7 @@ TEST(ModernTerms, BlocksOfOneWarpHoldMoreLoadsAWait) {
   // The SASS's own count, where read, stands whatever the block.
   auto l = layout::parseLayout(walk, "block=i:32", hw);
   l.compiledRegistersPerWait = 8.0;
-  EXPECT_DOUBLE_EQ(layout::loadRegistersPerWait(walk, l, hw), 8);
+  EXPECT_DOUBLE_EQ(layout::loadRegistersPerWait(walk, l, hw, 1), 8);
 }
 
 TEST(ModernTerms, TheSassRegistersPerWaitTakeThePlaceOfSixteen) {
