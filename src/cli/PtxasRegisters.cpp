@@ -96,6 +96,34 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
   return out;
 }
 
+std::vector<std::optional<model::ProgramIdentity>> todaysPrograms(toolchain::CompileCache *cache,
+                                                                  const frontend::SkeletonizeOptions &so,
+                                                                  const std::string &path, size_t k,
+                                                                  const std::vector<layout::Layout> &layouts,
+                                                                  const std::vector<bool> &build,
+                                                                  std::ostream &diagnostics,
+                                                                  std::vector<std::string> &why) {
+  std::vector<std::optional<model::ProgramIdentity>> out(layouts.size());
+#ifdef SKELCAST_HAVE_FRONTEND
+  std::vector<std::optional<emit::TodaysProgram>> t =
+      emit::todaysPrograms(path, so, k, layouts, cache, build, diagnostics, why);
+  for (size_t i = 0; i < layouts.size() && i < t.size(); ++i) {
+    if (!t[i])
+      continue;
+    out[i] = model::ProgramIdentity{t[i]->fingerprint, std::nullopt};
+    if (t[i]->usage)
+      out[i]->resources = model::ProgramResources{t[i]->usage->registers, t[i]->usage->sharedBytes};
+    else if (i < build.size() && build[i])
+      why[i] = !cache ? "the CUDA toolkit's nvcc is not found, and the record has no fingerprint"
+                      : "not built: " + t[i]->whyNoUsage;
+  }
+#else
+  (void)cache, (void)so, (void)path, (void)k, (void)build, (void)diagnostics;
+  why.assign(layouts.size(), "this skelcast has no C frontend");
+#endif
+  return out;
+}
+
 std::vector<std::string> estimatesKept(const InputOptions &io, const model::ModelOptions &mo,
                                        const std::vector<model::CompiledCounts> &counts,
                                        const std::string &which) {

@@ -8,6 +8,7 @@
 
 #include "Inputs.h"
 #include "skelcast/model/Rerank.h"
+#include "skelcast/model/Validation.h"
 
 #include <functional>
 #include <optional>
@@ -42,6 +43,18 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
                                                          const std::string &path, size_t k,
                                                          const std::vector<layout::Layout> &layouts,
                                                          std::ostream &diagnostics);
+
+/// The program today's `emit` writes for each of `layouts` of kernel `k` of
+/// the C file `path` (validate --check-programs): its fingerprint, and where
+/// build[i] asks and `cache` (nvcc) is given, ptxas's report; nullopt where it
+/// was not emitted, with the reason in `why[i]` (or why it was not built).
+std::vector<std::optional<model::ProgramIdentity>> todaysPrograms(toolchain::CompileCache *cache,
+                                                                  const frontend::SkeletonizeOptions &so,
+                                                                  const std::string &path, size_t k,
+                                                                  const std::vector<layout::Layout> &layouts,
+                                                                  const std::vector<bool> &build,
+                                                                  std::ostream &diagnostics,
+                                                                  std::vector<std::string> &why);
 
 /// One line for each kind of count asked for (ptxas's registers with
 /// `--counts` not table, the SASS's load groups with `--load-groups sass`) that

@@ -32,7 +32,12 @@ bool noSkeleton(const model::MeasuredCase &c) { return c.skeleton.empty(); }
 /// their warnings through the one printer (caret, --warnings-as-errors).
 /// With --counts not `table` and nvcc found, each measured layout is projected
 /// with ptxas's registers per thread (docs/model.md, "Registers from ptxas").
-model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model::ModelOptions &mo) {
+/// With `checkPrograms` (validate --check-programs), the program today's emit
+/// writes for each emitted case's layout is compared with the measured one:
+/// by emit's fingerprints, or where the record has none by ptxas's reports
+/// (built with `programs`' nvcc; null where there is none).
+model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model::ModelOptions &mo,
+                           bool checkPrograms, std::shared_ptr<toolchain::CompileCache> programs) {
   auto options = [&ctx, counts](const model::MeasuredCase &c) {
     InputOptions opts;
     opts.counts = counts.counts;
@@ -53,6 +58,7 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
                           ctx.diag.emit(in.warnings, ctx.err);
                           return std::move(in.file);
                         },
+                        {},
                         {}};
   if (layoutBuildsOn(counts, mo))
     s.registers = [&ctx, options, counts, mo](const model::MeasuredCase &c, size_t k,
@@ -62,6 +68,28 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
       for (const std::string &m : estimatesKept(counts, mo, n, "measured layouts"))
         ctx.diag.emit({{{c.cSource, 0, 0}, fmt::format("kernel '{}': {}", c.kernel, m)}}, ctx.err);
       return n;
+    };
+  if (checkPrograms)
+    s.programs = [&ctx, options, programs](const model::MeasuredCase &c, size_t k,
+                                           const std::vector<layout::Layout> &layouts,
+                                           const std::vector<bool> &build) {
+      std::vector<std::string> why;
+      std::vector<std::optional<model::ProgramIdentity>> today =
+          todaysPrograms(programs.get(), skeletonizeOptions(options(c)), c.cSource, k, layouts, build, ctx.err, why);
+      size_t missing = 0;
+      std::string first;
+      for (size_t i = 0; i < today.size(); ++i) {
+        bool compared = today[i] && (!(i < build.size() && build[i]) || today[i]->resources);
+        if (!compared && missing++ == 0)
+          first = i < why.size() && !why[i].empty() ? why[i].substr(0, why[i].find('\n')) : "not emitted";
+      }
+      if (missing > 0)
+        ctx.diag.emit({{{c.cSource, 0, 0},
+                        fmt::format("kernel '{}': {} of the {} measured layouts not compared with today's "
+                                    "program (--check-programs): {}",
+                                    c.kernel, missing, today.size(), first)}},
+                      ctx.err);
+      return today;
     };
   return s;
 }
@@ -75,6 +103,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
     std::vector<std::string> without;
     std::optional<double> maxError;
     bool requireTop = false, force = false, modelOnly = false;
+    bool checkPrograms = false; ///< --check-programs
     bool run = false; ///< --run: the files are C files to emit, build and run
     std::vector<std::string> layouts;
     size_t top = 0;
@@ -106,6 +135,11 @@ void registerValidate(CLI::App &app, Context &ctx) {
   cmd->add_flag("--model-only", o->modelOnly,
                 "Project the hand skeletons (counted from the measured kernels' SASS) instead of "
                 "the cases' C files: a check of the model alone");
+  cmd->add_flag("--check-programs", o->checkPrograms,
+                "Compare each emitted case's program with the one today's emit writes for its layout "
+                "(emit's fingerprint of the GPU code; for records without one, ptxas's registers "
+                "and shared memory, built with nvcc) and set apart the cases measured on another "
+                "program: the figures count the others (docs/validation.md)");
   cmd->add_flag("--force", o->force,
                 "Compare even when the measurements were taken on another GPU than --hw's");
   cmd->add_flag("--run", o->run,
@@ -175,6 +209,9 @@ void registerValidate(CLI::App &app, Context &ctx) {
           if (o->maxError)
             throw CLI::ValidationError("--max-error", "applies to kernel measurements; a program "
                                                       "file's targets are checked by --require-top");
+          if (o->checkPrograms)
+            throw CLI::ValidationError("--check-programs", "applies to kernel measurements, not a "
+                                                           "program file");
           auto pv = model::validatePrograms(files, hw, mo, label);
           if (o->format == "json")
             ctx.out << report::renderProgramValidationJson(pv);
@@ -200,6 +237,10 @@ void registerValidate(CLI::App &app, Context &ctx) {
             withC += c.cSource.empty() ? 0 : 1;
           model::ValidationReport v;
           if (o->modelOnly || withC == 0 || withC != all.cases.size() || !kHaveFrontend) {
+            if (o->checkPrograms)
+              throw CLI::ValidationError("--check-programs", "applies to the C path (cases that all name a "
+                                                             "C file, without --model-only): today's "
+                                                             "programs are emitted from the C files");
             if (o->modelOnly)
               all.cases.erase(std::remove_if(all.cases.begin(), all.cases.end(), noSkeleton),
                               all.cases.end());
@@ -222,7 +263,17 @@ void registerValidate(CLI::App &app, Context &ctx) {
 #ifdef SKELCAST_HAVE_FRONTEND
             counts = o->c.inputOptions();
 #endif
-            v = model::validate(all, hw, mo, label, cFiles(ctx, counts, mo));
+            // Records without a fingerprint are compared by ptxas's reports:
+            // without nvcc they are not compared, with a warning.
+            std::shared_ptr<toolchain::CompileCache> programs;
+            if (o->checkPrograms) {
+              programs = counts.compileCache ? counts.compileCache
+                                             : std::make_shared<toolchain::CompileCache>(
+                                                   toolchain::findTools(), toolchain::defaultBuildStore());
+              if (!programs->tools().hasPtxas())
+                programs.reset();
+            }
+            v = model::validate(all, hw, mo, label, cFiles(ctx, counts, mo, o->checkPrograms, programs));
             // The model alone, on the cases that have a hand skeleton.
             model::Measurements skeletons = all;
             skeletons.cases.erase(

@@ -125,39 +125,42 @@ frontend::SkeletonizeResult skeletonizeWithCompiledCounts(const std::string &cpa
   return r;
 }
 
-std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &cpath,
-                                                             const frontend::SkeletonizeOptions &opts,
-                                                             size_t k,
-                                                             const std::vector<layout::Layout> &layouts,
-                                                             toolchain::CompileCache &cache,
-                                                             bool sassLoadGroups,
-                                                             std::ostream &diagnostics,
-                                                             std::vector<std::string> &why) {
-  std::vector<std::optional<CompiledLayout>> out(layouts.size());
+namespace {
+
+/// Kernel `k` of the C file in each of `layouts`, emitted by one emitCuda call
+/// (the C file is read once), each distinct layout once; `at` maps an emitted
+/// kernel's tag to the indices of its layouts, and why[i] says why layout i
+/// was not emitted (empty where it was).
+struct LayoutEmission {
+  EmitResult er;
+  std::map<std::string, std::vector<size_t>> at;
+};
+LayoutEmission emitLayouts(const std::string &cpath, const frontend::SkeletonizeOptions &opts, size_t k,
+                           const std::vector<layout::Layout> &layouts, std::ostream &diagnostics,
+                           std::vector<std::string> &why) {
+  LayoutEmission le;
   why.assign(layouts.size(), "");
   // Each distinct layout once, tagged by its content: the tag is in the emitted
   // source, so the same layout emits the same source, and finds the same build
   // in the cache, whichever list or command asks for it.
-  std::vector<std::string> distinct;                // tags, in the order of first appearance
-  std::map<std::string, std::vector<size_t>> at;    // tag -> the indices of its layout
+  std::vector<std::string> distinct; // tags, in the order of first appearance
   for (size_t i = 0; i < layouts.size(); ++i) {
     std::string tag = contentTag(layouts[i]);
-    if (at[tag].empty())
+    if (le.at[tag].empty())
       distinct.push_back(tag);
-    at[tag].push_back(i);
+    le.at[tag].push_back(i);
   }
   EmitOptions eo;
   eo.skipUnsupported = true;
   std::vector<Warning> warnings;
-  // One emission for all the layouts: the C file is read once.
-  EmitResult er = emitCuda(
+  le.er = emitCuda(
       cpath, opts, eo,
       [&](const frontend::SkeletonizeResult &) {
         std::vector<KernelChoice> choices;
         for (const std::string &tag : distinct) {
           KernelChoice c;
           c.kernel = k;
-          c.layout = layouts[at[tag].front()];
+          c.layout = layouts[le.at[tag].front()];
           c.tag = tag;
           choices.push_back(std::move(c));
         }
@@ -167,15 +170,32 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
   // The emitter skips the layouts it cannot write in the order of the choices,
   // one warning each: the n-th choice not emitted is the n-th skipped.
   std::set<std::string> emitted;
-  for (const EmittedKernel &e : er.kernels)
+  for (const EmittedKernel &e : le.er.kernels)
     emitted.insert(e.tag);
   size_t next = 0;
   for (const std::string &tag : distinct)
     if (!emitted.count(tag)) {
-      std::string w = next < er.skipped.size() ? "not emitted: " + er.skipped[next++].message : "not emitted";
-      for (size_t i : at[tag])
+      std::string w = next < le.er.skipped.size() ? "not emitted: " + le.er.skipped[next++].message : "not emitted";
+      for (size_t i : le.at[tag])
         why[i] = w;
     }
+  return le;
+}
+
+} // namespace
+
+std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &cpath,
+                                                             const frontend::SkeletonizeOptions &opts,
+                                                             size_t k,
+                                                             const std::vector<layout::Layout> &layouts,
+                                                             toolchain::CompileCache &cache,
+                                                             bool sassLoadGroups,
+                                                             std::ostream &diagnostics,
+                                                             std::vector<std::string> &why) {
+  std::vector<std::optional<CompiledLayout>> out(layouts.size());
+  LayoutEmission le = emitLayouts(cpath, opts, k, layouts, diagnostics, why);
+  EmitResult &er = le.er;
+  std::map<std::string, std::vector<size_t>> &at = le.at;
   buildSideBySide(er.kernels, cache);
   for (const EmittedKernel &e : er.kernels) {
     std::optional<CompiledLayout> one;
@@ -209,6 +229,46 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
     for (size_t i : at[e.tag]) {
       out[i] = one;
       why[i] = whyNot;
+    }
+  }
+  return out;
+}
+
+std::vector<std::optional<TodaysProgram>> todaysPrograms(const std::string &cpath,
+                                                         const frontend::SkeletonizeOptions &opts, size_t k,
+                                                         const std::vector<layout::Layout> &layouts,
+                                                         toolchain::CompileCache *cache,
+                                                         const std::vector<bool> &build,
+                                                         std::ostream &diagnostics, std::vector<std::string> &why) {
+  std::vector<std::optional<TodaysProgram>> out(layouts.size());
+  LayoutEmission le = emitLayouts(cpath, opts, k, layouts, diagnostics, why);
+  std::vector<EmittedKernel> toBuild;
+  for (const EmittedKernel &e : le.er.kernels) {
+    bool wanted = false;
+    for (size_t i : le.at[e.tag]) {
+      out[i] = TodaysProgram{e.fingerprint, std::nullopt, ""};
+      wanted = wanted || (i < build.size() && build[i]);
+    }
+    if (wanted && cache)
+      toBuild.push_back(e);
+  }
+  if (!cache)
+    return out;
+  buildSideBySide(toBuild, *cache);
+  for (const EmittedKernel &e : toBuild) {
+    toolchain::Compiled c = cache->resourceUsage(e.cuda);
+    std::optional<toolchain::ResourceUsage> usage;
+    std::string whyNot = c.ok ? "" : c.error;
+    if (c.ok) {
+      try {
+        usage = toolchain::parseResourceUsage(c.text);
+      } catch (const std::runtime_error &err) {
+        whyNot = err.what();
+      }
+    }
+    for (size_t i : le.at[e.tag]) {
+      out[i]->usage = usage;
+      out[i]->whyNoUsage = whyNot;
     }
   }
   return out;

@@ -5,6 +5,7 @@
 // This file holds the entry points of include/skelcast/emit/Emit.h; the
 // emitter's steps are the files that Emitter.h lists.
 #include "skelcast/emit/Emit.h"
+#include "skelcast/support/Hash.h"
 
 #include "Emitter.h"
 
@@ -123,6 +124,32 @@ void replaceAll(std::string &s, const std::string &from, const std::string &to) 
 
 } // namespace
 
+std::string programFingerprint(const std::string &cuda) {
+  // The device code ends where the host driver begins (EmitHost.cpp).
+  std::string_view device(cuda);
+  if (size_t host = device.find("#ifndef __CUDA_ARCH__ // the host driver"); host != std::string_view::npos)
+    device = device.substr(0, host);
+  std::string code;
+  bool space = false;
+  for (size_t i = 0; i < device.size(); ++i) {
+    char c = device[i];
+    if (c == '/' && i + 1 < device.size() && device[i + 1] == '/') { // a comment, to the line's end
+      while (i < device.size() && device[i] != '\n')
+        ++i;
+      c = '\n';
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !code.empty();
+      continue;
+    }
+    if (space)
+      code += ' ';
+    space = false;
+    code += c;
+  }
+  return fnv1aHex(code);
+}
+
 EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions &opts,
                     const EmitOptions &eo, const Chooser &choose, std::ostream &diagnostics,
                     std::vector<Warning> &warnings) {
@@ -156,6 +183,8 @@ EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions
           e.fileStem = ki.name + "_" + c.tag;
           Emitter em(ctx, nest, ki, c.layout, res, cpath);
           e.cuda = em.run(e.layoutString);
+          e.fingerprint = programFingerprint(e.cuda); // before the tag: the same code under any tag
+          replaceAll(e.cuda, "SKPROGRAM", e.fingerprint);
           for (const Warning &w : em.warnings())
             if (std::find_if(emitted.begin(), emitted.end(), [&](const Warning &x) {
                   return x.message == w.message;

@@ -605,6 +605,8 @@ static double sk_median(std::vector<double> v) {
                      "\\\"skeleton\\\": \\\"{}.skel\\\",\\n\");\n",
                      ki_.name, stem);
   out += fmt::format("  std::printf(\"  \\\"layout\\\": \\\"{}\\\",\\n\");\n", layoutText);
+  // SKPROGRAM: the fingerprint of the device code above (programFingerprint)
+  out += "  std::printf(\"  \\\"program\\\": \\\"SKPROGRAM\\\",\\n\");\n";
   out += R"(  std::printf("  \"time_ms\": %.6g, \"min_ms\": %.6g, \"max_ms\": %.6g, \"repeats\": %d, "
               "\"batch_ms_per_launch\": %.6g, \"cold_ms\": %.6g,\n",
               sk_median(t), *std::min_element(t.begin(), t.end()),

@@ -167,6 +167,35 @@ layout::LaunchTiming readTiming(const nlohmann::json &j, const std::string &path
                                              at.empty() ? "" : at + ".", t.dump()));
 }
 
+/// Whether the program was written by `skelcast emit`: field "method" of the
+/// case, else of the file, begins so (the hand-written programs' says how they
+/// were timed).
+bool readEmitted(const nlohmann::json &c, const nlohmann::json &file) {
+  const nlohmann::json &j = c.contains("method") ? c : file;
+  return j.contains("method") && j["method"].is_string() &&
+         j["method"].get<std::string>().rfind("skelcast emit", 0) == 0;
+}
+
+/// The measured program's ptxas report, where the record has one: fields
+/// "regs_per_thread" (an integer in [1, 255]) and "static_smem_bytes"
+/// (0 when absent; in [0, 2^20]).
+std::optional<ProgramResources> readResources(const nlohmann::json &c, const std::string &path,
+                                              const std::string &at) {
+  if (!c.contains("regs_per_thread"))
+    return std::nullopt;
+  auto integer = [&](const char *key, int64_t hi) {
+    const auto &v = c[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > hi)
+      throw InputError({path, 0, 0}, fmt::format("field '{}.{}': not an integer in [0, {}]", at, key, hi));
+    return v.get<int64_t>();
+  };
+  ProgramResources r;
+  r.registers = static_cast<int>(integer("regs_per_thread", 255));
+  if (c.contains("static_smem_bytes"))
+    r.staticSharedBytes = integer("static_smem_bytes", int64_t(1) << 20);
+  return r;
+}
+
 } // namespace
 
 Measurements loadMeasurements(const std::string &path) {
@@ -230,6 +259,14 @@ Measurements loadMeasurements(const std::string &path) {
     readCOptions(c, mc, path, at);
     mc.timing = readTiming(c, path, at, fileTiming);
     mc.timeMs = measuredMs(c, "time_ms", path, at);
+    mc.emitted = readEmitted(c, j);
+    mc.recorded = readResources(c, path, at);
+    if (c.contains("program")) {
+      if (!c["program"].is_string() || c["program"].get<std::string>().size() != 16 ||
+          c["program"].get<std::string>().find_first_not_of("0123456789abcdef") != std::string::npos)
+        throw fail(at + ".program", "not a program fingerprint (16 lower-case hex digits, as emit prints it)");
+      mc.program = c["program"].get<std::string>();
+    }
     m.cases.push_back(mc);
   }
   return m;
@@ -266,7 +303,9 @@ KernelSource handSkeletons() {
                                fmt::format("measured case {} {} has no hand skeleton, only this C file",
                                            c.kernel, c.size));
             return skeleton::parseSkeletonFile(c.skeleton);
-          }};
+          },
+          {},
+          {}};
 }
 
 /// The candidates for the layout the user's `project FILE.c --top 1` ranks
@@ -296,6 +335,72 @@ static std::string favourite(const layout::KernelInfo &ki, std::vector<layout::L
   return best ? best->layoutString : "";
 }
 
+/// The figures of `cases` (keys[i]: cases[i]'s sourceKey, tops: the enumerator's
+/// first layout by sourceKey): the errors' geometric mean and max, and per
+/// kernel and size whether the projection's favourite among the measured
+/// layouts runs within 10% of the fastest measured one. Cases whose measured
+/// program today's emit no longer writes count only `withChanged`.
+struct Summary {
+  size_t cases = 0;
+  double geomean = 0, roofline = 0, max = 0;
+  std::vector<KernelCheck> kernels;
+  int topWithinTen = 0;
+};
+static Summary summarize(const std::vector<CaseResult> &cases, const std::vector<std::string> &keys,
+                         const std::map<std::string, std::string> &tops, bool withChanged) {
+  Summary s;
+  std::vector<double> errs, rerrs;
+  auto counted = [&](size_t i) { return withChanged || !cases[i].programChanged; };
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (counted(i)) {
+      errs.push_back(cases[i].error);
+      rerrs.push_back(cases[i].rooflineError);
+      s.max = std::max(s.max, cases[i].error);
+    }
+  s.cases = errs.size();
+  s.geomean = geomean(errs);
+  s.roofline = geomean(rerrs);
+  // Per kernel and size (and timing: times taken alone and back to back are
+  // not compared with each other): does the projection's favourite among the
+  // measured layouts run within 10% of the fastest measured one?
+  // Per source too: two C files may hold kernels of one name and size (a float
+  // and a double triad) whose layouts are not each other's alternatives.
+  std::vector<std::pair<std::string, std::string>> groups; // (sourceKey, size)
+  for (size_t i = 0; i < cases.size(); ++i) {
+    auto key = std::make_pair(keys[i], cases[i].measured.size);
+    if (counted(i) && std::find(groups.begin(), groups.end(), key) == groups.end())
+      groups.push_back(key);
+  }
+  for (const auto &[source, size] : groups) {
+    KernelCheck kc;
+    kc.size = size;
+    const CaseResult *fast = nullptr, *pick = nullptr;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const CaseResult &c = cases[i];
+      if (c.measured.size != size || keys[i] != source || !counted(i))
+        continue;
+      kc.kernel = c.measured.kernel;
+      kc.source = c.skeletonPath;
+      if (!fast || c.measured.timeMs < fast->measured.timeMs)
+        fast = &c;
+      if (!pick || rankedBefore(c.projection, pick->projection)) // as `project` ranks them
+        pick = &c;
+      const std::string &top = tops.at(source);
+      kc.enumeratedTop = top;
+      if (top == c.measured.layout)
+        kc.enumeratedTopMeasured = true;
+    }
+    kc.fastestMeasured = fast->measured.layout;
+    kc.fastestMs = fast->measured.timeMs;
+    kc.projectedBest = pick->measured.layout;
+    kc.projectedBestMeasuredMs = pick->measured.timeMs;
+    kc.withinTenPercent = pick->measured.timeMs <= 1.10 * fast->measured.timeMs;
+    s.topWithinTen += kc.withinTenPercent ? 1 : 0;
+    s.kernels.push_back(kc);
+  }
+  return s;
+}
+
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel, const KernelSource &source) {
   ValidationReport r;
@@ -307,7 +412,6 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   std::map<std::string, layout::KernelInfo> kernels; // by skeleton path
   std::map<std::string, size_t> kernelIndex;          // by skeleton path: the case's kernel in its file
   std::map<std::string, std::string> tops;
-  std::vector<double> errs, rerrs;
   // The measured layouts, parsed against their kernels, before any is projected:
   // ptxas's registers (source.registers) come for all layouts of a kernel at once.
   std::vector<std::string> keys;
@@ -385,6 +489,35 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
       theirs.assign(counts.begin() + static_cast<std::ptrdiff_t>(at.size()), counts.end());
     tops[keys[i]] = favourite(ki, std::move(tried), theirs, hw, mo);
   }
+  // validate --check-programs: the program today's emit writes for each
+  // emitted case's layout, one call per kernel; built with nvcc only where the
+  // record has no fingerprint to compare.
+  std::vector<std::optional<ProgramIdentity>> today(layouts.size());
+  if (source.programs) {
+    r.programs.checked = true;
+    std::vector<bool> asked(layouts.size(), false);
+    auto checkable = [&](size_t j) {
+      return m.cases[j].emitted && (!m.cases[j].program.empty() || m.cases[j].recorded.has_value());
+    };
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      if (asked[i] || !checkable(i))
+        continue;
+      std::vector<size_t> at;
+      std::vector<layout::Layout> ls;
+      std::vector<bool> build;
+      for (size_t j = i; j < layouts.size(); ++j)
+        if (keys[j] == keys[i] && checkable(j)) {
+          at.push_back(j);
+          ls.push_back(layouts[j]);
+          build.push_back(m.cases[j].program.empty());
+          asked[j] = true;
+        }
+      std::vector<std::optional<ProgramIdentity>> built =
+          source.programs(m.cases[i], kernelIndex[keys[i]], ls, build);
+      for (size_t n = 0; n < at.size() && n < built.size(); ++n)
+        today[at[n]] = built[n];
+    }
+  }
   for (size_t i = 0; i < m.cases.size(); ++i) {
     const MeasuredCase &mc = m.cases[i];
     const layout::KernelInfo &ki = kernels.at(keys[i]);
@@ -399,52 +532,32 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     cr.error = ratioError(cr.projectedMs, mc.timeMs);
     cr.rooflineError = ratioError(cr.rooflineMs, mc.timeMs);
     cr.bound = p.result.bound;
-    errs.push_back(cr.error);
-    rerrs.push_back(cr.rooflineError);
-    r.maxError = std::max(r.maxError, cr.error);
+    cr.today = today[i];
+    if (cr.today && !mc.program.empty() && !cr.today->fingerprint.empty()) {
+      cr.comparedBy = "fingerprint";
+      cr.programChanged = cr.today->fingerprint != mc.program;
+    } else if (cr.today && mc.recorded && cr.today->resources) {
+      cr.comparedBy = "ptxas";
+      cr.programChanged = !(*cr.today->resources == *mc.recorded);
+    } else if (r.programs.checked && mc.emitted && (!mc.program.empty() || mc.recorded)) {
+      ++r.programs.notCompared; // not emitted today, or not built where only ptxas could tell
+    }
+    if (!cr.comparedBy.empty()) {
+      ++r.programs.compared;
+      r.programs.changed += cr.programChanged ? 1 : 0;
+    }
     r.cases.push_back(cr);
   }
-  r.geomeanError = geomean(errs);
-  r.rooflineGeomeanError = geomean(rerrs);
-
-  // Per kernel and size (and timing: times taken alone and back to back are
-  // not compared with each other): does the projection's favourite among the
-  // measured layouts run within 10% of the fastest measured one?
-  // Per source too: two C files may hold kernels of one name and size (a float
-  // and a double triad) whose layouts are not each other's alternatives.
-  // keys[i] is r.cases[i]'s sourceKey (the cases are in m.cases' order).
-  std::vector<std::pair<std::string, std::string>> groups; // (sourceKey, size)
-  for (size_t i = 0; i < r.cases.size(); ++i) {
-    auto key = std::make_pair(keys[i], r.cases[i].measured.size);
-    if (std::find(groups.begin(), groups.end(), key) == groups.end())
-      groups.push_back(key);
-  }
-  for (const auto &[source, size] : groups) {
-    KernelCheck kc;
-    kc.size = size;
-    const CaseResult *fast = nullptr, *pick = nullptr;
-    for (size_t i = 0; i < r.cases.size(); ++i) {
-      const CaseResult &c = r.cases[i];
-      if (c.measured.size != size || keys[i] != source)
-        continue;
-      kc.kernel = c.measured.kernel;
-      kc.source = c.skeletonPath;
-      if (!fast || c.measured.timeMs < fast->measured.timeMs)
-        fast = &c;
-      if (!pick || rankedBefore(c.projection, pick->projection)) // as `project` ranks them
-        pick = &c;
-      const std::string &top = tops[source];
-      kc.enumeratedTop = top;
-      if (top == c.measured.layout)
-        kc.enumeratedTopMeasured = true;
-    }
-    kc.fastestMeasured = fast->measured.layout;
-    kc.fastestMs = fast->measured.timeMs;
-    kc.projectedBest = pick->measured.layout;
-    kc.projectedBestMeasuredMs = pick->measured.timeMs;
-    kc.withinTenPercent = pick->measured.timeMs <= 1.10 * fast->measured.timeMs;
-    r.topWithinTen += kc.withinTenPercent ? 1 : 0;
-    r.kernels.push_back(kc);
+  Summary now = summarize(r.cases, keys, tops, false);
+  r.geomeanError = now.geomean;
+  r.rooflineGeomeanError = now.roofline;
+  r.maxError = now.max;
+  r.kernels = std::move(now.kernels);
+  r.topWithinTen = now.topWithinTen;
+  if (r.programs.changed > 0) {
+    Summary all = summarize(r.cases, keys, tops, true);
+    r.programs.withChanged = {r.source, all.cases, all.kernels.size(), all.geomean, all.max, all.topWithinTen};
+    r.programs.withChangedRooflineError = all.roofline;
   }
   return r;
 }

@@ -20,6 +20,38 @@ std::string otherFigures(const model::ValidationReport &v, const char *bullet) {
   return out;
 }
 
+/// validate --check-programs: what was compared, and the figure with the
+/// cases set apart put back.
+std::string programsLine(const model::ValidationReport &v, const char *bullet) {
+  const auto &p = v.programs;
+  if (!p.checked)
+    return "";
+  std::string out = fmt::format("{}programs (--check-programs): {} emitted cases compared with the program "
+                                "today's emit writes (emit's fingerprint, or ptxas's registers and shared "
+                                "memory), {} not compared; {} measured another program and are set apart "
+                                "from the figures above\n",
+                                bullet, p.compared, p.notCompared, p.changed);
+  if (p.changed > 0)
+    out += fmt::format("{}with them: {} cases, geometric-mean error {}% (max {}%); roofline {}%; projected "
+                       "favourite within 10% of the fastest measured: {} of {} kernels\n",
+                       bullet, p.withChanged.cases, fixed(100 * p.withChanged.geomeanError, 1),
+                       fixed(100 * p.withChanged.maxError, 1), fixed(100 * p.withChangedRooflineError, 1),
+                       p.withChanged.topWithinTen, p.withChanged.kernels);
+  return out;
+}
+
+/// The last column of a case set apart: what told the two programs apart.
+std::string changedMark(const model::CaseResult &c) {
+  if (!c.programChanged)
+    return "";
+  if (c.comparedBy == "fingerprint")
+    return fmt::format("  [set apart: measured program {}, today's {}]", c.measured.program,
+                       c.today->fingerprint);
+  return fmt::format("  [set apart: measured {} registers, {} B shared; today's {}, {} B]",
+                     c.measured.recorded->registers, c.measured.recorded->staticSharedBytes,
+                     c.today->resources->registers, c.today->resources->staticSharedBytes);
+}
+
 } // namespace
 
 std::string renderValidation(const model::ValidationReport &v) {
@@ -29,13 +61,14 @@ std::string renderValidation(const model::ValidationReport &v) {
   out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>7} {:>10} {:>7}  {}\n", "kernel", "size",
                      "layout", "meas_ms", "proj_ms", "err", "roof_ms", "r_err", "bound");
   for (const auto &c : v.cases)
-    out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>6}% {:>10} {:>6}%  {}\n",
+    out += fmt::format("{:<16} {:<15} {:<58} {:>10} {:>10} {:>6}% {:>10} {:>6}%  {}{}\n",
                        c.measured.kernel, c.measured.size, c.measured.layout,
                        num(c.measured.timeMs, 5), num(c.projectedMs, 5), fixed(100 * c.error, 1),
-                       num(c.rooflineMs, 5), fixed(100 * c.rooflineError, 1), c.bound);
+                       num(c.rooflineMs, 5), fixed(100 * c.rooflineError, 1), c.bound, changedMark(c));
   out += fmt::format("\n{} cases: geometric-mean error {}% (max {}%); roofline {}%\n",
-                     v.cases.size(), fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
-                     fixed(100 * v.rooflineGeomeanError, 1));
+                     v.cases.size() - v.programs.changed, fixed(100 * v.geomeanError, 1),
+                     fixed(100 * v.maxError, 1), fixed(100 * v.rooflineGeomeanError, 1));
+  out += programsLine(v, "");
   size_t ptxas = 0, asked = 0;
   for (const auto &c : v.cases)
     if (c.projection.registers) {
@@ -114,15 +147,16 @@ std::string renderValidationMarkdown(const model::ValidationReport &v) {
   out += "| kernel | size | layout | measured (ms) | projected (ms) | error | roofline (ms) | roofline error |\n";
   out += "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const auto &c : v.cases)
-    out += fmt::format("| {} | {} | `{}` | {} | {} | {}% | {} | {}% |\n", c.measured.kernel,
-                       c.measured.size, c.measured.layout, num(c.measured.timeMs, 4),
+    out += fmt::format("| {} | {} | `{}`{} | {} | {} | {}% | {} | {}% |\n", c.measured.kernel,
+                       c.measured.size, c.measured.layout,
+                       c.programChanged ? " (set apart: another program)" : "", num(c.measured.timeMs, 4),
                        num(c.projectedMs, 4), fixed(100 * c.error, 1), num(c.rooflineMs, 4),
                        fixed(100 * c.rooflineError, 1));
   out += fmt::format("\nGeometric-mean error {}% (max {}%); roofline {}%. Projected favourite within "
                      "10% of the fastest measured: {} of {} kernels.\n",
                      fixed(100 * v.geomeanError, 1), fixed(100 * v.maxError, 1),
                      fixed(100 * v.rooflineGeomeanError, 1), v.topWithinTen, v.kernels.size());
-  std::string others = otherFigures(v, "- ");
+  std::string others = programsLine(v, "- ") + otherFigures(v, "- ");
   return others.empty() ? out : out + "\n" + others;
 }
 
@@ -146,12 +180,36 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   j["max_error"] = v.maxError;
   j["roofline_geomean_error"] = v.rooflineGeomeanError;
   j["top_within_10pct"] = v.topWithinTen;
+  if (v.programs.checked) {
+    const auto &p = v.programs;
+    j["programs"] = {{"compared", p.compared}, {"not_compared", p.notCompared}, {"changed", p.changed}};
+    if (p.changed > 0)
+      j["programs"]["with_changed"] = {{"cases", p.withChanged.cases},
+                                       {"geomean_error", p.withChanged.geomeanError},
+                                       {"max_error", p.withChanged.maxError},
+                                       {"roofline_geomean_error", p.withChangedRooflineError},
+                                       {"top_within_10pct", p.withChanged.topWithinTen},
+                                       {"kernels", p.withChanged.kernels}};
+  }
   json cases = json::array();
   for (const auto &c : v.cases) {
     json x = {{"kernel", c.measured.kernel}, {"size", c.measured.size}, {"source", c.skeletonPath},
               {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
               {"projected_ms", c.projectedMs}, {"error", c.error},
               {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}};
+    if (!c.comparedBy.empty()) { // --check-programs
+      json p = {{"compared_by", c.comparedBy}, {"changed", c.programChanged}};
+      if (c.comparedBy == "fingerprint") {
+        p["measured_fingerprint"] = c.measured.program;
+        p["today_fingerprint"] = c.today->fingerprint;
+      } else {
+        p["measured_registers"] = c.measured.recorded->registers;
+        p["measured_static_smem_bytes"] = c.measured.recorded->staticSharedBytes;
+        p["today_registers"] = c.today->resources->registers;
+        p["today_static_smem_bytes"] = c.today->resources->staticSharedBytes;
+      }
+      x["program"] = p;
+    }
     if (const auto &reg = c.projection.registers) { // with ptxas's registers (docs/model.md)
       x["registers"] = {{"per_thread", static_cast<int64_t>(c.projection.effects.registersPerThread)},
                         {"source", reg->ptxas ? "ptxas" : "estimate"}};

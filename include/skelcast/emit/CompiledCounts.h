@@ -53,4 +53,24 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
                                                              std::ostream &diagnostics,
                                                              std::vector<std::string> &why);
 
+/// The program today's emit writes for one layout: its fingerprint
+/// (programFingerprint, no compiler needed) and, where it was built, ptxas's
+/// report (or why not).
+struct TodaysProgram {
+  std::string fingerprint;
+  std::optional<toolchain::ResourceUsage> usage;
+  std::string whyNoUsage;
+};
+
+/// Kernel `k` of the C file in each of `layouts` as today's emit writes it
+/// (validate --check-programs): every emitted one's fingerprint, and where
+/// build[i] asks and `cache` is given, ptxas's report of its nvcc build;
+/// nullopt where it was not emitted, with the reason in `why[i]`.
+std::vector<std::optional<TodaysProgram>> todaysPrograms(const std::string &cpath,
+                                                         const frontend::SkeletonizeOptions &opts, size_t k,
+                                                         const std::vector<layout::Layout> &layouts,
+                                                         toolchain::CompileCache *cache,
+                                                         const std::vector<bool> &build,
+                                                         std::ostream &diagnostics, std::vector<std::string> &why);
+
 } // namespace skelcast::emit

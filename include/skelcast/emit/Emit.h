@@ -51,7 +51,15 @@ struct EmittedKernel {
   std::string cuda;         ///< the whole .cu file
   std::string skeleton;     ///< a .skel holding this kernel alone (the record's "skeleton")
   std::string fileStem;     ///< "<kernel>_<tag>"
+  std::string fingerprint;  ///< programFingerprint(cuda): the record's field "program"
 };
+
+/// What identifies an emitted program's GPU code: FNV-1a (16 hex digits) of
+/// the part of `cuda` before the host driver, `//` comments and blank space
+/// dropped. The driver prints it in its record (field "program"), so that
+/// `validate --check-programs` can tell whether today's emit still writes the
+/// program that was measured (docs/validation.md).
+std::string programFingerprint(const std::string &cuda);
 
 /// Decides what to emit once the C file is skeletonized.
 using Chooser = std::function<std::vector<KernelChoice>(const frontend::SkeletonizeResult &)>;

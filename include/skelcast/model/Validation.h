@@ -12,10 +12,30 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace skelcast::model {
+
+/// What ptxas reports of one program: registers per thread and static shared
+/// memory, a coarse fingerprint of the code that ran.
+struct ProgramResources {
+  int registers = 0;
+  int64_t staticSharedBytes = 0;
+  bool operator==(const ProgramResources &o) const {
+    return registers == o.registers && staticSharedBytes == o.staticSharedBytes;
+  }
+};
+
+/// What identifies an emitted program (validate --check-programs compares the
+/// measured one's with the one today's `emit` writes for the same layout):
+/// emit's fingerprint of its GPU code (emit::programFingerprint; "" where
+/// unknown), and ptxas's report where it was built.
+struct ProgramIdentity {
+  std::string fingerprint;
+  std::optional<ProgramResources> resources;
+};
 
 struct MeasuredCase {
   std::string kernel, size, skeleton, layout;
@@ -36,6 +56,14 @@ struct MeasuredCase {
   /// batch of launches queued between one event pair: emit's programs).
   layout::LaunchTiming timing = layout::LaunchTiming::RepeatedAlone;
   double timeMs = 0;
+  /// The measured program was written by `skelcast emit` (field "method" of
+  /// the case or the file begins "skelcast emit"), not by hand.
+  bool emitted = false;
+  /// Its ptxas report, where the record has one (fields "regs_per_thread",
+  /// "static_smem_bytes"), and emit's fingerprint of its GPU code (field
+  /// "program", printed by the programs emitted since 2026-12-01; "" before).
+  std::optional<ProgramResources> recorded;
+  std::string program;
 };
 
 /// Where the kernel of a measured case comes from. The user's path is the C
@@ -53,6 +81,14 @@ struct KernelSource {
   std::function<std::vector<CompiledCounts>(const MeasuredCase &, size_t k,
                                                    const std::vector<layout::Layout> &layouts)>
       registers;
+  /// Where set (validate --check-programs): the program today's `emit` writes
+  /// for each of `layouts` of kernel `k` of the case's C file (nullopt where it
+  /// is not emitted): its fingerprint, and ptxas's report where build[i] asks
+  /// for it (a record without a fingerprint) and nvcc built it.
+  std::function<std::vector<std::optional<ProgramIdentity>>(const MeasuredCase &, size_t k,
+                                                            const std::vector<layout::Layout> &layouts,
+                                                            const std::vector<bool> &build)>
+      programs;
 };
 
 /// The hand skeletons of the cases ("model only").
@@ -79,6 +115,16 @@ struct CaseResult {
   double projectedMs = 0, rooflineMs = 0;
   double error = 0, rooflineError = 0; ///< max(p/m, m/p) - 1
   std::string bound;
+  /// With KernelSource::programs, for an emitted case: the program today's
+  /// emit writes for its layout.
+  std::optional<ProgramIdentity> today;
+  /// How it was compared with the measured one: by emit's fingerprints where
+  /// the record has one, else by ptxas's reports; "" where it was not.
+  std::string comparedBy;
+  /// They differ: the time measured is not that of the program the projection
+  /// stands for. Such cases are listed but set apart from the figures
+  /// (ValidationReport::programs).
+  bool programChanged = false;
 };
 
 struct KernelCheck {
@@ -105,6 +151,16 @@ struct ValidationReport {
     int topWithinTen = 0;
   };
   std::vector<Figure> otherFigures;
+  /// validate --check-programs: how many emitted cases were compared with
+  /// today's programs, how many could not be (not emitted today, or
+  /// without a fingerprint where nvcc is not found), and how many changed; the
+  /// figures above leave the changed out, `withChanged` has them in.
+  struct Programs {
+    bool checked = false;
+    size_t compared = 0, notCompared = 0, changed = 0;
+    Figure withChanged;
+    double withChangedRooflineError = 0;
+  } programs;
   std::string note;
   std::vector<CaseResult> cases;
   std::vector<KernelCheck> kernels;

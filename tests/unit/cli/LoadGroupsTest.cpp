@@ -3,6 +3,7 @@
 // into `mlp`. The compilers are stand-ins on PATH that answer as nvcc and
 // cuobjdump do, so the test runs the same with or without the CUDA toolkit.
 #include "../support/CliRun.h"
+#include "../support/CudaStandIns.h"
 #include "../support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@ namespace {
 using skelcast::testsupport::CliRun;
 using skelcast::testsupport::run;
 using skelcast::testsupport::TempDir;
+using StandIns = skelcast::testsupport::CudaStandIns;
 
 const std::string kSrc = SKELCAST_SOURCE_DIR;
 
@@ -45,33 +47,6 @@ const char *kSass = R"(
         /*0070*/                   STG.E desc[UR4][R16.64], R7 ;
         /*0080*/                   EXIT ;
 )";
-
-/// PATH with stand-ins for nvcc (an empty cubin, ptxas's report of 32
-/// registers) and cuobjdump (`sass`, or a failure when empty) first.
-class StandIns {
-public:
-  explicit StandIns(const std::string &sass) {
-    dir_.write("nvcc", "#!/bin/sh\n"
-                       "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=\"$2\"; shift; done\n"
-                       ": > \"$out\"\n"
-                       "echo 'ptxas info    : Used 32 registers, used 0 barriers, 0 bytes smem'\n");
-    dir_.write("sass.txt", sass);
-    dir_.write("cuobjdump", sass.empty() ? "#!/bin/sh\necho 'cuobjdump fatal: no cubin here'\nexit 1\n"
-                                         : "#!/bin/sh\ncat '" + dir_.file("sass.txt") + "'\n");
-    dir_.write("nvdisasm", "#!/bin/sh\nexit 0\n");
-    for (const char *tool : {"nvcc", "cuobjdump", "nvdisasm"})
-      std::filesystem::permissions(dir_.file(tool), std::filesystem::perms::owner_all);
-    const char *path = std::getenv("PATH");
-    old_ = path ? path : "";
-    setenv("PATH", (dir_.path().string() + ":" + old_).c_str(), 1);
-  }
-  ~StandIns() { setenv("PATH", old_.c_str(), 1); }
-  const TempDir &dir() const { return dir_; }
-
-private:
-  TempDir dir_;
-  std::string old_;
-};
 
 /// The value of `explain`'s row that starts with `label`, or "" when absent.
 std::string row(const std::string &out, const std::string &label) {

@@ -231,6 +231,16 @@ TEST(Schema, ProjectAndValidateWithPtxasRegisters) {
       << "block=i:16,j:16, its loop rolled: regs_per_thread 15 on the H100";
   EXPECT_EQ(v["cases"][1]["registers"]["per_thread"], 64)
       << "regs_per_thread 64 on the H100 (the register tile)";
+  // --check-programs: each case's program compared with today's (docs/validation.md)
+  auto checked = run({"validate", "tests/data/ptxas/matmul_kernels.json", "--hw", "h100",
+                      "--check-programs", "--format", "json"});
+  ASSERT_EQ(checked.rc, 0) << checked.err;
+  json c = json::parse(checked.out);
+  errs.clear();
+  validate(c, schema("validate-kernels.schema.json"), "", errs);
+  for (const auto &err : errs)
+    ADD_FAILURE() << "--check-programs: " << err;
+  EXPECT_EQ(c["programs"]["compared"], 2) << checked.out;
 }
 
 #endif

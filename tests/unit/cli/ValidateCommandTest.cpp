@@ -2,6 +2,7 @@
 // 11), a measurement taken on another GPU than the spec's is an error unless
 // --force (item 12), and a missed target says which and by how much (item 18).
 #include "../support/CliRun.h"
+#include "../support/CudaStandIns.h"
 #include "../support/TempDir.h"
 
 #include <gtest/gtest.h>
@@ -231,3 +232,114 @@ TEST(ValidateCommand, KernelsOfOneNameAndSizeInTwoFilesAreCheckedApart) {
   ASSERT_EQ(both.rc, 0) << both.err;
   EXPECT_EQ(nlohmann::json::parse(both.out)["cases"].size(), 4u) << both.out;
 }
+
+#ifdef SKELCAST_HAVE_FRONTEND
+// --check-programs (docs/validation.md, "Programs today's emit writes"): the
+// program today's emit writes for each emitted case's layout is built (here by
+// a stand-in nvcc whose ptxas reports 32 registers) and compared with the
+// measured program's report; a case measured on another program is listed,
+// marked, and left out of the figures, which are given with it too. Hand-written
+// programs (no "skelcast emit" method) are not compared.
+TEST(ValidateCommand, CasesMeasuredOnAProgramTodaysEmitNoLongerWritesAreSetApart) {
+  skelcast::testsupport::CudaStandIns tools("\tcode for sm_90\n\t\tFunction : skelcast_scale\n"
+                                            "        /*0000*/                   EXIT ;\n",
+                                            32);
+  const skelcast::testsupport::TempDir &dir = tools.dir();
+  std::string c = dir.write("scale.c", "#define N 1048576\n"
+                                       "void scale(float a[N], float b[N]) {\n"
+                                       "#pragma omp parallel for\n"
+                                       "  for (int i = 0; i < N; i++) a[i] = 2.0f * b[i];\n"
+                                       "}\n");
+  nlohmann::json j = {{"schema_version", 1},
+                      {"gpu", {{"name", "NVIDIA H100 80GB HBM3"}}},
+                      {"method", "skelcast emit: 30 repeats"},
+                      {"timing", "back_to_back"},
+                      {"cases", nlohmann::json::array()}};
+  auto add = [&](const char *layout, double ms, int regs) {
+    j["cases"].push_back({{"kernel", "scale"}, {"size", "1M"}, {"layout", layout}, {"c", c},
+                          {"time_ms", ms}, {"regs_per_thread", regs}, {"static_smem_bytes", 0}});
+  };
+  add("block=i:256", 0.01, 32);         // today's program
+  add("block=i:128", 10.0, 40);         // another program, 1000x slower: set apart
+  add("block=i:512 fold=i:2", 0.01, 32); // today's program
+  std::string file = dir.write("m.json", j.dump(1));
+
+  CliRun plain = run({"validate", file, "--format", "json"});
+  CliRun checked = run({"validate", file, "--format", "json", "--check-programs"});
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  ASSERT_EQ(checked.rc, 0) << checked.err;
+  nlohmann::json p = nlohmann::json::parse(plain.out), x = nlohmann::json::parse(checked.out);
+  EXPECT_FALSE(p.contains("programs")) << "not asked for: not checked\n" << plain.out;
+  ASSERT_TRUE(x.contains("programs")) << checked.out;
+  EXPECT_EQ(x["programs"]["compared"], 3) << checked.out;
+  EXPECT_EQ(x["programs"]["not_compared"], 0) << checked.out;
+  EXPECT_EQ(x["programs"]["changed"], 1) << checked.out;
+  EXPECT_EQ(x["cases"][1]["program"]["changed"], true) << checked.out;
+  EXPECT_EQ(x["cases"][1]["program"]["measured_registers"], 40) << checked.out;
+  EXPECT_EQ(x["cases"][1]["program"]["today_registers"], 32) << checked.out;
+  EXPECT_EQ(x["cases"][0]["program"]["changed"], false) << checked.out;
+  // The figures leave the changed case out; "with_changed" has the plain run's.
+  EXPECT_LT(x["max_error"].get<double>(), 100.0) << checked.out;
+  EXPECT_GT(p["max_error"].get<double>(), 100.0) << plain.out;
+  EXPECT_DOUBLE_EQ(x["programs"]["with_changed"]["max_error"].get<double>(), p["max_error"].get<double>());
+  EXPECT_DOUBLE_EQ(x["programs"]["with_changed"]["geomean_error"].get<double>(),
+                   p["geomean_error"].get<double>());
+  EXPECT_EQ(x["programs"]["with_changed"]["cases"], 3) << checked.out;
+  EXPECT_LT(x["geomean_error"].get<double>(), p["geomean_error"].get<double>());
+  for (const auto &k : x["kernels"])
+    EXPECT_NE(k["fastest_measured"], "block=i:128") << "a changed case is no layout's measurement\n"
+                                                     << checked.out;
+
+  // The text table marks it and says what was compared.
+  CliRun text = run({"validate", file, "--check-programs"});
+  ASSERT_EQ(text.rc, 0) << text.err;
+  EXPECT_NE(text.out.find("[set apart: measured 40 registers, 0 B shared; today's 32, 0 B]"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("2 cases: geometric-mean error"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("3 emitted cases compared with the program today's emit writes"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("with them: 3 cases"), std::string::npos) << text.out;
+
+  // Records printed by today's emitted programs carry emit's fingerprint of
+  // their GPU code (field "program"): compared by it, no compiler needed.
+  CliRun emitted = run({"emit", c, "--layout", "block=i:256", "-o", "-"});
+  ASSERT_EQ(emitted.rc, 0) << emitted.err;
+  const std::string key = "\\\"program\\\": \\\"";
+  size_t at = emitted.out.find(key);
+  ASSERT_NE(at, std::string::npos) << "the driver prints the fingerprint\n" << emitted.out;
+  std::string fingerprint = emitted.out.substr(at + key.size(), 16);
+  nlohmann::json f = j;
+  f["cases"][0]["program"] = fingerprint;          // today's
+  f["cases"][0]["regs_per_thread"] = 99;            // ptxas is not asked where the fingerprint tells
+  f["cases"][2]["program"] = "0123456789abcdef";    // another program's
+  CliRun byPrint = run({"validate", dir.write("f.json", f.dump(1)), "--format", "json", "--check-programs"});
+  ASSERT_EQ(byPrint.rc, 0) << byPrint.err;
+  nlohmann::json y = nlohmann::json::parse(byPrint.out);
+  EXPECT_EQ(y["cases"][0]["program"]["compared_by"], "fingerprint") << byPrint.out;
+  EXPECT_EQ(y["cases"][0]["program"]["changed"], false) << byPrint.out;
+  EXPECT_EQ(y["cases"][1]["program"]["compared_by"], "ptxas") << byPrint.out;
+  EXPECT_EQ(y["cases"][2]["program"]["changed"], true) << byPrint.out;
+  EXPECT_EQ(y["cases"][0]["program"]["today_fingerprint"], fingerprint) << byPrint.out;
+  EXPECT_EQ(y["cases"][2]["program"]["measured_fingerprint"], "0123456789abcdef") << byPrint.out;
+  EXPECT_EQ(y["programs"]["changed"], 2) << byPrint.out;
+  f["cases"][2]["program"] = "not hex";
+  CliRun badPrint = run({"validate", dir.write("bad.json", f.dump(1))});
+  EXPECT_EQ(badPrint.rc, 1);
+  EXPECT_NE(badPrint.err.find("field 'cases[2].program': not a program fingerprint"), std::string::npos)
+      << badPrint.err;
+
+  // Hand-written programs are not compared.
+  j["method"] = "CUDA events around each kernel launch";
+  CliRun hand = run({"validate", dir.write("hand.json", j.dump(1)), "--format", "json", "--check-programs"});
+  ASSERT_EQ(hand.rc, 0) << hand.err;
+  EXPECT_EQ(nlohmann::json::parse(hand.out)["programs"]["compared"], 0) << hand.out;
+
+  // Only on the C path, and only for kernel measurements.
+  CliRun modelOnly = run({"validate", kSrc + "/" + kKernels, "--model-only", "--check-programs"});
+  EXPECT_EQ(modelOnly.rc, 2) << modelOnly.out;
+  EXPECT_NE(modelOnly.err.find("--check-programs"), std::string::npos) << modelOnly.err;
+  CliRun programs = run({"validate", kSrc + "/" + kPrograms, "--check-programs"});
+  EXPECT_EQ(programs.rc, 2) << programs.out;
+  EXPECT_NE(programs.err.find("--check-programs"), std::string::npos) << programs.err;
+}
+#endif

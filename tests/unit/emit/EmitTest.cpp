@@ -1051,3 +1051,21 @@ void two(void) {
     }
   EXPECT_TRUE(said) << "no warning that the program runs 1 trip a row";
 }
+
+// The fingerprint a record carries (field "program", docs/validation.md): the
+// GPU code before the host driver, its comments and blank space dropped.
+TEST(Emit, TheProgramFingerprintIsTheGpuCodeAlone) {
+  const std::string host = "#ifndef __CUDA_ARCH__ // the host driver\nint main() { return 0; }\n";
+  const std::string code = "__global__ void k(float *a) {\n  a[0] = 1.0f; // one store\n}\n";
+  const std::string fp = emit::programFingerprint(code + host);
+  EXPECT_EQ(fp.size(), 16u);
+  EXPECT_EQ(fp, emit::programFingerprint("// another comment\n__global__  void k(float *a)\n{ a[0] = 1.0f;\n}" +
+                                         host))
+      << "comments and blank space do not change the code";
+  EXPECT_EQ(fp, emit::programFingerprint(code + "#ifndef __CUDA_ARCH__ // the host driver\nint main() {}\n"))
+      << "the host driver is not the measured kernel";
+  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n  a[0] = 2.0f;\n}\n" + host));
+  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n#pragma unroll 4\n  a[0] = 1.0f;\n}\n" +
+                                         host))
+      << "a pragma is code";
+}
