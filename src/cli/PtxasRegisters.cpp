@@ -96,7 +96,7 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
   return out;
 }
 
-std::vector<std::optional<model::ProgramIdentity>> todaysPrograms(toolchain::CompileCache *cache,
+std::vector<std::optional<model::ProgramIdentity>> programIdentities(toolchain::CompileCache *cache,
                                                                   const frontend::SkeletonizeOptions &so,
                                                                   const std::string &path, size_t k,
                                                                   const std::vector<layout::Layout> &layouts,

@@ -48,7 +48,7 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
 /// the C file `path` (validate --check-programs): its fingerprint, and where
 /// build[i] asks and `cache` (nvcc) is given, ptxas's report; nullopt where it
 /// was not emitted, with the reason in `why[i]` (or why it was not built).
-std::vector<std::optional<model::ProgramIdentity>> todaysPrograms(toolchain::CompileCache *cache,
+std::vector<std::optional<model::ProgramIdentity>> programIdentities(toolchain::CompileCache *cache,
                                                                   const frontend::SkeletonizeOptions &so,
                                                                   const std::string &path, size_t k,
                                                                   const std::vector<layout::Layout> &layouts,

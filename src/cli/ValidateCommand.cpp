@@ -75,7 +75,7 @@ model::KernelSource cFiles(Context &ctx, const InputOptions &counts, const model
                                            const std::vector<bool> &build) {
       std::vector<std::string> why;
       std::vector<std::optional<model::ProgramIdentity>> today =
-          todaysPrograms(programs.get(), skeletonizeOptions(options(c)), c.cSource, k, layouts, build, ctx.err, why);
+          programIdentities(programs.get(), skeletonizeOptions(options(c)), c.cSource, k, layouts, build, ctx.err, why);
       size_t missing = 0;
       std::string first;
       for (size_t i = 0; i < today.size(); ++i) {
@@ -137,7 +137,7 @@ void registerValidate(CLI::App &app, Context &ctx) {
                 "the cases' C files: a check of the model alone");
   cmd->add_flag("--check-programs", o->checkPrograms,
                 "Compare each emitted case's program with the one today's emit writes for its layout "
-                "(emit's fingerprint of the GPU code; for records without one, ptxas's registers "
+                "(emit's fingerprint of the program; for records without one, ptxas's registers "
                 "and shared memory, built with nvcc) and set apart the cases measured on another "
                 "program: the figures count the others (docs/validation.md)");
   cmd->add_flag("--force", o->force,
@@ -295,6 +295,16 @@ void registerValidate(CLI::App &app, Context &ctx) {
             ctx.out << report::renderValidation(v);
           if (!keptAt.empty() && o->format == "table")
             ctx.out << fmt::format("measurements: {}\n", keptAt);
+          // --check-programs may leave nothing to check a target on.
+          if ((o->maxError || o->requireTop) && v.programs.changed > 0 &&
+              v.programs.changed == v.cases.size())
+            missed.push_back(fmt::format("no case is left: --check-programs set apart all {} (measured on "
+                                         "programs today's emit no longer writes)",
+                                         v.programs.changed));
+          else if (o->requireTop && !v.programs.kernelsSetApart.empty())
+            missed.push_back(fmt::format("{} kernels have no case left to check (every one set apart by "
+                                         "--check-programs)",
+                                         v.programs.kernelsSetApart.size()));
           if (o->maxError && 100 * v.geomeanError > *o->maxError)
             missed.push_back(fmt::format("geometric-mean error {:.1f}% exceeds --max-error {}%",
                                          100 * v.geomeanError, *o->maxError));

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+#include <string_view>
 
 namespace skelcast::emit {
 
@@ -125,18 +126,34 @@ void replaceAll(std::string &s, const std::string &from, const std::string &to) 
 } // namespace
 
 std::string programFingerprint(const std::string &cuda) {
-  // The device code ends where the host driver begins (EmitHost.cpp).
-  std::string_view device(cuda);
-  if (size_t host = device.find("#ifndef __CUDA_ARCH__ // the host driver"); host != std::string_view::npos)
-    device = device.substr(0, host);
+  // The whole program: the GPU code, and the host driver that sets the launch
+  // shape and fills the arrays (a fill changes what the kernel does without
+  // changing its code). Comments and blank space are not code; the line that
+  // prints the fingerprint is left out, so that it can hold it.
   std::string code;
   bool space = false;
-  for (size_t i = 0; i < device.size(); ++i) {
-    char c = device[i];
-    if (c == '/' && i + 1 < device.size() && device[i + 1] == '/') { // a comment, to the line's end
-      while (i < device.size() && device[i] != '\n')
+  for (size_t i = 0; i < cuda.size(); ++i) {
+    char c = cuda[i];
+    if (c == '\n' || i == 0) { // a line that holds the fingerprint's placeholder
+      size_t start = c == '\n' ? i + 1 : i, end = cuda.find('\n', start);
+      std::string_view line(cuda.data() + start, (end == std::string::npos ? cuda.size() : end) - start);
+      if (line.find("SKPROGRAM") != std::string_view::npos) {
+        i = end == std::string::npos ? cuda.size() : end - 1;
+        space = !code.empty();
+        continue;
+      }
+    }
+    if (c == '/' && i + 1 < cuda.size() && cuda[i + 1] == '/') { // to the line's end
+      while (i + 1 < cuda.size() && cuda[i + 1] != '\n')
         ++i;
-      c = '\n';
+      space = !code.empty();
+      continue;
+    }
+    if (c == '/' && i + 1 < cuda.size() && cuda[i + 1] == '*') { // to its close
+      size_t close = cuda.find("*/", i + 2);
+      i = close == std::string::npos ? cuda.size() : close + 1;
+      space = !code.empty();
+      continue;
     }
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       space = !code.empty();
@@ -183,7 +200,8 @@ EmitResult emitCuda(const std::string &cpath, const frontend::SkeletonizeOptions
           e.fileStem = ki.name + "_" + c.tag;
           Emitter em(ctx, nest, ki, c.layout, res, cpath);
           e.cuda = em.run(e.layoutString);
-          e.fingerprint = programFingerprint(e.cuda); // before the tag: the same code under any tag
+          // Before SKTAG and SKSIZE are filled in: the same program under any tag.
+          e.fingerprint = programFingerprint(e.cuda);
           replaceAll(e.cuda, "SKPROGRAM", e.fingerprint);
           for (const Warning &w : em.warnings())
             if (std::find_if(emitted.begin(), emitted.end(), [&](const Warning &x) {

@@ -177,7 +177,7 @@ bool readEmitted(const nlohmann::json &c, const nlohmann::json &file) {
 }
 
 /// The measured program's ptxas report, where the record has one: fields
-/// "regs_per_thread" (an integer in [1, 255]) and "static_smem_bytes"
+/// "regs_per_thread" (an integer in [0, 255]) and "static_smem_bytes"
 /// (0 when absent; in [0, 2^20]).
 std::optional<ProgramResources> readResources(const nlohmann::json &c, const std::string &path,
                                               const std::string &at) {
@@ -282,8 +282,12 @@ Measurements mergeRuns(const std::vector<Measurements> &runs) {
     for (const auto &c : r.cases) {
       // The same case: the same layout of the same kernel, read from the same
       // source with the same options (a float and a double triad share a name).
+      // And the same program: a record of another one (another fingerprint or
+      // ptxas report, validate --check-programs) is a case of its own.
       std::string key = samePath(c.cSource) + '\x1f' + samePath(c.skeleton) + '\x1f' + sourceKey("", c) +
-                        '\x1f' + c.size + '\x1f' + c.layout;
+                        '\x1f' + c.size + '\x1f' + c.layout + '\x1f' + c.program;
+      if (c.recorded)
+        key += fmt::format("\x1f{}\x1f{}", c.recorded->registers, c.recorded->staticSharedBytes);
       auto [at, fresh] = seen.emplace(key, m.cases.size());
       if (fresh)
         m.cases.push_back(c);
@@ -335,6 +339,8 @@ static std::string favourite(const layout::KernelInfo &ki, std::vector<layout::L
   return best ? best->layoutString : "";
 }
 
+namespace {
+
 /// The figures of `cases` (keys[i]: cases[i]'s sourceKey, tops: the enumerator's
 /// first layout by sourceKey): the errors' geometric mean and max, and per
 /// kernel and size whether the projection's favourite among the measured
@@ -346,7 +352,7 @@ struct Summary {
   std::vector<KernelCheck> kernels;
   int topWithinTen = 0;
 };
-static Summary summarize(const std::vector<CaseResult> &cases, const std::vector<std::string> &keys,
+Summary summarize(const std::vector<CaseResult> &cases, const std::vector<std::string> &keys,
                          const std::map<std::string, std::string> &tops, bool withChanged) {
   Summary s;
   std::vector<double> errs, rerrs;
@@ -400,6 +406,8 @@ static Summary summarize(const std::vector<CaseResult> &cases, const std::vector
   }
   return s;
 }
+
+} // namespace
 
 ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const ModelOptions &mo,
                           const std::string &modelLabel, const KernelSource &source) {
@@ -558,6 +566,11 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     Summary all = summarize(r.cases, keys, tops, true);
     r.programs.withChanged = {r.source, all.cases, all.kernels.size(), all.geomean, all.max, all.topWithinTen};
     r.programs.withChangedRooflineError = all.roofline;
+    for (const KernelCheck &k : all.kernels)
+      if (std::none_of(r.kernels.begin(), r.kernels.end(), [&](const KernelCheck &n) {
+            return n.kernel == k.kernel && n.size == k.size && n.source == k.source;
+          }))
+        r.programs.kernelsSetApart.push_back(k.kernel + " " + k.size);
   }
   return r;
 }

@@ -37,6 +37,12 @@ std::string programsLine(const model::ValidationReport &v, const char *bullet) {
                        bullet, p.withChanged.cases, fixed(100 * p.withChanged.geomeanError, 1),
                        fixed(100 * p.withChanged.maxError, 1), fixed(100 * p.withChangedRooflineError, 1),
                        p.withChanged.topWithinTen, p.withChanged.kernels);
+  if (!p.kernelsSetApart.empty()) {
+    std::string names;
+    for (const auto &k : p.kernelsSetApart)
+      names += (names.empty() ? "" : ", ") + k;
+    out += fmt::format("{}kernels whose every case is set apart (not in the ranking above): {}\n", bullet, names);
+  }
   return out;
 }
 
@@ -183,6 +189,7 @@ std::string renderValidationJson(const model::ValidationReport &v) {
   if (v.programs.checked) {
     const auto &p = v.programs;
     j["programs"] = {{"compared", p.compared}, {"not_compared", p.notCompared}, {"changed", p.changed}};
+    j["programs"]["kernels_set_apart"] = p.kernelsSetApart;
     if (p.changed > 0)
       j["programs"]["with_changed"] = {{"cases", p.withChanged.cases},
                                        {"geomean_error", p.withChanged.geomeanError},

@@ -54,9 +54,11 @@ struct EmittedKernel {
   std::string fingerprint;  ///< programFingerprint(cuda): the record's field "program"
 };
 
-/// What identifies an emitted program's GPU code: FNV-1a (16 hex digits) of
-/// the part of `cuda` before the host driver, `//` comments and blank space
-/// dropped. The driver prints it in its record (field "program"), so that
+/// What identifies an emitted program: FNV-1a (16 hex digits) of the whole
+/// `.cu` text (the kernel and the host driver that launches it and fills its
+/// arrays) with its tag and size placeholders unfilled, comments dropped, runs
+/// of blank space made one space, and the line that prints the fingerprint
+/// left out. The driver prints it in its record (field "program"), so that
 /// `validate --check-programs` can tell whether today's emit still writes the
 /// program that was measured (docs/validation.md).
 std::string programFingerprint(const std::string &cuda);

@@ -160,6 +160,9 @@ struct ValidationReport {
     size_t compared = 0, notCompared = 0, changed = 0;
     Figure withChanged;
     double withChangedRooflineError = 0;
+    /// "kernel size" of the kernels whose every case is set apart: they are
+    /// in `withChanged`'s ranking only.
+    std::vector<std::string> kernelsSetApart;
   } programs;
   std::string note;
   std::vector<CaseResult> cases;

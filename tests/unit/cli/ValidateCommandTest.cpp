@@ -234,7 +234,7 @@ TEST(ValidateCommand, KernelsOfOneNameAndSizeInTwoFilesAreCheckedApart) {
 }
 
 #ifdef SKELCAST_HAVE_FRONTEND
-// --check-programs (docs/validation.md, "Programs today's emit writes"): the
+// --check-programs (docs/validation.md, "Programs today's emit no longer writes"): the
 // program today's emit writes for each emitted case's layout is built (here by
 // a stand-in nvcc whose ptxas reports 32 registers) and compared with the
 // measured program's report; a case measured on another program is listed,
@@ -327,6 +327,38 @@ TEST(ValidateCommand, CasesMeasuredOnAProgramTodaysEmitNoLongerWritesAreSetApart
   EXPECT_EQ(badPrint.rc, 1);
   EXPECT_NE(badPrint.err.find("field 'cases[2].program': not a program fingerprint"), std::string::npos)
       << badPrint.err;
+
+  // Two files with the same layout measured on two programs: two cases, not
+  // one case with the other program's lowest time.
+  nlohmann::json a = j, b = j;
+  a["cases"] = nlohmann::json::array({j["cases"][0]});
+  a["cases"][0]["program"] = fingerprint;
+  b["cases"] = nlohmann::json::array({j["cases"][0]});
+  b["cases"][0]["regs_per_thread"] = 40;
+  b["cases"][0]["time_ms"] = 0.0001; // an old program's time, faster than today's
+  CliRun merged = run({"validate", dir.write("a.json", a.dump(1)), dir.write("b.json", b.dump(1)), "--format",
+                       "json", "--check-programs"});
+  ASSERT_EQ(merged.rc, 0) << merged.err;
+  nlohmann::json z = nlohmann::json::parse(merged.out);
+  ASSERT_EQ(z["cases"].size(), 2u) << merged.out;
+  EXPECT_EQ(z["programs"]["changed"], 1) << merged.out;
+  EXPECT_DOUBLE_EQ(z["max_error"].get<double>(), z["cases"][0]["error"].get<double>())
+      << "the figures count today's program's time only\n" << merged.out;
+
+  // Every case set apart: the kernel is named, and the targets fail.
+  nlohmann::json gone = j;
+  for (auto &cs : gone["cases"])
+    cs["regs_per_thread"] = 40;
+  std::string goneFile = dir.write("gone.json", gone.dump(1));
+  CliRun none = run({"validate", goneFile, "--check-programs", "--format", "json"});
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["programs"]["kernels_set_apart"],
+            nlohmann::json::array({"scale 1M"})) << none.out;
+  CliRun target = run({"validate", goneFile, "--check-programs", "--max-error", "50", "--require-top"});
+  EXPECT_EQ(target.rc, 1) << target.out;
+  EXPECT_NE(target.err.find("no case is left: --check-programs set apart all 3"), std::string::npos) << target.err;
+  EXPECT_NE(target.out.find("kernels whose every case is set apart (not in the ranking above): scale 1M"),
+            std::string::npos) << target.out;
 
   // Hand-written programs are not compared.
   j["method"] = "CUDA events around each kernel launch";

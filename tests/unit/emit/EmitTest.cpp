@@ -1053,19 +1053,24 @@ void two(void) {
 }
 
 // The fingerprint a record carries (field "program", docs/validation.md): the
-// GPU code before the host driver, its comments and blank space dropped.
-TEST(Emit, TheProgramFingerprintIsTheGpuCodeAlone) {
-  const std::string host = "#ifndef __CUDA_ARCH__ // the host driver\nint main() { return 0; }\n";
-  const std::string code = "__global__ void k(float *a) {\n  a[0] = 1.0f; // one store\n}\n";
-  const std::string fp = emit::programFingerprint(code + host);
+// whole program, the kernel and the host driver that launches it and fills its
+// arrays, without its comments, its blank space and the line that prints it.
+TEST(Emit, TheProgramFingerprintIsTheCodeWithoutCommentsOrItsOwnLine) {
+  const std::string code = "__global__ void k(float *a) {\n  a[0] = 1.0f; // one store\n}\n"
+                           "int main() {\n  fill(a, 7); /* the fill */\n"
+                           "  std::printf(\"  \\\"program\\\": \\\"SKPROGRAM\\\",\\n\");\n}\n";
+  const std::string fp = emit::programFingerprint(code);
   EXPECT_EQ(fp.size(), 16u);
-  EXPECT_EQ(fp, emit::programFingerprint("// another comment\n__global__  void k(float *a)\n{ a[0] = 1.0f;\n}" +
-                                         host))
-      << "comments and blank space do not change the code";
-  EXPECT_EQ(fp, emit::programFingerprint(code + "#ifndef __CUDA_ARCH__ // the host driver\nint main() {}\n"))
-      << "the host driver is not the measured kernel";
-  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n  a[0] = 2.0f;\n}\n" + host));
-  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n#pragma unroll 4\n  a[0] = 1.0f;\n}\n" +
-                                         host))
+  EXPECT_EQ(fp, emit::programFingerprint("// another comment\n__global__  void k(float *a)\n{ a[0] = 1.0f;\n}\n"
+                                         "int main() { fill(a, 7);\n}\n"))
+      << "comments, blank space and the fingerprint's own line are not code";
+  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n  a[0] = 2.0f;\n}\n"
+                                         "int main() {\n  fill(a, 7);\n}\n"))
+      << "the kernel's code";
+  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n  a[0] = 1.0f;\n}\n"
+                                         "int main() {\n  fill(a, 8);\n}\n"))
+      << "the host's fill: what the kernel reads";
+  EXPECT_NE(fp, emit::programFingerprint("__global__ void k(float *a) {\n#pragma unroll 4\n  a[0] = 1.0f;\n}\n"
+                                         "int main() {\n  fill(a, 7);\n}\n"))
       << "a pragma is code";
 }
