@@ -214,6 +214,10 @@ Measurements loadMeasurements(const std::string &path) {
     m.gpuName = j["gpu"]["name"].get<std::string>();
   }
   std::string root = skeletonRoot(j, path);
+  // validate --check-programs builds today's programs for sm_90 (CompileCache):
+  // a record of another GPU generation keeps only its fingerprint to compare.
+  const bool sm90 = !j.contains("gpu") || !j["gpu"].is_object() || !j["gpu"].contains("compute_capability") ||
+                    j["gpu"]["compute_capability"] == "9.0";
   const layout::LaunchTiming fileTiming = readTiming(j, path, "", layout::LaunchTiming::RepeatedAlone);
   size_t i = 0;
   for (const auto &c : j["cases"]) {
@@ -261,6 +265,8 @@ Measurements loadMeasurements(const std::string &path) {
     mc.timeMs = measuredMs(c, "time_ms", path, at);
     mc.emitted = readEmitted(c, j);
     mc.recorded = readResources(c, path, at);
+    if (!sm90)
+      mc.recorded.reset(); // ptxas's report of another architecture: not today's sm_90 build's to compare
     if (c.contains("program")) {
       if (!c["program"].is_string() || c["program"].get<std::string>().size() != 16 ||
           c["program"].get<std::string>().find_first_not_of("0123456789abcdef") != std::string::npos)

@@ -360,6 +360,15 @@ TEST(ValidateCommand, CasesMeasuredOnAProgramTodaysEmitNoLongerWritesAreSetApart
   EXPECT_NE(target.out.find("kernels whose every case is set apart (not in the ranking above): scale 1M"),
             std::string::npos) << target.out;
 
+  // ptxas's report of another GPU generation is not compared with today's
+  // sm_90 build.
+  nlohmann::json older = j;
+  older["gpu"]["compute_capability"] = "8.0";
+  CliRun a100 = run({"validate", dir.write("a100.json", older.dump(1)), "--format", "json", "--check-programs",
+                     "--force"});
+  ASSERT_EQ(a100.rc, 0) << a100.err;
+  EXPECT_EQ(nlohmann::json::parse(a100.out)["programs"]["compared"], 0) << a100.out;
+
   // Hand-written programs are not compared.
   j["method"] = "CUDA events around each kernel launch";
   CliRun hand = run({"validate", dir.write("hand.json", j.dump(1)), "--format", "json", "--check-programs"});
