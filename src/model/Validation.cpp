@@ -554,7 +554,9 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
       cr.comparedBy = "ptxas";
       cr.programChanged = !(*cr.today->resources == *mc.recorded);
     } else if (r.programs.checked && mc.emitted && (!mc.program.empty() || mc.recorded)) {
-      ++r.programs.notCompared; // not emitted today, or not built where only ptxas could tell
+      ++r.programs.notCompared;
+      cr.notComparedWhy = !cr.today ? "today's emit does not write this layout"
+                                    : "the record has no fingerprint, and today's program was not built with nvcc";
     }
     if (!cr.comparedBy.empty()) {
       ++r.programs.compared;

@@ -46,8 +46,11 @@ std::string programsLine(const model::ValidationReport &v, const char *bullet) {
   return out;
 }
 
-/// The last column of a case set apart: what told the two programs apart.
+/// The last column of a case set apart (what told the two programs apart), or
+/// of one not compared (why).
 std::string changedMark(const model::CaseResult &c) {
+  if (!c.notComparedWhy.empty())
+    return fmt::format("  [not compared: {}]", c.notComparedWhy);
   if (!c.programChanged)
     return "";
   if (c.comparedBy == "fingerprint")
@@ -216,6 +219,8 @@ std::string renderValidationJson(const model::ValidationReport &v) {
         p["today_static_smem_bytes"] = c.today->resources->staticSharedBytes;
       }
       x["program"] = p;
+    } else if (!c.notComparedWhy.empty()) {
+      x["program"] = {{"compared_by", "none"}, {"changed", false}, {"why", c.notComparedWhy}};
     }
     if (const auto &reg = c.projection.registers) { // with ptxas's registers (docs/model.md)
       x["registers"] = {{"per_thread", static_cast<int64_t>(c.projection.effects.registersPerThread)},

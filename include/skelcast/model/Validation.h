@@ -121,6 +121,9 @@ struct CaseResult {
   /// How it was compared with the measured one: by emit's fingerprints where
   /// the record has one, else by ptxas's reports; "" where it was not.
   std::string comparedBy;
+  /// An emitted case that could not be compared: why (today's emit does not
+  /// write its layout, or its record has no fingerprint and nvcc built none).
+  std::string notComparedWhy;
   /// They differ: the time measured is not that of the program the projection
   /// stands for. Such cases are listed but set apart from the figures
   /// (ValidationReport::programs).

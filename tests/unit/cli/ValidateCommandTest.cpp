@@ -369,6 +369,21 @@ TEST(ValidateCommand, CasesMeasuredOnAProgramTodaysEmitNoLongerWritesAreSetApart
   ASSERT_EQ(a100.rc, 0) << a100.err;
   EXPECT_EQ(nlohmann::json::parse(a100.out)["programs"]["compared"], 0) << a100.out;
 
+  // A build that fails leaves a record without a fingerprint not compared:
+  // the case says why, and stays in the figures.
+  {
+    skelcast::testsupport::CudaStandIns failing("", -1);
+    CliRun unbuilt = run({"validate", file, "--format", "json", "--check-programs"});
+    ASSERT_EQ(unbuilt.rc, 0) << unbuilt.err;
+    nlohmann::json u = nlohmann::json::parse(unbuilt.out);
+    EXPECT_EQ(u["programs"]["not_compared"], 3) << unbuilt.out;
+    EXPECT_EQ(u["cases"][1]["program"]["compared_by"], "none") << unbuilt.out;
+    EXPECT_NE(u["cases"][1]["program"]["why"].get<std::string>().find("no fingerprint"), std::string::npos)
+        << unbuilt.out;
+    EXPECT_DOUBLE_EQ(u["max_error"].get<double>(), p["max_error"].get<double>()) << unbuilt.out;
+    EXPECT_NE(unbuilt.err.find("not compared with today's program"), std::string::npos) << unbuilt.err;
+  }
+
   // Hand-written programs are not compared.
   j["method"] = "CUDA events around each kernel launch";
   CliRun hand = run({"validate", dir.write("hand.json", j.dump(1)), "--format", "json", "--check-programs"});

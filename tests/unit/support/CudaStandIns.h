@@ -12,15 +12,16 @@
 namespace skelcast::testsupport {
 
 /// PATH with stand-ins for nvcc (an empty cubin, ptxas's report of
-/// `registers` registers) and cuobjdump (`sass`, or a failure when empty) first.
+/// `registers` registers; a failing build where negative) and cuobjdump (`sass`, or a failure when empty) first.
 class CudaStandIns {
 public:
   explicit CudaStandIns(const std::string &sass, int registers = 32) {
-    dir_.write("nvcc", "#!/bin/sh\n"
-                       "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=\"$2\"; shift; done\n"
-                       ": > \"$out\"\n"
-                       "echo 'ptxas info    : Used " + std::to_string(registers) +
-                           " registers, used 0 barriers, 0 bytes smem'\n");
+    dir_.write("nvcc", registers < 0 ? std::string("#!/bin/sh\necho 'nvcc fatal: no build here' >&2\nexit 1\n")
+                                     : "#!/bin/sh\n"
+                                       "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=\"$2\"; shift; done\n"
+                                       ": > \"$out\"\n"
+                                       "echo 'ptxas info    : Used " + std::to_string(registers) +
+                                           " registers, used 0 barriers, 0 bytes smem'\n");
     dir_.write("sass.txt", sass);
     dir_.write("cuobjdump", sass.empty() ? "#!/bin/sh\necho 'cuobjdump fatal: no cubin here'\nexit 1\n"
                                          : "#!/bin/sh\ncat '" + dir_.file("sass.txt") + "'\n");
