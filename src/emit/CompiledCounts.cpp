@@ -182,6 +182,23 @@ LayoutEmission emitLayouts(const std::string &cpath, const frontend::Skeletonize
   return le;
 }
 
+/// ptxas's report of `cuda`'s nvcc build (the cache's), or nullopt with why
+/// not: the build failed, or its report could not be read.
+std::optional<toolchain::ResourceUsage> builtUsage(toolchain::CompileCache &cache, const std::string &cuda,
+                                                   std::string &whyNot) {
+  toolchain::Compiled c = cache.resourceUsage(cuda);
+  if (!c.ok) {
+    whyNot = c.error;
+    return std::nullopt;
+  }
+  try {
+    return toolchain::parseResourceUsage(c.text);
+  } catch (const std::runtime_error &err) {
+    whyNot = err.what();
+    return std::nullopt;
+  }
+}
+
 } // namespace
 
 std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &cpath,
@@ -200,16 +217,8 @@ std::vector<std::optional<CompiledLayout>> compiledResources(const std::string &
   for (const EmittedKernel &e : er.kernels) {
     std::optional<CompiledLayout> one;
     std::string whyNot;
-    toolchain::Compiled c = cache.resourceUsage(e.cuda);
-    if (!c.ok) {
-      whyNot = c.error;
-    } else {
-      try {
-        one = CompiledLayout{toolchain::parseResourceUsage(c.text), std::nullopt};
-      } catch (const std::runtime_error &err) {
-        whyNot = err.what();
-      }
-    }
+    if (std::optional<toolchain::ResourceUsage> usage = builtUsage(cache, e.cuda, whyNot))
+      one = CompiledLayout{*usage, std::nullopt};
     // The same build's SASS (the cache compiled both); without it the
     // estimate's groups stay, as they do where no load is waited for.
     if (one && sassLoadGroups) {
@@ -256,16 +265,8 @@ std::vector<std::optional<TodaysProgram>> todaysPrograms(const std::string &cpat
     return out;
   buildSideBySide(toBuild, *cache);
   for (const EmittedKernel &e : toBuild) {
-    toolchain::Compiled c = cache->resourceUsage(e.cuda);
-    std::optional<toolchain::ResourceUsage> usage;
-    std::string whyNot = c.ok ? "" : c.error;
-    if (c.ok) {
-      try {
-        usage = toolchain::parseResourceUsage(c.text);
-      } catch (const std::runtime_error &err) {
-        whyNot = err.what();
-      }
-    }
+    std::string whyNot;
+    std::optional<toolchain::ResourceUsage> usage = builtUsage(*cache, e.cuda, whyNot);
     for (size_t i : le.at[e.tag]) {
       out[i]->usage = usage;
       out[i]->whyNoUsage = whyNot;
