@@ -8,6 +8,7 @@
 #include "OptionChecks.h"
 #include "skelcast/cli/Cli.h"
 #include "skelcast/model/Program.h"
+#include "skelcast/model/Project.h"
 #include "skelcast/support/AtomicFile.h"
 
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ std::vector<emit::KernelChoice> chooseLayouts(const frontend::SkeletonizeResult 
         ch.tag = "naive";
       } else {
         ch.layout = layout::parseLayout(ki, c.layouts[i], hw);
+        model::requireSharedMemoryFits(ki, ch.layout, hw); // else the program fails at its launch
         ch.tag = c.layouts.size() == 1 ? "layout" : fmt::format("layout{}", i + 1);
       }
       out.push_back(std::move(ch));

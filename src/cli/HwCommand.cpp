@@ -49,6 +49,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
   field("max_blocks_per_sm", h.maxBlocksPerSM);
   field("shared_mem_per_sm_bytes", h.sharedMemPerSMBytes);
   field("shared_mem_per_block_bytes", h.sharedMemPerBlockBytes);
+  if (h.reservedSharedMemPerBlockBytes > 0)
+    field("reserved_shared_mem_per_block_bytes", h.reservedSharedMemPerBlockBytes);
   field("registers_per_sm", h.registersPerSM);
   field("max_registers_per_thread", h.maxRegistersPerThread);
   field("schedulers_per_sm", h.schedulersPerSM);

@@ -77,6 +77,7 @@ std::vector<model::CompiledCounts> compiledLayoutCounts(const InputOptions &io,
         out[i].registers = res[i]->usage.registers;
         out[i].stackBytes = res[i]->usage.stackFrameBytes;
         out[i].spillBytes = res[i]->usage.spillStoreBytes + res[i]->usage.spillLoadBytes;
+        out[i].spillStoreBytes = res[i]->usage.spillStoreBytes;
       }
     }
     if (!groups)

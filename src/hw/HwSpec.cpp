@@ -286,6 +286,9 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
   h.sharedMemPerSMBytes = r.integer("shared_mem_per_sm_bytes", 0, int64_t{1} << 30);
   h.sharedMemPerBlockBytes = r.integer("shared_mem_per_block_bytes", 0, h.sharedMemPerSMBytes,
                                          {nullptr, "shared_mem_per_sm_bytes"});
+  if (root.contains("reserved_shared_mem_per_block_bytes"))
+    h.reservedSharedMemPerBlockBytes =
+        r.integer("reserved_shared_mem_per_block_bytes", 0, h.sharedMemPerSMBytes, {nullptr, "shared_mem_per_sm_bytes"});
   h.registersPerSM = r.integer("registers_per_sm", 1, int64_t{1} << 30);
   h.maxRegistersPerThread = static_cast<int>(r.integer("max_registers_per_thread", 1, 65536));
   h.schedulersPerSM = static_cast<int>(r.integer("schedulers_per_sm", 1, 64));
@@ -361,7 +364,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
   static const std::vector<std::string> names{
       "compute_capability", "sm_count", "clock_ghz", "warp_size", "max_threads_per_block",
       "max_warps_per_sm", "max_blocks_per_sm", "shared_mem_per_sm_bytes",
-      "shared_mem_per_block_bytes", "registers_per_sm", "max_registers_per_thread",
+      "shared_mem_per_block_bytes", "reserved_shared_mem_per_block_bytes", "registers_per_sm", "max_registers_per_thread",
       "schedulers_per_sm", "issue_cycles", "mem_bandwidth_gbps", "dram_latency_cycles",
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",

@@ -887,8 +887,12 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   heldGroups.assign(ki.loops.size(), 0.0);
   c.serialTasks = serialTasks(ki, l);
   const double perWait = loadRegistersPerWait(ki, l, hw, c.serialTasks);
+  std::vector<double> loadWords(ki.blocks.size(), 0.0); // what a thread's loads fill, per block
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
+    if (!a.isStore)
+      loadWords[static_cast<size_t>(a.block)] +=
+          u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0);
     if (u.heldLoads > 0) {
       heldLevels[static_cast<size_t>(a.block)] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
       double &h = heldGroups[static_cast<size_t>(a.loops.back())];
@@ -908,6 +912,11 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     double levels = static_cast<double>(maxLevel[b]) -
                     static_cast<double>(__builtin_popcountll(heldLevels[b] & ~levelsPresent[b] & below));
     c.loadGroups += std::max(levels * blk.execs / u * c.serialTasks, registerGroups[b]);
+    double iterations = blk.execs / u * c.serialTasks;
+    if (blk.innermostLoop >= 0 && loadWords[b] > 0 && iterations >= c.carriedIterations) {
+      c.carriedIterations = iterations;
+      c.hoistedLoadWords = loadWords[b] / iterations * (1.0 - 1.0 / u);
+    }
   }
   for (size_t lp = 0; lp < ki.loops.size(); ++lp)
     c.loadGroups += heldGroups[lp] * ki.loops[lp].execs * c.serialTasks;
@@ -934,6 +943,24 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
   return std::min<double>(hw.maxRegistersPerThread, static_cast<double>(hw.registersPerSM) / threads);
 }
 
+double launchBoundRegisters(const Layout &l, const hw::HwSpec &hw) {
+  double threads = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize) * hw.warpSize;
+  if (threads <= 0 || hw.registersPerSM <= 0) // a spec without the fields
+    return hw.maxRegistersPerThread;
+  double perThread = std::floor(static_cast<double>(hw.registersPerSM) / threads / 8.0) * 8.0;
+  return std::min<double>(hw.maxRegistersPerThread, perThread);
+}
+
+double carriedRegisters(const KernelInfo &ki, const Layout &l, double serialTasks) {
+  double carried = 0;
+  if (!ki.loops.empty())
+    for (const auto &a : ki.accesses)
+      carried += a.isStore ? 1.0 : 0.0;
+  if (serialTasks <= 1)
+    carried *= static_cast<double>(l.foldProduct());
+  return carried;
+}
+
 double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwSpec &hw,
                             double serialTasks) {
   if (l.compiledRegistersPerWait)
@@ -945,13 +972,7 @@ double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwS
   // kLoadRegistersPerWait or less (ptxas then exceeds the target rather than
   // wait for fewer: the floor); in one-warp blocks at most twice that (their
   // SASS keeps 13 to 28 registers of loads a wait on average, up to 49).
-  double carried = 0;
-  if (!ki.loops.empty())
-    for (const auto &a : ki.accesses)
-      carried += a.isStore ? 1.0 : 0.0;
-  if (serialTasks <= 1)
-    carried *= static_cast<double>(l.foldProduct());
-  double left = ptxasRegisterTarget(l, hw) - kAddressRegisters - carried;
+  double left = ptxasRegisterTarget(l, hw) - kAddressRegisters - carriedRegisters(ki, l, serialTasks);
   return std::clamp(left, kLoadRegistersPerWait, 2.0 * kLoadRegistersPerWait);
 }
 

@@ -23,10 +23,13 @@ double activeSMs(const hw::Workload &w, const hw::HwSpec &hw) {
 
 double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs) {
   double byWarps = std::floor(hw.maxWarpsPerSM / warpsPerBlock(w, hw));
-  double bySharedMem = w.sharedMemBytesPerBlock > 0
-                           ? std::floor(static_cast<double>(hw.sharedMemPerSMBytes) /
-                                        w.sharedMemBytesPerBlock)
-                           : static_cast<double>(hw.maxBlocksPerSM);
+  // A block holds its tiles and the driver's reserved shared memory
+  // (cudaOccupancyMaxActiveBlocksPerMultiprocessor counts both).
+  double bySharedMem =
+      w.sharedMemBytesPerBlock > 0
+          ? std::floor(static_cast<double>(hw.sharedMemPerSMBytes) /
+                       (w.sharedMemBytesPerBlock + static_cast<double>(hw.reservedSharedMemPerBlockBytes)))
+          : static_cast<double>(hw.maxBlocksPerSM);
   double byGrid = w.blocks / activeSMs;
   return std::min({byWarps, bySharedMem, static_cast<double>(hw.maxBlocksPerSM), byGrid});
 }

@@ -72,9 +72,14 @@ std::vector<ExplainRow> explainJam(const TermEffects &e) {
 }
 
 // --- registers (section 7) ----------------------------------------------------
-// Blocks per SM limited by the register file (allocated per warp in units of 8
-// registers per thread): a fourth bound on Max_active_blocks_per_SM in
-// GROPHECY's eq. 8.
+// Blocks per SM limited by the register file: a fourth bound on
+// Max_active_blocks_per_SM in GROPHECY's eq. 8. A warp's registers are
+// allocated in units of 8 a thread, inside one of the SM's S sub-partitions
+// (one a scheduler, registers_per_sm / S registers each): S x floor(
+// (registers_per_sm / S) / a warp's registers) warps, whole blocks of them.
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives exactly this, with the
+// reserved shared memory of eq. 8, for the 1,028 programs measured on the H200
+// with their ptxas registers: validation/occupancy_check.py.)
 void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
   // ptxas's count for the emitted kernel where the toolchain stage compiled it
@@ -82,9 +87,10 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
                                         : estimateRegisters(in.ki, in.l, in.c.serialTasks);
   double regs = std::min(count, static_cast<double>(hw.maxRegistersPerThread));
   a.effects.registersFromPtxas = in.l.compiledRegisters.has_value();
-  double perThread = std::ceil(regs / 8.0) * 8.0;
-  double perBlock = perThread * std::ceil(a.workload.threadsPerBlock / hw.warpSize) * hw.warpSize;
-  double blocks = std::max(1.0, std::floor(static_cast<double>(hw.registersPerSM) / perBlock));
+  double perWarp = std::ceil(regs / 8.0) * 8.0 * hw.warpSize;
+  double parts = std::max(1, hw.schedulersPerSM);
+  double warps = parts * std::floor(static_cast<double>(hw.registersPerSM) / parts / perWarp);
+  double blocks = std::max(1.0, std::floor(warps / std::ceil(a.workload.threadsPerBlock / hw.warpSize)));
   a.effects.registersPerThread = regs;
   a.effects.blocksByRegisters = blocks;
   a.hw.maxBlocksPerSM = static_cast<int>(std::min<double>(hw.maxBlocksPerSM, blocks));
@@ -100,39 +106,82 @@ std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
 // Where ptxas spilled (Layout::compiledSpillBytes, read on the --counts path),
 // each thread's spill stores and loads are local-memory accesses: 4 bytes a
 // thread, one L1 wavefront a warp access. Their home is the thread's stack
-// frame; an SM's resident threads hold threads x frame bytes of it. L1 keeps
-// that when it fits l1_cache_bytes; else L2 serves it when every SM's share
-// fits what L2 keeps (residentBytes()); else it streams from DRAM, each spilled
-// byte stored and loaded again through L2 and DRAM. ptxas counts the spill
-// code's bytes, once: spill code inside a loop runs each iteration, so the
-// traffic is a lower bound there. (conv2d 4096 `block=i:2,j:512 fold=i:8,j:8`:
-// 1,948 + 2,008 bytes a thread, a 1,456-byte frame at 2,048 threads an SM,
-// 393 MB on 132 SMs: DRAM; measured 0.37 ms against 0.036 without spills.)
+// frame; an SM's resident threads hold threads x frame bytes of it. L1 writes
+// every store through to L2, where the stores pass at l2_store_bandwidth_gbps
+// (ncu on the H200, small_k_gemm's 1,024-thread 8 x 8 tile: 99% of the local
+// loads and 91% of the local stores hit L1, and every stored byte reached L2,
+// 4.4 TB/s of stores for the whole kernel; validation/results/
+// h200_spills_ncu.txt). The loads stay in L1 when the frames fit what shared
+// memory leaves of it (l1_cache_bytes less the SM's blocks' shared memory);
+// else L2 serves them when every SM's share fits what L2 keeps
+// (residentBytes()); else every spilled byte streams through DRAM too. ptxas
+// counts the spill code's bytes, once: spill code inside a loop runs each
+// iteration, so the traffic is a lower bound there. (conv2d 4096
+// `block=i:2,j:512 fold=i:8,j:8`: 1,948 + 2,008 bytes a thread, a 1,456-byte
+// frame at 2,048 threads an SM, 393 MB on 132 SMs: DRAM; measured 0.37 ms
+// against 0.036 without spills.)
+//
+// Without ptxas's count, the spills no schedule can avoid: the accumulators a
+// thread's jammed tasks carry across their loop (carriedRegisters) and
+// kAddressRegisters are live at once, and emit's __launch_bounds__(threads)
+// caps a thread at launchBoundRegisters. The S = carried + address - cap words
+// beyond it live in the stack frame (4 S bytes), each loaded and stored once
+// an iteration of the loop they are carried across: 4 S x carriedIterations
+// bytes of stores a thread and as many of loads. (small_k_gemm's 8 x 8 tile
+// in 1,024 threads: 64 + 16 - 64 = 16 words, 1,024 bytes of stores over its
+// 16 iterations; ptxas took 64 registers, an 88-byte frame, and its k loop
+// stores 1,535 bytes a thread, ncu's count. In 512 threads the cap is 128 and
+// ptxas spills nothing: validation/results/h200_spills_ncu.txt.)
 void adjustSpills(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
-  if (in.l.compiledSpillBytes <= 0)
-    return;
   const hw::HwSpec &hw = in.hw;
+  double spillBytes = static_cast<double>(in.l.compiledSpillBytes);
+  double storeBytes = static_cast<double>(in.l.compiledSpillStoreBytes);
+  double frameBytes = static_cast<double>(in.l.compiledStackBytes);
+  if (!in.l.compiledRegisters) {
+    double carried = layout::carriedRegisters(in.ki, in.l, in.c.serialTasks);
+    double spilled = carried + layout::kAddressRegisters - layout::launchBoundRegisters(in.l, hw);
+    if (carried <= 0 || spilled <= 0)
+      return;
+    spilled += in.c.hoistedLoadWords;
+    a.effects.spilledRegisters = spilled;
+    frameBytes = 4.0 * spilled;
+    storeBytes = frameBytes * std::max(1.0, in.c.carriedIterations);
+    spillBytes = 2.0 * storeBytes;
+  }
+  if (spillBytes <= 0)
+    return;
   const hw::Workload &w = a.workload;
   double sms = activeSMs(w, a.hw);
   double threads = w.blocks * w.threadsPerBlock;
-  double perSM = std::min(w.blocks / sms, activeBlocksPerSM(w, a.hw, sms)) * w.threadsPerBlock;
-  a.effects.spillBytesPerThread = static_cast<double>(in.l.compiledSpillBytes);
-  a.effects.spillFootprintPerSM = perSM * static_cast<double>(in.l.compiledStackBytes);
-  double traffic = a.effects.spillBytesPerThread * threads;
-  if (a.effects.spillFootprintPerSM <= static_cast<double>(hw.l1CacheBytes))
+  double blocksPerSM = std::min(w.blocks / sms, activeBlocksPerSM(w, a.hw, sms));
+  a.effects.spillBytesPerThread = spillBytes;
+  a.effects.spillFootprintPerSM = blocksPerSM * w.threadsPerBlock * frameBytes;
+  a.effects.spillStoreL2Bytes = storeBytes * threads;
+  a.effects.spillL2Bytes = a.effects.spillStoreL2Bytes;
+  double l1Left = static_cast<double>(hw.l1CacheBytes) - blocksPerSM * w.sharedMemBytesPerBlock;
+  if (a.effects.spillFootprintPerSM <= l1Left)
     return;
-  a.effects.spillL2Bytes = traffic;
+  a.effects.spillL2Bytes = spillBytes * threads;
   if (a.effects.spillFootprintPerSM * sms > static_cast<double>(hw.residentBytes()))
-    a.effects.spillDramBytes = traffic;
+    a.effects.spillDramBytes = spillBytes * threads;
 }
 
 std::vector<ExplainRow> explainSpills(const TermEffects &e) {
   if (e.spillBytesPerThread <= 0)
     return {};
-  return {{"spill bytes per thread (ptxas)", e.spillBytesPerThread, 6, "spill stores + spill loads (spills)"},
-          {"stack frames per SM (bytes)", e.spillFootprintPerSM, 6, "threads an SM holds x stack frame (spills)"},
-          {"spill bytes through L2", e.spillL2Bytes, 6, "when the frames exceed l1_cache_bytes (spills)"},
-          {"spill bytes through DRAM", e.spillDramBytes, 6, "when every SM's frames exceed what L2 keeps (spills)"}};
+  std::vector<ExplainRow> rows;
+  if (e.spilledRegisters > 0)
+    rows.push_back({"registers spilled (estimate)", e.spilledRegisters, 6,
+                    "accumulators + address registers - launch bound's registers (spills)"});
+  rows.push_back({e.spilledRegisters > 0 ? "spill bytes per thread (estimate)" : "spill bytes per thread (ptxas)",
+                  e.spillBytesPerThread, 6,
+                  e.spilledRegisters > 0 ? "8 x spilled x iterations carried across (spills)"
+                                         : "spill stores + spill loads (spills)"});
+  rows.push_back({"stack frames per SM (bytes)", e.spillFootprintPerSM, 6, "threads an SM holds x stack frame (spills)"});
+  rows.push_back({"spill bytes through L2", e.spillL2Bytes, 6,
+                  "the stores; the loads too when the frames exceed what shared memory leaves of L1 (spills)"});
+  rows.push_back({"spill bytes through DRAM", e.spillDramBytes, 6, "when every SM's frames exceed what L2 keeps (spills)"});
+  return rows;
 }
 
 // --- mlp (section 7) ----------------------------------------------------------
@@ -837,7 +886,7 @@ void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   auto at = [](double bytes, double gbps) { return gbps > 0 ? bytes / (gbps * 1e6) : 0.0; }; // ms
   a.effects.l2FloorMs =
       std::max({at(a.effects.l2TrafficBytes + a.effects.spillL2Bytes, in.hw.l2BandwidthGBps),
-                at(a.effects.l2StoreBytes, in.hw.l2StoreBandwidthGBps),
+                at(a.effects.l2StoreBytes + a.effects.spillStoreL2Bytes, in.hw.l2StoreBandwidthGBps),
                 at(a.effects.l2StoreMissBytes, in.hw.l2StoreMissBandwidthGBps)});
 }
 
@@ -1058,7 +1107,8 @@ const std::vector<Term> &skelcastTerms() {
        adjustJam, nullptr, explainJam},
       {TermId::Registers, "registers", "a register estimate bounds active blocks (eq. 8)", adjustRegisters,
        nullptr, explainRegisters},
-      {TermId::Spills, "spills", "ptxas's spill stores and loads move through L1, and L2 or DRAM beyond it",
+      {TermId::Spills, "spills",
+       "spill stores and loads (ptxas's, or the accumulators beyond the launch bound's registers) move through L1, the stores on to L2, and the loads to L2 or DRAM beyond L1",
        adjustSpills, nullptr, explainSpills},
       {TermId::Mlp, "mlp", "a warp waits one latency per group of independent loads", adjustMlp, nullptr,
        explainMlp},

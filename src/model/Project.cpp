@@ -116,6 +116,22 @@ std::optional<std::string> deviceMemoryShortfall(
                      total / 1e9, list, hw.name, static_cast<double>(hw.memCapacityBytes) / 1e9);
 }
 
+namespace {
+void requireFits(const layout::KernelInfo &ki, const layout::Layout &l, const layout::Characterization &c,
+                 const hw::HwSpec &hw) {
+  if (!c.fits)
+    throw InputError({"--layout", 0, 0},
+                     fmt::format("layout '{}' needs {} bytes of shared memory per block; {} "
+                                 "allows {}",
+                                 layout::layoutString(ki, l), c.workload.sharedMemBytesPerBlock, hw.name,
+                                 hw.sharedMemPerBlockBytes));
+}
+} // namespace
+
+void requireSharedMemoryFits(const layout::KernelInfo &ki, const layout::Layout &l, const hw::HwSpec &hw) {
+  requireFits(ki, l, layout::characterize(ki, l, hw), hw);
+}
+
 KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only) {
@@ -143,12 +159,7 @@ KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &h
   Evaluator ev(ki, hw, mo);
   if (only) {
     layout::Characterization c = layout::characterize(ki, *only, hw);
-    if (!c.fits)
-      throw InputError({"--layout", 0, 0},
-                       fmt::format("layout '{}' needs {} bytes of shared memory per block; {} "
-                                   "allows {}",
-                                   layout::layoutString(ki, *only), c.workload.sharedMemBytesPerBlock,
-                                   hw.name, hw.sharedMemPerBlockBytes));
+    requireFits(ki, *only, c, hw);
     kp.layoutsExplored = 1;
     ev.evaluate(*only, c);
     kp.layouts.push_back(ev.projection(*only, c));

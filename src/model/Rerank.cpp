@@ -17,6 +17,7 @@ bool CompiledCounts::applyTo(layout::Layout &l) const {
   l.compiledRegisters = registers;
   l.compiledStackBytes = stackBytes;
   l.compiledSpillBytes = spillBytes;
+  l.compiledSpillStoreBytes = spillStoreBytes;
   return true;
 }
 

@@ -56,6 +56,9 @@ struct HwSpec {
   int maxBlocksPerSM = 0;          ///< Max_active_blks_per_SM
   int64_t sharedMemPerSMBytes = 0; ///< SharedMem_size
   int64_t sharedMemPerBlockBytes = 0;
+  /// Shared memory the driver keeps for itself in each resident block (1 KB
+  /// from compute capability 8.0 on); 0 where the spec has no such field.
+  int64_t reservedSharedMemPerBlockBytes = 0;
   int64_t registersPerSM = 0;
   int maxRegistersPerThread = 0;
   int schedulersPerSM = 1;

@@ -100,6 +100,14 @@ struct Characterization {
   /// Folded tasks that run one after another (serialTasks()): 1 when they are
   /// jammed into one register tile, the fold's product otherwise.
   double serialTasks = 1;
+  /// Iterations a thread runs of the loop around its loads, the one its
+  /// tasks' accumulators are carried across (its executions / unrolling, x
+  /// serialTasks); 0 for a nest without loops (`spills`, docs/model.md).
+  double carriedIterations = 0;
+  /// Of the words one iteration of that loop loads (global and shared), the
+  /// ones of the unrolled copies past the first: (U - 1) / U of them, which
+  /// nvcc loads ahead together (`spills`).
+  double hoistedLoadWords = 0;
   double windowFootprintBytes = 0; ///< a block's footprint over a few iterations of its loops
 };
 
@@ -118,6 +126,16 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw);
 /// The registers a thread spends on indices, bounds and addresses, not on
 /// loaded values (loadRegistersPerWait).
 inline constexpr double kAddressRegisters = 16;
+/// The registers a thread may use under the `__launch_bounds__(threads)` that
+/// emit writes: one block of `l`'s threads (whole warps) must fit the
+/// register file, registers_per_sm / threads, in ptxas's allocation unit of 8,
+/// at most max_registers_per_thread: 64 for 1,024 threads, 128 for 512, 255
+/// from 256 down (CUDA C++ Programming Guide, "Launch Bounds").
+double launchBoundRegisters(const Layout &l, const hw::HwSpec &hw);
+/// The registers a thread's tasks carry across their loops: one a store of a
+/// nest with loops (its accumulator), times the tasks jammed into the thread;
+/// 0 for a nest without loops.
+double carriedRegisters(const KernelInfo &ki, const Layout &l, double serialTasks);
 /// The registers of loads a group holds in `l`: its SASS's where it was read
 /// (`--load-groups sass`), else what ptxas's register target leaves after
 /// kAddressRegisters and one a value the thread's tasks carry across their

@@ -25,9 +25,10 @@ struct Layout {
   /// layout's emitted kernel, where the toolchain stage compiled it
   /// (docs/model.md, "Registers from ptxas"); the model's estimate when absent.
   std::optional<int> compiledRegisters;
-  /// With compiledRegisters: ptxas's stack frame per thread and the bytes of
-  /// the spill stores and loads in the kernel's code (term `spills`).
-  int64_t compiledStackBytes = 0, compiledSpillBytes = 0;
+  /// With compiledRegisters: ptxas's stack frame per thread, the bytes of the
+  /// spill stores and loads in the kernel's code, and of those the stores'
+  /// (term `spills`).
+  int64_t compiledStackBytes = 0, compiledSpillBytes = 0, compiledSpillStoreBytes = 0;
   /// Where the layout's SASS was read (`--load-groups sass`): the registers its
   /// global loads fill per wait in the compiled code, which bound a group of
   /// loads in term `mlp` instead of layout::loadRegistersPerWait's estimate.

@@ -13,7 +13,7 @@
 /// | fp64       | adjust | double-precision arithmetic issues at the FP64 rate (Comp_insts) |
 /// | jam        | adjust | jammed folded tasks share the address of an element they all read from shared memory (Comp_insts) |
 /// | registers  | adjust | an estimate of registers per thread limits eq. 8's blocks       |
-/// | spills     | (bandwidth, l2, lsu) | ptxas's spill stores and loads move through L1, and L2 or DRAM where the stack frames do not fit |
+/// | spills     | (bandwidth, l2, lsu) | ptxas's spill stores and loads (or, without ptxas, the accumulators the launch bound leaves no register for) move through L1, and L2 or DRAM where the stack frames do not fit |
 /// | mlp        | adjust | independent loads of a warp overlap their latencies (CWP)        |
 /// | caches     | adjust | L1/L2 hits see their latency, move no DRAM bytes (Mem_LD, eq. 11, 16) |
 /// | residency  | (caches) | in a program, arrays an earlier kernel left in L2 hit there    |
@@ -84,9 +84,13 @@ struct TermEffects {
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
   double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
   double issueTailFactor = 0;   ///< ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (applied when compute bound)
-  double spillBytesPerThread = 0;  ///< ptxas's spill stores and loads (spills)
+  double spillBytesPerThread = 0;  ///< ptxas's spill stores and loads, or the estimate's (spills)
+  /// Without ptxas's count: the accumulators and address registers beyond
+  /// what the launch bound allows, which live in the stack frame (spills)
+  double spilledRegisters = 0;
   double spillFootprintPerSM = 0;  ///< stack frame x the threads an SM holds (spills)
   double spillL2Bytes = 0;         ///< spill traffic that leaves L1 (spills; l2 adds it)
+  double spillStoreL2Bytes = 0;    ///< of spillL2Bytes, the stores: all of them (spills; l2 adds it)
   double spillDramBytes = 0;       ///< spill traffic that leaves L2 (spills; bandwidth adds it)
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
   double bytesInFlightPerSM = 0; ///< DRAM bytes an SM's warps keep in flight (occupancy, with dram_gbps_by_bytes_in_flight)
@@ -183,5 +187,6 @@ TermMask termMask(const std::set<std::string> &enabled);
 /// whose folded tasks run `serialTasks` at a time one after another
 /// (layout::serialTasks, the characterization's).
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks);
+
 
 } // namespace skelcast::model

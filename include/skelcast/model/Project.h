@@ -82,6 +82,12 @@ std::optional<std::string> deviceMemoryShortfall(
 /// Enumerate, project and rank (rankedBefore); `only` restricts to one given
 /// layout. Keeps the `mo.keepTop` best (all when 0). A kernel the spec cannot
 /// run (FP64 without FP64 units, arrays beyond its memory) is an InputError.
+/// A layout given by name (`--layout`) must hold its shared-memory tiles:
+/// throws InputError at "--layout" naming the bytes a block needs and what
+/// the spec allows, as projectKernel and `emit` refuse it.
+void requireSharedMemoryFits(const layout::KernelInfo &ki, const layout::Layout &l,
+                             const hw::HwSpec &hw);
+
 KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);

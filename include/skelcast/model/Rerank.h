@@ -36,6 +36,7 @@ struct CompiledCounts {
   std::optional<int> registers;
   int64_t stackBytes = 0; ///< ptxas's stack frame per thread (local memory)
   int64_t spillBytes = 0; ///< bytes of its spill stores and loads in the code
+  int64_t spillStoreBytes = 0; ///< of spillBytes, the stores'
   /// The registers of global loads in flight per wait in its SASS (term `mlp`),
   /// where they were asked for and cuobjdump read them.
   std::optional<double> registersPerWait;

@@ -122,6 +122,9 @@ void expectSame(const Characterization &a, const Characterization &b) {
   EXPECT_SAME(a.fp64Insts, b.fp64Insts);
   EXPECT_SAME(a.loadGroups, b.loadGroups);
   EXPECT_SAME(a.windowFootprintBytes, b.windowFootprintBytes);
+  EXPECT_SAME(a.serialTasks, b.serialTasks);
+  EXPECT_SAME(a.carriedIterations, b.carriedIterations);
+  EXPECT_SAME(a.hoistedLoadWords, b.hoistedLoadWords);
 }
 
 /// Every `stride`-th enumerated layout against characterize() from nothing; the

@@ -89,6 +89,14 @@ TEST(HongKim, ActiveBlocksEquation8) {
   EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 8);
   w.sharedMemBytesPerBlock = 5000; // floor(16384 / 5000) = 3
   EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 3);
+  // The driver's reserve counts with each block's tiles: floor(16384 / (4500
+  // + 1024)) = 2, where floor(16384 / 4500) = 3 (MatMul 800's cache=A tile of
+  // 25,600 bytes: 8 blocks an SM on the H200, not 9).
+  w.sharedMemBytesPerBlock = 4500;
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 3);
+  h.reservedSharedMemPerBlockBytes = 1024;
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 2);
+  h.reservedSharedMemPerBlockBytes = 0;
   w.threadsPerBlock = 33; // 2 warps per block
   w.sharedMemBytesPerBlock = 0;
   EXPECT_DOUBLE_EQ(warpsPerBlock(w, h), 2);
