@@ -829,7 +829,10 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   // Equations 10-11.
   c.avgElemBytes = bytesDen > 0 ? bytesNum / bytesDen : 4.0;
   w.loadBytesPerWarp = c.avgElemBytes * hw.warpSize;
-  c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes);
+  // a block's tiles within the per-block limit, and beside the driver's reserve within the SM's
+  c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes) &&
+           w.sharedMemBytesPerBlock + static_cast<double>(hw.reservedSharedMemPerBlockBytes) <=
+               static_cast<double>(hw.sharedMemPerSMBytes);
 
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
   // A scalar reduction reads its result's element (the host's initial value) and writes it.
@@ -913,7 +916,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
                     static_cast<double>(__builtin_popcountll(heldLevels[b] & ~levelsPresent[b] & below));
     c.loadGroups += std::max(levels * blk.execs / u * c.serialTasks, registerGroups[b]);
     double iterations = blk.execs / u * c.serialTasks;
-    if (blk.innermostLoop >= 0 && loadWords[b] > 0 && iterations >= c.carriedIterations) {
+    if (blk.innermostLoop >= 0 && loadWords[b] > 0 && iterations > 0 && iterations >= c.carriedIterations) {
       c.carriedIterations = iterations;
       c.hoistedLoadWords = loadWords[b] / iterations * (1.0 - 1.0 / u);
     }
@@ -944,10 +947,13 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
 }
 
 double launchBoundRegisters(const Layout &l, const hw::HwSpec &hw) {
-  double threads = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize) * hw.warpSize;
-  if (threads <= 0 || hw.registersPerSM <= 0) // a spec without the fields
+  double warps = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize);
+  if (warps <= 0 || hw.registersPerSM <= 0) // a spec without the fields
     return hw.maxRegistersPerThread;
-  double perThread = std::floor(static_cast<double>(hw.registersPerSM) / threads / 8.0) * 8.0;
+  // the block's warps spread over the sub-partitions (the `registers` term)
+  double parts = std::max(1, hw.schedulersPerSM);
+  double perThread = std::floor(static_cast<double>(hw.registersPerSM) / parts /
+                                (std::ceil(warps / parts) * hw.warpSize) / 8.0) * 8.0;
   return std::min<double>(hw.maxRegistersPerThread, perThread);
 }
 

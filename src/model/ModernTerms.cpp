@@ -77,9 +77,9 @@ std::vector<ExplainRow> explainJam(const TermEffects &e) {
 // allocated in units of 8 a thread, inside one of the SM's S sub-partitions
 // (one a scheduler, registers_per_sm / S registers each): S x floor(
 // (registers_per_sm / S) / a warp's registers) warps, whole blocks of them.
-// (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives exactly this, with the
-// reserved shared memory of eq. 8, for the 1,028 programs measured on the H200
-// with their ptxas registers: validation/occupancy_check.py.)
+// (The same rule, with eq. 8's reserved shared memory, gives the device's own
+// count, cudaOccupancyMaxActiveBlocksPerMultiprocessor, for the 1,028 programs
+// measured on the H200 with their ptxas registers: validation/occupancy_check.py.)
 void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
   // ptxas's count for the emitted kernel where the toolchain stage compiled it
@@ -99,7 +99,7 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 std::vector<ExplainRow> explainRegisters(const TermEffects &e) {
   return {{e.registersFromPtxas ? "registers per thread (ptxas)" : "registers per thread (estimate)",
            e.registersPerThread, 6, "0 when switched off"},
-          {"blocks per SM by registers", e.blocksByRegisters, 6, "registers_per_sm / per block"}};
+          {"blocks per SM by registers", e.blocksByRegisters, 6, "warps the sub-partitions hold / warps per block"}};
 }
 
 // --- spills (section 7) --------------------------------------------------------
@@ -172,7 +172,7 @@ std::vector<ExplainRow> explainSpills(const TermEffects &e) {
   std::vector<ExplainRow> rows;
   if (e.spilledRegisters > 0)
     rows.push_back({"registers spilled (estimate)", e.spilledRegisters, 6,
-                    "accumulators + address registers - launch bound's registers (spills)"});
+                    "accumulators + address registers - launch bound's + loads unrolled ahead (spills)"});
   rows.push_back({e.spilledRegisters > 0 ? "spill bytes per thread (estimate)" : "spill bytes per thread (ptxas)",
                   e.spillBytesPerThread, 6,
                   e.spilledRegisters > 0 ? "8 x spilled x iterations carried across (spills)"

@@ -127,10 +127,11 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw);
 /// loaded values (loadRegistersPerWait).
 inline constexpr double kAddressRegisters = 16;
 /// The registers a thread may use under the `__launch_bounds__(threads)` that
-/// emit writes: one block of `l`'s threads (whole warps) must fit the
-/// register file, registers_per_sm / threads, in ptxas's allocation unit of 8,
-/// at most max_registers_per_thread: 64 for 1,024 threads, 128 for 512, 255
-/// from 256 down (CUDA C++ Programming Guide, "Launch Bounds").
+/// emit writes: one block of `l`'s warps must fit the register file, spread
+/// over its S = schedulers_per_sm sub-partitions, registers_per_sm / S /
+/// (ceil(warps / S) x warp_size), in ptxas's allocation unit of 8, at most
+/// max_registers_per_thread: 64 for 1,024 threads, 128 for 512, 255 from 256
+/// down (CUDA C++ Programming Guide, "Launch Bounds").
 double launchBoundRegisters(const Layout &l, const hw::HwSpec &hw);
 /// The registers a thread's tasks carry across their loops: one a store of a
 /// nest with loops (its accumulator), times the tasks jammed into the thread;

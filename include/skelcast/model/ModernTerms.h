@@ -86,7 +86,8 @@ struct TermEffects {
   double issueTailFactor = 0;   ///< ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (applied when compute bound)
   double spillBytesPerThread = 0;  ///< ptxas's spill stores and loads, or the estimate's (spills)
   /// Without ptxas's count: the accumulators and address registers beyond
-  /// what the launch bound allows, which live in the stack frame (spills)
+  /// what the launch bound allows, and the loads an unrolled body takes ahead,
+  /// which live in the stack frame (spills)
   double spilledRegisters = 0;
   double spillFootprintPerSM = 0;  ///< stack frame x the threads an SM holds (spills)
   double spillL2Bytes = 0;         ///< spill traffic that leaves L1 (spills; l2 adds it)
@@ -187,6 +188,5 @@ TermMask termMask(const std::set<std::string> &enabled);
 /// whose folded tasks run `serialTasks` at a time one after another
 /// (layout::serialTasks, the characterization's).
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks);
-
 
 } // namespace skelcast::model

@@ -79,15 +79,15 @@ bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b);
 std::optional<std::string> deviceMemoryShortfall(
     const hw::HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays);
 
-/// Enumerate, project and rank (rankedBefore); `only` restricts to one given
-/// layout. Keeps the `mo.keepTop` best (all when 0). A kernel the spec cannot
-/// run (FP64 without FP64 units, arrays beyond its memory) is an InputError.
 /// A layout given by name (`--layout`) must hold its shared-memory tiles:
 /// throws InputError at "--layout" naming the bytes a block needs and what
 /// the spec allows, as projectKernel and `emit` refuse it.
 void requireSharedMemoryFits(const layout::KernelInfo &ki, const layout::Layout &l,
                              const hw::HwSpec &hw);
 
+/// Enumerate, project and rank (rankedBefore); `only` restricts to one given
+/// layout. Keeps the `mo.keepTop` best (all when 0). A kernel the spec cannot
+/// run (FP64 without FP64 units, arrays beyond its memory) is an InputError.
 KernelProjection projectKernel(const layout::KernelInfo &ki, const hw::HwSpec &hw,
                                const layout::EnumerateOptions &eo, const ModelOptions &mo,
                                const std::optional<layout::Layout> &only = std::nullopt);

@@ -410,9 +410,10 @@ TEST(Terms, SpillsWithoutPtxasAreTheAccumulatorsTheLaunchBoundLeavesNoRegisterFo
   // threads __launch_bounds__ leaves 65,536 / 1,024 = 64 registers a thread:
   // 64 + 16 address registers - 64 = 16 words spilled, a 64-byte frame; each
   // iteration stores and loads them, 16 x 64 = 1,024 bytes of stores and as
-  // many of loads. 2 blocks an SM (2,048 threads) hold 131,072 bytes of frames
-  // beside 2 x 32,768 bytes of shared tiles, within L1: the loads stay there,
-  // the stores, 1,024 bytes x 2^20 threads, go on to L2.
+  // many of loads. With the term alone (no `registers`) eq. 8 keeps 2 blocks an
+  // SM (2,048 threads): 131,072 bytes of frames beside 2 x 32,768 bytes of
+  // shared tiles, within L1: the loads stay there, the stores, 1,024 bytes x
+  // 2^20 threads, go on to L2.
   const char *gemm = "#define M 8192\n#define N 8192\n#define K 16\nfloat A[M][K]\nfloat B[K][N]\n"
                      "float C[M][N]\nparallel_for(M, N) : i, j {\n  comp 1\n  for k = 0:K {\n"
                      "    ld A[i][k]\n    ld B[k][j]\n    comp 3\n  }\n  comp 1\n  st C[i][j]\n}\n";
@@ -439,13 +440,41 @@ TEST(Terms, SpillsWithoutPtxasAreTheAccumulatorsTheLaunchBoundLeavesNoRegisterFo
   // Unrolled by 16, nvcc loads the 16 iterations' A and B (8 + 8 words each,
   // from shared memory) ahead: 15 x 16 = 240 more words in the frame, 1,024
   // bytes stored and loaded once. 2,048 threads hold 2 MB of frames, past
-  // L1: loads and stores through L2, 2,048 bytes a thread.
+  // L1, and 132 SMs 277 MB, past what L2 keeps: loads and stores through L2
+  // and DRAM, 2,048 bytes a thread.
   auto u = applyOnly(ki, "block=i:32,j:32 fold=i:8,j:8 cache=A,B unroll=k:16", on);
   EXPECT_DOUBLE_EQ(u.c.carriedIterations, 1);
   EXPECT_DOUBLE_EQ(u.c.hoistedLoadWords, 240);
   EXPECT_DOUBLE_EQ(u.a.effects.spilledRegisters, 256);
   EXPECT_DOUBLE_EQ(u.a.effects.spillStoreL2Bytes, 1024 * threads);
   EXPECT_DOUBLE_EQ(u.a.effects.spillL2Bytes, 2048 * threads);
+  EXPECT_DOUBLE_EQ(u.a.effects.spillDramBytes, 2048 * threads);
+  // The frames share L1 with the shared tiles: 2 blocks of cache=A,B hold 2 x
+  // (256 x 16 + 16 x 256) x 4 = 65,536 bytes of tiles, leaving 196,608 of
+  // the 262,144. ptxas's 80-byte frame, 2 x 1,024 x 80 = 163,840 bytes, fits:
+  // only the stores (half of the 1,000 spilled bytes) leave L1; a 112-byte
+  // frame, 229,376 bytes, would fit the whole L1 but not what the tiles leave:
+  // the loads go too.
+  ASSERT_EQ(hw.l1CacheBytes, 262144);
+  auto fit = applySpilled(ki, "block=i:32,j:32 fold=i:8,j:8 cache=A,B", 64, 80, 1000, on);
+  ASSERT_DOUBLE_EQ(fit.c.workload.sharedMemBytesPerBlock, 32768);
+  EXPECT_DOUBLE_EQ(fit.a.effects.spillFootprintPerSM, 2 * 1024 * 80.0);
+  EXPECT_DOUBLE_EQ(fit.a.effects.spillL2Bytes, 500 * threads);
+  auto past = applySpilled(ki, "block=i:32,j:32 fold=i:8,j:8 cache=A,B", 64, 112, 1000, on);
+  EXPECT_DOUBLE_EQ(past.a.effects.spillL2Bytes, 1000 * threads);
+  EXPECT_EQ(past.a.effects.spillDramBytes, 0); // 30 MB on 132 SMs: within what L2 keeps
+  // On the H200, whose L2 takes stores at their own rate (4,311 GB/s), the
+  // spill stores wait there beside the kernel's own.
+  auto h200 = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  ASSERT_GT(h200.l2StoreBandwidthGBps, 0);
+  auto st = applyOnly(ki, "block=i:32,j:32 fold=i:8,j:8 cache=A,B", on, h200);
+  ASSERT_GT(st.a.effects.spillStoreL2Bytes, 0);
+  EXPECT_NEAR(st.a.effects.l2FloorMs,
+              std::max((st.a.effects.l2TrafficBytes + st.a.effects.spillL2Bytes) / (h200.l2BandwidthGBps * 1e6),
+                       (st.a.effects.l2StoreBytes + st.a.effects.spillStoreL2Bytes) /
+                           (h200.l2StoreBandwidthGBps * 1e6)),
+              1e-12);
+  EXPECT_GT(st.a.effects.l2FloorMs, (st.a.effects.l2StoreBytes) / (h200.l2StoreBandwidthGBps * 1e6));
   // In 512 threads 128 registers hold the tile: no spills (ptxas: 128, none).
   auto fits = applyOnly(ki, "block=i:16,j:32 fold=i:8,j:8 cache=A,B unroll=k:16", on);
   EXPECT_EQ(fits.a.effects.spilledRegisters, 0);
