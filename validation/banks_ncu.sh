@@ -14,24 +14,11 @@ layouts=(
   "validation/c/conv2d.c|block=i:128,j:8 fold=i:2 cache=in,w"
   "validation/c/conv2d.c|block=i:32,j:32 fold=i:2 cache=in,w"
 )
+. "$(dirname "$0")/ncu_layouts.sh"
 if [ "$mode" = emit ]; then
-  for e in "${layouts[@]}"; do
-    c=${e%%|*}; l=${e#*|}
-    d="$dir/$(basename "$c" .c)_$(echo "$l" | tr -c 'a-z0-9' '_')"
-    "${SKELCAST:-build/skelcast}" emit "$c" --hw h200 --layout "$l" -o "$d" > /dev/null || exit 1
-  done
-  exit 0
+  emit_layouts "$dir" "${layouts[@]}" > /dev/null
+  exit
 fi
 M=smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,gpu__time_duration.sum
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-for d in "$dir"/*/; do
-  cu=$(ls "$d"*.cu); b="$d/prog"
-  echo "=== $(head -1 "$cu" | sed 's|^// ||')"
-  nvcc -arch=sm_90 -O3 -std=c++17 "$cu" -o "$b" > /dev/null 2>&1 || { echo "BUILD FAILED"; continue; }
-  "$b" --repeats 20 | grep -E "\"(time_ms|rel_error)\"" | tr -s " "
-  k=$(grep -o "skelcast_[a-z0-9_]*" "$cu" | head -1)
-  ncu --clock-control none --metrics "$M" -k "$k" --launch-skip 3 -c 1 "$b" --repeats 2 2>&1 |
-    grep -E "l1tex|smsp|gpu__" | tr -s ' '
-  rm -f "$b"
-done
+profile_layouts "$dir" "$M"

@@ -20,15 +20,13 @@ layouts=(
   "validation/c/conv2d.c|block=i:2,j:512 fold=i:8,j:8"
   "validation/c/conv2d.c|block=i:2,j:256 fold=i:8,j:8"
 )
+. "$(dirname "$0")/ncu_layouts.sh"
 if [ "$mode" = emit ]; then
-  for e in "${layouts[@]}"; do
-    c=${e%%|*}; l=${e#*|}
-    d="$dir/$(basename "$c" .c)_$(echo "$l" | tr -c 'a-z0-9' '_')"
-    "${SKELCAST:-build/skelcast}" emit "$c" --hw h200 --layout "$l" -o "$d" > /dev/null || exit 1
-    echo "=== $l: $(nvcc -arch=sm_90 -O3 -cubin -Xptxas -v -o /dev/null "$d"/*.cu 2>&1 |
+  emit_layouts "$dir" "${layouts[@]}" | while read -r d; do
+    echo "=== $(sed -n "s/.* in layout '\(.*\)'$/\1/p" "$d"/*.cu | head -1): $(nvcc -arch=sm_90 -O3 -cubin -Xptxas -v -o /dev/null "$d"/*.cu 2>&1 |
       grep -E 'Used [0-9]+ registers|bytes stack frame' | sed 's/ptxas info *: //' | tr -s ' \n' ' ')"
   done
-  exit 0
+  exit "${PIPESTATUS[0]}"
 fi
 M=gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,\
 l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum,l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct,\
@@ -36,14 +34,4 @@ l1tex__t_sector_pipe_lsu_mem_local_op_st_hit_rate.pct,l1tex__m_l1tex2xbar_write_
 l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_bytes.sum,dram__bytes.sum,\
 lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
 smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-for d in "$dir"/*/; do
-  cu=$(ls "$d"*.cu); b="$d/prog"
-  echo "=== $(head -1 "$cu" | sed 's|^// ||')"
-  nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -fopenmp "$cu" -o "$b" > /dev/null 2>&1 || { echo "BUILD FAILED"; continue; }
-  "$b" --repeats 20 | grep -E "\"(time_ms|rel_error)\"" | tr -s " "
-  k=$(grep -o "skelcast_[a-z0-9_]*" "$cu" | head -1)
-  ncu --clock-control none --metrics "$M" -k "$k" --launch-skip 3 -c 1 "$b" --repeats 2 2>&1 |
-    grep -E "l1tex|smsp|gpu__|lts__|dram__" | tr -s ' '
-  rm -f "$b"
-done
+profile_layouts "$dir" "$M"
