@@ -32,6 +32,7 @@ struct ProjectOpts {
   std::string sweep;                   ///< `--sweep N=1024..65536:log`
   std::string plot;                    ///< `--plot FILE.svg` (with --sweep)
   std::string layout;
+  std::string timing = "once"; ///< explain --timing: how the kernel is launched
   std::string kernel;
   std::string format = "table";
   std::string model = "skelcast";
@@ -341,7 +342,21 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
   std::vector<size_t> ks = selectKernels(f, o.kernel);
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
-  layout::KernelInfo ki = model::analyzeProgramKernel(f, ks.front());
+  // --timing: the kernel alone, launched as a measurement record says (how
+  // validate projects each case); a kernel of an indexed repeat is launched
+  // as its program runs it.
+  const skeleton::Repeat *rep = f.repeatOf(ks.front());
+  const bool retimed = o.timing != "once";
+  if (retimed && rep && rep->indexed())
+    throw InputError({"--timing", 0, 0},
+                     fmt::format("kernel '{}' is launched by its program's indexed repeat: its timing is "
+                                 "the program's, not '{}'",
+                                 f.kernelName(ks.front()), o.timing));
+  layout::KernelInfo ki =
+      retimed ? layout::analyzeKernel(f, ks.front()) : model::analyzeProgramKernel(f, ks.front());
+  ki.timing = o.timing == "back_to_back" ? layout::LaunchTiming::BackToBack
+              : o.timing == "alone"      ? layout::LaunchTiming::RepeatedAlone
+                                         : layout::LaunchTiming::Once;
   model::ModelOptions mo = o.modelOptions();
   std::vector<report::Explanation> explained; // --format json: one per GPU
   for (size_t g = 0; g < gpus.size(); ++g) {
@@ -350,7 +365,8 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
       ctx.out << fmt::format("{}=== on {} ===\n", g ? "\n" : "", hw.name);
     layout::Layout l = layout::parseLayout(ki, o.layout, hw);
     readRegisters(ctx, o, io, ks.front(), l);
-    model::KernelProjection kp = model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
+    model::KernelProjection kp = retimed ? model::projectKernel(ki, hw, {}, mo, l)
+                                         : model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
     if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
       throw InputError({"--layout", 0, 0},
                        fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
@@ -465,6 +481,12 @@ void registerExplain(CLI::App &app, Context &ctx) {
 #endif
   cmd->add_option("--layout", o->layout, "The layout, e.g. 'block=i:16,j:16 stage=k:16 cache=A,B'")
       ->required();
+  cmd->add_option("--timing", o->timing,
+                  "How the kernel is launched: once (as project projects it), alone (repeated over the same "
+                  "arrays, each launch timed alone) or back_to_back (launched in a stream of its own launches), "
+                  "as a measurement record's \"timing\" says (validate projects each case so)")
+      ->check(CLI::IsMember({"once", "alone", "back_to_back"}))
+      ->capture_default_str();
   o->format = "text";
   cmd->add_option("--format", o->format, "Output format: text, or json (docs/schema/explain.schema.json)")
       ->check(CLI::IsMember({"text", "json"}))

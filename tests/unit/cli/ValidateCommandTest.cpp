@@ -399,3 +399,50 @@ TEST(ValidateCommand, CasesMeasuredOnAProgramTodaysEmitNoLongerWritesAreSetApart
   EXPECT_NE(programs.err.find("--check-programs"), std::string::npos) << programs.err;
 }
 #endif
+
+// `explain --timing` shows the projection validate makes of a measured case:
+// the kernel alone, launched as the record's "timing" says; each timing gives
+// validate's own figure, and an indexed repeat's kernel keeps its program's.
+TEST(ValidateCommand, ExplainWithTheRecordsTimingGivesValidatesProjection) {
+  std::filesystem::current_path(kSrc);
+  skelcast::testsupport::TempDir dir;
+  const std::string layout = "block=i:1,j:32 fold=i:8,j:2 cache=A unroll=k:16";
+  std::set<double> seen;
+  for (std::string timing : {"once", "alone", "back_to_back"}) {
+    nlohmann::json m = {{"schema_version", 1},
+                        {"gpu", {{"name", "NVIDIA H200"}}},
+                        {"timing", timing},
+                        {"cases", {{{"kernel", "matmul"}, {"size", "800"}, {"layout", layout},
+                                    {"c", kSrc + "/validation/c/matmul_800.c"}, {"time_ms", 0.03}}}}};
+    CliRun v = run({"validate", dir.write(timing + ".json", m.dump()), "--hw", "h200", "--format", "json"});
+    ASSERT_EQ(v.rc, 0) << v.err;
+    double validated = nlohmann::json::parse(v.out)["cases"][0]["projected_ms"].get<double>();
+    CliRun e = run({"explain", "validation/c/matmul_800.c", "--hw", "h200", "--layout", layout, "--timing",
+                    timing, "--format", "json"});
+    ASSERT_EQ(e.rc, 0) << e.err;
+    nlohmann::json x = nlohmann::json::parse(e.out);
+    double explained = x["explanations"][0]["time_ms"].get<double>();
+    EXPECT_NEAR(explained, validated, 1e-9 * validated) << timing << ": explain " << explained
+                                                          << " ms, validate " << validated << " ms";
+    seen.insert(explained);
+  }
+  EXPECT_EQ(seen.size(), 3u) << "the three timings should project three times";
+  // A kernel its program launches from an indexed repeat has no timing of its own.
+  std::string skel = dir.write("rep.skel", "#define N 64\n"
+                                           "inout float A[N][N]\n"
+                                           "repeat k = 0:N {\n"
+                                           "  parallel_for sweep(k + 1:N) : i {\n"
+                                           "    ld A[i][k]\n"
+                                           "    comp 2\n"
+                                           "    st A[i][k]\n"
+                                           "  }\n"
+                                           "}\n");
+  CliRun rep = run({"explain", skel, "--layout", "block=i:32", "--timing", "alone"});
+  EXPECT_EQ(rep.rc, 1) << rep.out;
+  EXPECT_NE(rep.err.find("--timing: error: kernel 'sweep' is launched by its program's indexed repeat"),
+            std::string::npos)
+      << rep.err;
+  CliRun bad = run({"explain", "validation/c/matmul_800.c", "--layout", layout, "--timing", "twice"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("--timing"), std::string::npos) << bad.err;
+}
