@@ -228,6 +228,23 @@ double HwSpec::dramGBpsAt(double bytesPerSM) const {
   return interpolate(c, bytesPerSM);
 }
 
+double HwSpec::warpsByRegisters(double registers) const {
+  double parts = std::max(1, schedulersPerSM);
+  double perWarp = std::ceil(registers / 8.0) * 8.0 * warpSize;
+  if (!(perWarp > 0))
+    return 0;
+  return parts * std::floor(static_cast<double>(registersPerSM) / parts / perWarp);
+}
+
+double HwSpec::registersForOneBlock(double warps) const {
+  if (warps <= 0 || registersPerSM <= 0) // a spec without the fields
+    return maxRegistersPerThread;
+  double parts = std::max(1, schedulersPerSM);
+  double perThread = std::floor(static_cast<double>(registersPerSM) / parts /
+                                (std::ceil(warps / parts) * warpSize) / 8.0) * 8.0;
+  return std::min<double>(maxRegistersPerThread, perThread);
+}
+
 CoalescingRule HwSpec::coalescing() const {
   if (ccMajor == 1)
     return ccMinor <= 1 ? CoalescingRule::HalfWarp : CoalescingRule::Segment;

@@ -947,14 +947,7 @@ double ptxasRegisterTarget(const Layout &l, const hw::HwSpec &hw) {
 }
 
 double launchBoundRegisters(const Layout &l, const hw::HwSpec &hw) {
-  double warps = std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize);
-  if (warps <= 0 || hw.registersPerSM <= 0) // a spec without the fields
-    return hw.maxRegistersPerThread;
-  // the block's warps spread over the sub-partitions (the `registers` term)
-  double parts = std::max(1, hw.schedulersPerSM);
-  double perThread = std::floor(static_cast<double>(hw.registersPerSM) / parts /
-                                (std::ceil(warps / parts) * hw.warpSize) / 8.0) * 8.0;
-  return std::min<double>(hw.maxRegistersPerThread, perThread);
+  return hw.registersForOneBlock(std::ceil(static_cast<double>(l.threadsPerBlock()) / hw.warpSize));
 }
 
 double carriedRegisters(const KernelInfo &ki, const Layout &l, double serialTasks) {

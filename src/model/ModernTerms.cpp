@@ -73,10 +73,8 @@ std::vector<ExplainRow> explainJam(const TermEffects &e) {
 
 // --- registers (section 7) ----------------------------------------------------
 // Blocks per SM limited by the register file: a fourth bound on
-// Max_active_blocks_per_SM in GROPHECY's eq. 8. A warp's registers are
-// allocated in units of 8 a thread, inside one of the SM's S sub-partitions
-// (one a scheduler, registers_per_sm / S registers each): S x floor(
-// (registers_per_sm / S) / a warp's registers) warps, whole blocks of them.
+// Max_active_blocks_per_SM in GROPHECY's eq. 8, whole blocks of the warps
+// the register file's sub-partitions hold (hw::HwSpec::warpsByRegisters).
 // (The same rule, with eq. 8's reserved shared memory, gives the device's own
 // count, cudaOccupancyMaxActiveBlocksPerMultiprocessor, for the 1,028 programs
 // measured on the H200 with their ptxas registers: validation/occupancy_check.py.)
@@ -87,9 +85,7 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
                                         : estimateRegisters(in.ki, in.l, in.c.serialTasks);
   double regs = std::min(count, static_cast<double>(hw.maxRegistersPerThread));
   a.effects.registersFromPtxas = in.l.compiledRegisters.has_value();
-  double perWarp = std::ceil(regs / 8.0) * 8.0 * hw.warpSize;
-  double parts = std::max(1, hw.schedulersPerSM);
-  double warps = parts * std::floor(static_cast<double>(hw.registersPerSM) / parts / perWarp);
+  double warps = hw.warpsByRegisters(regs);
   double blocks = std::max(1.0, std::floor(warps / std::ceil(a.workload.threadsPerBlock / hw.warpSize)));
   a.effects.registersPerThread = regs;
   a.effects.blocksByRegisters = blocks;

@@ -62,6 +62,16 @@ struct HwSpec {
   int64_t registersPerSM = 0;
   int maxRegistersPerThread = 0;
   int schedulersPerSM = 1;
+  /// The warps an SM holds at `registers` a thread: a warp's registers,
+  /// allocated 8 a thread, sit in one of the schedulersPerSM sub-partitions
+  /// of the register file, registersPerSM / schedulersPerSM each (eq. 8's
+  /// register bound, docs/model.md term `registers`); 0 when not one fits.
+  double warpsByRegisters(double registers) const;
+  /// The most registers a thread may use (a multiple of 8, at most
+  /// maxRegistersPerThread) for one block of `warps` warps to fit the register
+  /// file, its warps spread over the sub-partitions: what emit's
+  /// __launch_bounds__ leaves a thread; maxRegistersPerThread without the fields.
+  double registersForOneBlock(double warps) const;
   double issueCycles = 4;          ///< Issue_cycles
   double memBandwidthGBps = 0;     ///< Mem_Bandwidth
   double dramLatencyCycles = 0;    ///< Mem_LD

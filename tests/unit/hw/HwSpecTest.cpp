@@ -232,3 +232,29 @@ TEST(HwSpec, BandwidthPerWarpIsOptionalAndAtMostTheBandwidth) {
   expectError(edited([](auto &j) { j["dram_bw_per_warp_gbps"]["value"] = 0; }),
               "field 'dram_bw_per_warp_gbps': 0 is out of range [0.001, 3030.4]");
 }
+
+// The register file's sub-partitions, worked by hand on the H100's fields
+// (65,536 registers, 4 schedulers: 16,384 a sub-partition, 255 a thread).
+TEST(HwSpec, WarpsAndLaunchBoundFromTheRegisterFilesSubPartitions) {
+  HwSpec h = parseHwSpec(h100Text(), "h100.json");
+  ASSERT_EQ(h.registersPerSM, 65536);
+  ASSERT_EQ(h.schedulersPerSM, 4);
+  // 40 registers a thread: 1,280 a warp, floor(16,384 / 1,280) = 12 a
+  // sub-partition, 48 an SM (the whole file would hold 51)
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(40), 48);
+  // 77 rounds up to 80: 2,560 a warp, 6 a sub-partition, 24 an SM
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(77), 24);
+  // 255 rounds up to 256: 8,192 a warp, 2 a sub-partition, 8 an SM
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(255), 8);
+  // one block of 32 warps (1,024 threads): 8 warps a sub-partition, 16,384 /
+  // 256 threads = 64 registers; of 16 warps 128; of 25 warps 7 a sub-partition
+  // at most: 16,384 / 224 = 73.1, 72 in units of 8; of 2 warps the cap, 255
+  EXPECT_DOUBLE_EQ(h.registersForOneBlock(32), 64);
+  EXPECT_DOUBLE_EQ(h.registersForOneBlock(16), 128);
+  EXPECT_DOUBLE_EQ(h.registersForOneBlock(25), 72);
+  EXPECT_DOUBLE_EQ(h.registersForOneBlock(2), 255);
+  // a spec without the register file: no bound but the per-thread cap
+  h.registersPerSM = 0;
+  EXPECT_DOUBLE_EQ(h.registersForOneBlock(32), h.maxRegistersPerThread);
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(40), 0);
+}
