@@ -19,6 +19,19 @@
 #include <map>
 
 namespace skelcast::model {
+
+const char *comparisonName(ProgramComparison c) {
+  switch (c) {
+  case ProgramComparison::Fingerprint:
+    return "fingerprint";
+  case ProgramComparison::Ptxas:
+    return "ptxas";
+  case ProgramComparison::None:
+    break;
+  }
+  return "none";
+}
+
 namespace {
 
 double ratioError(double p, double m) { return std::max(p / m, m / p) - 1.0; }
@@ -548,17 +561,17 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     cr.bound = p.result.bound;
     cr.today = today[i];
     if (cr.today && !mc.program.empty() && !cr.today->fingerprint.empty()) {
-      cr.comparedBy = "fingerprint";
+      cr.comparedBy = ProgramComparison::Fingerprint;
       cr.programChanged = cr.today->fingerprint != mc.program;
     } else if (cr.today && mc.recorded && cr.today->resources) {
-      cr.comparedBy = "ptxas";
+      cr.comparedBy = ProgramComparison::Ptxas;
       cr.programChanged = !(*cr.today->resources == *mc.recorded);
     } else if (r.programs.checked && mc.emitted && (!mc.program.empty() || mc.recorded)) {
       ++r.programs.notCompared;
       cr.notComparedWhy = !cr.today ? "today's emit does not write this layout"
                                     : "the record has no fingerprint, and today's program was not built with nvcc";
     }
-    if (!cr.comparedBy.empty()) {
+    if (cr.comparedBy != ProgramComparison::None) {
       ++r.programs.compared;
       r.programs.changed += cr.programChanged ? 1 : 0;
     }

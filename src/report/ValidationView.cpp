@@ -53,7 +53,7 @@ std::string changedMark(const model::CaseResult &c) {
     return fmt::format("  [not compared: {}]", c.notComparedWhy);
   if (!c.programChanged)
     return "";
-  if (c.comparedBy == "fingerprint")
+  if (c.comparedBy == model::ProgramComparison::Fingerprint)
     return fmt::format("  [set apart: measured program {}, today's {}]", c.measured.program,
                        c.today->fingerprint);
   return fmt::format("  [set apart: measured {} registers, {} B shared; today's {}, {} B]",
@@ -207,9 +207,9 @@ std::string renderValidationJson(const model::ValidationReport &v) {
               {"layout", c.measured.layout}, {"measured_ms", c.measured.timeMs},
               {"projected_ms", c.projectedMs}, {"error", c.error},
               {"roofline_ms", c.rooflineMs}, {"roofline_error", c.rooflineError}};
-    if (!c.comparedBy.empty()) { // --check-programs
-      json p = {{"compared_by", c.comparedBy}, {"changed", c.programChanged}};
-      if (c.comparedBy == "fingerprint") {
+    if (c.comparedBy != model::ProgramComparison::None) { // --check-programs
+      json p = {{"compared_by", model::comparisonName(c.comparedBy)}, {"changed", c.programChanged}};
+      if (c.comparedBy == model::ProgramComparison::Fingerprint) {
         p["measured_fingerprint"] = c.measured.program;
         p["today_fingerprint"] = c.today->fingerprint;
       } else {
@@ -220,7 +220,9 @@ std::string renderValidationJson(const model::ValidationReport &v) {
       }
       x["program"] = p;
     } else if (!c.notComparedWhy.empty()) {
-      x["program"] = {{"compared_by", "none"}, {"changed", false}, {"why", c.notComparedWhy}};
+      x["program"] = {{"compared_by", model::comparisonName(model::ProgramComparison::None)},
+                      {"changed", false},
+                      {"why", c.notComparedWhy}};
     }
     if (const auto &reg = c.projection.registers) { // with ptxas's registers (docs/model.md)
       x["registers"] = {{"per_thread", static_cast<int64_t>(c.projection.effects.registersPerThread)},

@@ -108,6 +108,16 @@ Measurements loadMeasurements(const std::string &path);
 /// kernel, size and layout; a case missing from a run is kept as measured.
 Measurements mergeRuns(const std::vector<Measurements> &runs);
 
+/// How `validate --check-programs` compared an emitted case's program with
+/// the one today's emit writes for its layout.
+enum class ProgramComparison {
+  None,        ///< not compared
+  Fingerprint, ///< by emit's fingerprints (the record carries one)
+  Ptxas,       ///< by ptxas's registers and shared memory (older records)
+};
+/// "none", "fingerprint", "ptxas": the JSON's `program.compared_by`.
+const char *comparisonName(ProgramComparison c);
+
 struct CaseResult {
   MeasuredCase measured;
   std::string skeletonPath; ///< resolved
@@ -119,8 +129,8 @@ struct CaseResult {
   /// emit writes for its layout.
   std::optional<ProgramIdentity> today;
   /// How it was compared with the measured one: by emit's fingerprints where
-  /// the record has one, else by ptxas's reports; "" where it was not.
-  std::string comparedBy;
+  /// the record has one, else by ptxas's reports; None where it was not.
+  ProgramComparison comparedBy = ProgramComparison::None;
   /// An emitted case that could not be compared: why (today's emit does not
   /// write its layout, or its record has no fingerprint and nvcc built none).
   std::string notComparedWhy;
