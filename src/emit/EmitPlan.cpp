@@ -5,6 +5,8 @@
 // tile: planTile, promote).
 #include "Emitter.h"
 
+#include "skelcast/layout/Coalescing.h"
+
 #include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
@@ -347,74 +349,47 @@ void Emitter::planTiles() {
       if (in)
         t.staged = stagedLoop_;
     }
-    size_t rank = ai.extents.size();
+    // The tile's box is the model's (layout::sharedTile); emit writes its
+    // base as code, from the block's (and the stage's) first index values.
+    for (const auto *x : acc)
+      for (size_t vi = 0; vi < ki_.vars.size(); ++vi) {
+        const layout::Var &var = ki_.vars[vi];
+        bool runtime = var.dim >= 0 || (t.staged >= 0 && var.loop == t.staged);
+        for (const auto &f : x->index)
+          if (!runtime && f.kind == layout::IndexForm::Kind::Affine && vi < f.coef.size() &&
+              f.coef[vi] != 0 && var.loop >= 0 && !ki_.loops[var.loop].constTrip)
+            failLayout(part, fmt::format("loop '{}' around a read has no constant trip count", var.name));
+      }
+    layout::SharedTile box = layout::sharedTile(ki_, acc, l_, t.staged);
+    if (!box.refusal.empty())
+      failLayout(part, box.refusal);
+    size_t rank = box.extent.size();
     t.base.resize(rank);
     t.baseMin.resize(rank);
     t.baseMax.resize(rank);
-    t.extent.resize(rank);
+    t.extent = box.extent;
     size_t ndim = ki_.dimSize.size();
     for (size_t e = 0; e < rank; ++e) {
-      // runtime variables: the parallel indices (the block's tile) and the
-      // staged index (the stage); their coefficients must agree across accesses
-      std::map<int, int64_t> runtimeCoef;
-      int64_t lo = INT64_MAX, hi = INT64_MIN;
-      bool firstAcc = true;
-      for (const auto *x : acc) {
-        const layout::IndexForm &f = x->index[e];
-        if (f.kind != layout::IndexForm::Kind::Affine)
-          failLayout(part, "a subscript is not affine in the loop indices");
-        int64_t mn = f.constant, mx = f.constant;
-        for (size_t vi = 0; vi < ki_.vars.size(); ++vi) {
-          int64_t c = vi < f.coef.size() ? f.coef[vi] : 0;
-          const layout::Var &var = ki_.vars[vi];
-          bool runtime = var.dim >= 0 || (t.staged >= 0 && var.loop == t.staged);
-          if (runtime) {
-            if (firstAcc)
-              runtimeCoef[static_cast<int>(vi)] = c;
-            else if (runtimeCoef[static_cast<int>(vi)] != c)
-              failLayout(part, fmt::format("its accesses move differently with '{}'", var.name));
-            continue;
-          }
-          if (c == 0)
-            continue;
-          if (var.loop >= 0 && !ki_.loops[var.loop].constTrip)
-            failLayout(part, fmt::format("loop '{}' around a read has no constant trip count",
-                                         var.name));
-          int64_t first = var.lo, last = var.lo + (static_cast<int64_t>(var.trip) - 1) * var.step;
-          mn += std::min(c * first, c * last);
-          mx += std::max(c * first, c * last);
-        }
-        firstAcc = false;
-        lo = std::min(lo, mn);
-        hi = std::max(hi, mx);
-      }
-      std::string base = fmt::format("{}", lo);
-      int64_t width = hi - lo;
-      int64_t baseMin = lo, baseMax = lo;
-      for (const auto &[vi, c] : runtimeCoef) {
-        if (c == 0)
-          continue;
-        const layout::Var &var = ki_.vars[vi];
-        int64_t count, tiles;
+      std::string base = fmt::format("{}", box.lo[e]);
+      int64_t baseMin = box.lo[e], baseMax = box.lo[e];
+      for (const layout::TileVar &tv : box.vars[e]) {
+        const layout::Var &var = ki_.vars[static_cast<size_t>(tv.var)];
+        int64_t c = tv.coef, count = tv.count, span = tv.span, tiles;
         std::string first; // the variable's first value in the tile or stage
         if (var.dim >= 0) {
-          count = l_.block[var.dim] * l_.fold[var.dim];
           tiles = (ki_.dimSize[var.dim] + count - 1) / count;
           size_t axis = ndim - 1 - static_cast<size_t>(var.dim);
           first = fmt::format("({} + ({})blockIdx.{} * {} * {})", var.lo, idx_, kAxis[axis],
                               count, var.step);
         } else {
-          count = stageSize_;
           tiles = (static_cast<int64_t>(var.trip) + count - 1) / count;
           first = "sk_" + var.name + "0";
         }
-        int64_t span = (count - 1) * var.step; // the variable's range within the tile
         int64_t shift = c * var.step > 0 ? 0 : span;
         if (c * var.step > 0)
           base += fmt::format(" + {} * {}", c, first);
         else
           base += fmt::format(" + {} * ({} + {})", c, first, span);
-        width += std::abs(c * span);
         // the first tile's and the last one's base
         int64_t v0 = c * (var.lo + shift), v1 = c * (var.lo + (tiles - 1) * count * var.step + shift);
         baseMin += std::min(v0, v1);
@@ -423,7 +398,6 @@ void Emitter::planTiles() {
       t.base[e] = base;
       t.baseMin[e] = baseMin;
       t.baseMax[e] = baseMax;
-      t.extent[e] = width + 1;
     }
     t.offset = smemBytes_;
     smemBytes_ += (t.elements() * t.elemBytes + 15) / 16 * 16;

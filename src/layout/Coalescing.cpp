@@ -1,5 +1,7 @@
 #include "skelcast/layout/Coalescing.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -353,21 +355,28 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
   SharedTile t;
   if (reads.empty())
     return t;
+  auto refuse = [](std::string why) {
+    SharedTile r;
+    r.refusal = std::move(why);
+    return r;
+  };
   size_t rank = reads.front()->index.size();
   for (const auto *x : reads)
     if (x->index.size() != rank)
-      return {};
+      return refuse("its reads have different numbers of subscripts");
   t.extent.resize(rank);
   t.base.resize(rank);
+  t.lo.resize(rank);
+  t.vars.resize(rank);
   for (size_t e = 0; e < rank; ++e) {
-    // as Emitter::planTiles: the block's (and the stage's) variables take their
-    // whole B x F (stage) range, unclipped; the other loops their whole trip
+    // the block's (and the stage's) variables take their whole B x F (stage)
+    // range, unclipped; the other loops their whole trip
     std::vector<int64_t> runtimeCoef(ki.vars.size(), 0);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t q = 0; q < reads.size(); ++q) {
       const IndexForm &f = reads[q]->index[e];
       if (f.kind != IndexForm::Kind::Affine)
-        return {};
+        return refuse("a subscript is not affine in the loop indices");
       int64_t mn = f.constant, mx = f.constant;
       for (size_t vi = 0; vi < ki.vars.size(); ++vi) {
         int64_t c = vi < f.coef.size() ? f.coef[vi] : 0;
@@ -376,7 +385,7 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
           if (q == 0)
             runtimeCoef[vi] = c;
           else if (runtimeCoef[vi] != c)
-            return {}; // emit refuses the cache
+            return refuse(fmt::format("its accesses move differently with '{}'", var.name));
           continue;
         }
         if (c == 0)
@@ -399,9 +408,11 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
       int64_t span = (count - 1) * var.step;
       base += c * (var.lo + (c * var.step > 0 ? 0 : span)); // the first block's (stage's) first element
       width += std::abs(c * span);
+      t.vars[e].push_back({static_cast<int>(vi), c, count, span});
     }
     t.extent[e] = width + 1;
     t.base[e] = base;
+    t.lo[e] = lo;
   }
   return t;
 }

@@ -58,14 +58,29 @@ std::vector<std::optional<int64_t>> warpAddresses(const KernelInfo &ki, const Ac
 double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo *> &accesses,
                        const Layout &l, const hw::HwSpec &hw, bool loads);
 
-/// A cached array's shared-memory tile as emit writes it (Emitter::planTiles):
-/// per array dimension its extent (the block's B x F range of each parallel
-/// index and the stage's of the staged loop, unclipped, and every other loop's
-/// whole trip) and the subscript of its first element in the layout's first
-/// block. Empty when a subscript is not affine or the reads move differently
-/// with a parallel index (emit then does not cache the array).
+/// A variable a tile's subscript moves with at run time: a parallel index
+/// over the block's B x F tasks, or the staged loop's index over one stage.
+struct TileVar {
+  int var = -1;      ///< KernelInfo::vars
+  int64_t coef = 0;  ///< its coefficient in the subscript (not 0)
+  int64_t count = 0; ///< the values it takes in one tile: B x F, or the stage size
+  int64_t span = 0;  ///< (count - 1) x its step
+};
+
+/// A cached array's shared-memory tile, as emit writes it (Emitter::planTiles
+/// builds its code from this): per array dimension its extent (the block's
+/// B x F range of each parallel index and the stage's of the staged loop,
+/// unclipped, and every other loop's whole trip) and the subscript of its
+/// first element in the layout's first block. Empty, with `refusal` saying
+/// why, when a subscript is not affine or the reads move differently with a
+/// runtime variable (emit then does not cache the array).
 struct SharedTile {
   std::vector<int64_t> extent, base;
+  /// Per dimension: the least subscript over every loop but the runtime variables.
+  std::vector<int64_t> lo;
+  /// Per dimension: the runtime variables its subscripts move with.
+  std::vector<std::vector<TileVar>> vars;
+  std::string refusal;
 };
 SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *> &reads, const Layout &l,
                       int stagedLoop);

@@ -458,6 +458,46 @@ TEST(SharedWavefronts, TheTileIsTheBlocksWholeRangeAsEmitWritesIt) {
   EXPECT_EQ(wavesOf(stencil5("short"), "block=i:4,j:8 fold=j:9 cache=t", hw), fiveReads(1));
 }
 
+// The tile emit writes (layout::sharedTile, which Emitter::planTiles builds
+// its code from), worked by hand: the 5-point stencil of N = 1026 in
+// block=i:4,j:8 fold=j:9 reads rows i - 1 .. i + 1 and columns j - 1 .. j + 1
+// over the block's 4 x 72 tasks from i = j = 1: 6 x 74 elements, the first
+// at [0][0]; each dimension moves with its own parallel index.
+TEST(SharedWavefronts, TheTileEmitWritesWorkedByHand) {
+  auto hw = spec("h100");
+  auto ki = stencil5("float");
+  auto l = parseLayout(ki, "block=i:4,j:8 fold=j:9 cache=t", hw);
+  std::vector<const AccessInfo *> reads;
+  for (const auto &a : ki.accesses)
+    if (!a.isStore)
+      reads.push_back(&a);
+  SharedTile t = sharedTile(ki, reads, l, -1);
+  EXPECT_EQ(t.refusal, "");
+  EXPECT_EQ(t.extent, (std::vector<int64_t>{6, 74}));
+  EXPECT_EQ(t.base, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(t.lo, (std::vector<int64_t>{-1, -1}));
+  ASSERT_EQ(t.vars.size(), 2u);
+  ASSERT_EQ(t.vars[0].size(), 1u);
+  EXPECT_EQ(t.vars[0][0].coef, 1);
+  EXPECT_EQ(t.vars[0][0].count, 4);
+  EXPECT_EQ(t.vars[0][0].span, 3);
+  ASSERT_EQ(t.vars[1].size(), 1u);
+  EXPECT_EQ(t.vars[1][0].count, 72);
+  EXPECT_EQ(t.vars[1][0].span, 71);
+  // A read down a column beside one along a row moves differently with i:
+  // no tile, and why, which emit reports as its refusal of the cache.
+  auto both = analyzeKernel(skeleton::parseSkeleton("#define N 64\nfloat a[N][N]\nfloat o[N][N]\n"
+                                                    "parallel_for(N, N) : i, j {\n  ld a[i][j]\n"
+                                                    "  ld a[j][i]\n  comp 1\n  st o[i][j]\n}\n",
+                                                    "t.skel"),
+                            0);
+  auto lb = parseLayout(both, "block=i:8,j:8", hw);
+  std::vector<const AccessInfo *> ab{&both.accesses[0], &both.accesses[1]};
+  SharedTile none = sharedTile(both, ab, lb, -1);
+  EXPECT_TRUE(none.extent.empty());
+  EXPECT_EQ(none.refusal, "its accesses move differently with 'i'");
+}
+
 TEST(SharedWavefronts, AStagedTilesRowsAreTheStagesLength) {
   // MatMul 800 x 400 x 800, block=i:4,j:16 fold=i:4,j:4 cache=A: the warp's 16
   // lanes of a row of the block read one element of A (a broadcast), its two
