@@ -36,6 +36,10 @@ namespace {
 
 double ratioError(double p, double m) { return std::max(p / m, m / p) - 1.0; }
 
+/// An emitted case whose program `--check-programs` can compare with today's:
+/// its record carries emit's fingerprint or ptxas's report.
+bool checkable(const MeasuredCase &mc) { return mc.emitted && (!mc.program.empty() || mc.recorded.has_value()); }
+
 double geomean(const std::vector<double> &errs) {
   if (errs.empty())
     return 0;
@@ -523,17 +527,14 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
   if (source.programs) {
     r.programs.checked = true;
     std::vector<bool> asked(layouts.size(), false);
-    auto checkable = [&](size_t j) {
-      return m.cases[j].emitted && (!m.cases[j].program.empty() || m.cases[j].recorded.has_value());
-    };
     for (size_t i = 0; i < layouts.size(); ++i) {
-      if (asked[i] || !checkable(i))
+      if (asked[i] || !checkable(m.cases[i]))
         continue;
       std::vector<size_t> at;
       std::vector<layout::Layout> ls;
       std::vector<bool> build;
       for (size_t j = i; j < layouts.size(); ++j)
-        if (keys[j] == keys[i] && checkable(j)) {
+        if (keys[j] == keys[i] && checkable(m.cases[j])) {
           at.push_back(j);
           ls.push_back(layouts[j]);
           build.push_back(m.cases[j].program.empty());
@@ -566,7 +567,7 @@ ValidationReport validate(const Measurements &m, const hw::HwSpec &hw, const Mod
     } else if (cr.today && mc.recorded && cr.today->resources) {
       cr.comparedBy = ProgramComparison::Ptxas;
       cr.programChanged = !(*cr.today->resources == *mc.recorded);
-    } else if (r.programs.checked && mc.emitted && (!mc.program.empty() || mc.recorded)) {
+    } else if (r.programs.checked && checkable(mc)) {
       ++r.programs.notCompared;
       cr.notComparedWhy = !cr.today ? "today's emit does not write this layout"
                                     : "the record has no fingerprint, and today's program was not built with nvcc";
