@@ -33,6 +33,7 @@ struct ProjectOpts {
   std::string plot;                    ///< `--plot FILE.svg` (with --sweep)
   std::string layout;
   std::string timing = "once"; ///< explain --timing: how the kernel is launched
+  bool timingGiven = false;     ///< --timing given: the kernel alone, as validate projects it
   std::string kernel;
   std::string format = "table";
   std::string model = "skelcast";
@@ -343,20 +344,17 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
   if (ks.size() > 1)
     throw InputError({f.path, 0, 0}, "the file holds several kernels: choose one with --kernel");
   // --timing: the kernel alone, launched as a measurement record says (how
-  // validate projects each case); a kernel of an indexed repeat is launched
-  // as its program runs it.
+  // validate projects each case, whatever the file's other kernels); a kernel
+  // of an indexed repeat is launched as its program runs it.
   const skeleton::Repeat *rep = f.repeatOf(ks.front());
-  const bool retimed = o.timing != "once";
-  if (retimed && rep && rep->indexed())
+  if (o.timingGiven && rep && rep->indexed())
     throw InputError({"--timing", 0, 0},
                      fmt::format("kernel '{}' is launched by its program's indexed repeat: its timing is "
                                  "the program's, not '{}'",
                                  f.kernelName(ks.front()), o.timing));
   layout::KernelInfo ki =
-      retimed ? layout::analyzeKernel(f, ks.front()) : model::analyzeProgramKernel(f, ks.front());
-  ki.timing = o.timing == "back_to_back" ? layout::LaunchTiming::BackToBack
-              : o.timing == "alone"      ? layout::LaunchTiming::RepeatedAlone
-                                         : layout::LaunchTiming::Once;
+      o.timingGiven ? layout::analyzeKernel(f, ks.front()) : model::analyzeProgramKernel(f, ks.front());
+  ki.timing = layout::launchTimingNamed(o.timing).value_or(layout::LaunchTiming::Once);
   model::ModelOptions mo = o.modelOptions();
   std::vector<report::Explanation> explained; // --format json: one per GPU
   for (size_t g = 0; g < gpus.size(); ++g) {
@@ -365,13 +363,15 @@ int runExplain(Context &ctx, const ProjectOpts &o) {
       ctx.out << fmt::format("{}=== on {} ===\n", g ? "\n" : "", hw.name);
     layout::Layout l = layout::parseLayout(ki, o.layout, hw);
     readRegisters(ctx, o, io, ks.front(), l);
-    model::KernelProjection kp = retimed ? model::projectKernel(ki, hw, {}, mo, l)
+    model::KernelProjection kp = o.timingGiven ? model::projectKernel(ki, hw, {}, mo, l)
                                          : model::projectProgramKernel(f, ks.front(), hw, {}, mo, l);
     if (kp.layouts.empty()) // an indexed repeat's launch where it does not fit
       throw InputError({"--layout", 0, 0},
                        fmt::format("layout '{}' does not fit every launch of kernel '{}'", o.layout,
                                    f.kernelName(ks.front())));
     report::Explanation x = report::explainProjection(ki, kp.layouts.front(), hw, mo.model.label);
+    if (o.timingGiven)
+      x.timing = o.timing;
     if (o.format == "json") {
       x.launches = kp.launches;
       x.hwOverrides = hw.overrides;
@@ -493,6 +493,7 @@ void registerExplain(CLI::App &app, Context &ctx) {
       ->capture_default_str();
   cmd->callback([&ctx, o, cmd] {
     o->hwGiven = cmd->count("--hw") > 0;
+    o->timingGiven = cmd->count("--timing") > 0;
 #ifdef SKELCAST_HAVE_FRONTEND
     o->c.rest = ctx.clangArgs; // `-- ARGS`, taken off by runCli
 #else

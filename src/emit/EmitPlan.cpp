@@ -351,16 +351,7 @@ void Emitter::planTiles() {
     }
     // The tile's box is the model's (layout::sharedTile); emit writes its
     // base as code, from the block's (and the stage's) first index values.
-    for (const auto *x : acc)
-      for (size_t vi = 0; vi < ki_.vars.size(); ++vi) {
-        const layout::Var &var = ki_.vars[vi];
-        bool runtime = var.dim >= 0 || (t.staged >= 0 && var.loop == t.staged);
-        for (const auto &f : x->index)
-          if (!runtime && f.kind == layout::IndexForm::Kind::Affine && vi < f.coef.size() &&
-              f.coef[vi] != 0 && var.loop >= 0 && !ki_.loops[var.loop].constTrip)
-            failLayout(part, fmt::format("loop '{}' around a read has no constant trip count", var.name));
-      }
-    layout::SharedTile box = layout::sharedTile(ki_, acc, l_, t.staged);
+    layout::SharedTile box = layout::sharedTile(ki_, acc, l_, t.staged, /*constantTrips=*/true);
     if (!box.refusal.empty())
       failLayout(part, box.refusal);
     size_t rank = box.extent.size();

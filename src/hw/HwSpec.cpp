@@ -231,8 +231,8 @@ double HwSpec::dramGBpsAt(double bytesPerSM) const {
 double HwSpec::warpsByRegisters(double registers) const {
   double parts = std::max(1, schedulersPerSM);
   double perWarp = std::ceil(registers / 8.0) * 8.0 * warpSize;
-  if (!(perWarp > 0))
-    return 0;
+  if (!(perWarp > 0) || registersPerSM <= 0) // no registers, or a spec without the file: no bound
+    return maxWarpsPerSM;
   return parts * std::floor(static_cast<double>(registersPerSM) / parts / perWarp);
 }
 

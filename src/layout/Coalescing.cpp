@@ -351,7 +351,7 @@ double sectorInflation(const KernelInfo &ki, const std::vector<const AccessInfo 
 }
 
 SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *> &reads, const Layout &l,
-                      int stagedLoop) {
+                      int stagedLoop, bool constantTrips) {
   SharedTile t;
   if (reads.empty())
     return t;
@@ -390,6 +390,8 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
         }
         if (c == 0)
           continue;
+        if (constantTrips && var.loop >= 0 && !ki.loops[static_cast<size_t>(var.loop)].constTrip)
+          return refuse(fmt::format("loop '{}' around a read has no constant trip count", var.name));
         int64_t first = var.lo, last = var.lo + (static_cast<int64_t>(var.trip) - 1) * var.step;
         mn += std::min(c * first, c * last);
         mx += std::max(c * first, c * last);

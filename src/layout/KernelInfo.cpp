@@ -28,6 +28,25 @@ std::vector<int> AccessInfo::vars() const {
   return {s.begin(), s.end()};
 }
 
+const char *launchTimingName(LaunchTiming t) {
+  switch (t) {
+  case LaunchTiming::RepeatedAlone:
+    return "alone";
+  case LaunchTiming::BackToBack:
+    return "back_to_back";
+  case LaunchTiming::Once:
+    break;
+  }
+  return "once";
+}
+
+std::optional<LaunchTiming> launchTimingNamed(const std::string &name) {
+  for (LaunchTiming t : {LaunchTiming::Once, LaunchTiming::RepeatedAlone, LaunchTiming::BackToBack})
+    if (name == launchTimingName(t))
+      return t;
+  return std::nullopt;
+}
+
 int KernelInfo::arrayIndex(const std::string &n) const {
   for (size_t i = 0; i < arrays.size(); ++i)
     if (arrays[i].name == n)

@@ -383,6 +383,9 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
   for (const auto &au : c.arrays)
     footprint += ki.arrays[static_cast<size_t>(au.array)].elemBytes * std::max(au.kernelUnique, au.storeKernelUnique);
   a.effects.footprintBytes = footprint;
+  a.effects.repeatedLaunch = ki.timing != layout::LaunchTiming::Once;
+  if (a.effects.repeatedLaunch && (on & kResidency))
+    a.effects.footprintResidentShare = hw.residentShare(footprint);
   // The share of an array's loads L2 still holds: 1 within l2_resident_bytes,
   // falling linearly to 0 at l2_thrash_bytes (hw::HwSpec::residentShare).
   auto residentShare = [&](int array) {
@@ -598,6 +601,16 @@ void adjustCaches(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch)
       exposed += scratch.heldSlowest[lp] * ki.loops[lp].execs * c.serialTasks;
     w.exposedLatencyCycles = exposed + fillLatency;
   }
+}
+
+/// Rows only for a kernel launched again over its arrays (validate's cases,
+/// explain --timing alone or back_to_back): what L2 keeps of it.
+std::vector<ExplainRow> explainResidency(const TermEffects &e) {
+  if (!e.repeatedLaunch)
+    return {};
+  return {{"footprint (bytes)", e.footprintBytes, 6, "every element the kernel loads or stores, once (residency)"},
+          {"kept in L2 from the last launch", e.footprintResidentShare, 4,
+           "1 up to l2_resident_bytes, 0 from l2_thrash_bytes (residency)"}};
 }
 
 std::vector<ExplainRow> explainCaches(const TermEffects &e) {
@@ -1111,7 +1124,7 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Caches, "caches", "L1 and L2 hits see their latency and move no DRAM bytes", adjustCaches,
        nullptr, explainCaches},
       {TermId::Residency, "residency",
-       "(in caches) arrays an earlier kernel left in L2 are read from it", nullptr, nullptr, nullptr},
+       "(in caches) arrays an earlier kernel left in L2 are read from it", nullptr, nullptr, explainResidency},
       {TermId::Walk, "walk", "(in caches) a thread's next iterations hit the sector it just fetched", nullptr,
        nullptr, explainWalk},
       {TermId::Rmw, "rmw", "(in caches) a load of what the previous iteration stored waits 2 L2 round trips",

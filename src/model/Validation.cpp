@@ -174,12 +174,9 @@ layout::LaunchTiming readTiming(const nlohmann::json &j, const std::string &path
   if (!j.contains("timing"))
     return fallback;
   const auto &t = j["timing"];
-  if (t == "once")
-    return layout::LaunchTiming::Once;
-  if (t == "alone")
-    return layout::LaunchTiming::RepeatedAlone;
-  if (t == "back_to_back")
-    return layout::LaunchTiming::BackToBack;
+  if (t.is_string())
+    if (auto named = layout::launchTimingNamed(t.get<std::string>()))
+      return *named;
   throw InputError({path, 0, 0}, fmt::format("field '{}timing': expected \"alone\", \"back_to_back\" or \"once\", got {}",
                                              at.empty() ? "" : at + ".", t.dump()));
 }

@@ -30,6 +30,8 @@ std::string renderExplainJson(const std::vector<Explanation> &perGpu, const std:
       j["repeat"] = launchesJson(*x.launches);
     if (!x.hwOverrides.empty())
       j["hw_overrides"] = x.hwOverrides;
+    if (!x.timing.empty())
+      j["timing"] = x.timing;
     all.push_back(std::move(j));
   }
   root["explanations"] = std::move(all);

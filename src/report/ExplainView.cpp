@@ -15,6 +15,8 @@ void row(std::string &out, const std::string &name, const std::string &value,
 std::string renderExplain(const Explanation &x) {
   std::string out = fmt::format("kernel {} ({}) on {}, model {}\nlayout {}\n", x.kernel, x.file, x.gpu,
                                 x.model, x.layout);
+  if (!x.timing.empty())
+    out += fmt::format("timing {} (the kernel alone, as validate projects a measured record so)\n", x.timing);
   for (const auto &s : x.sections) {
     out += "\n" + s.title + "\n";
     for (const auto &q : s.rows)

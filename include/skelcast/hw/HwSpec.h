@@ -65,12 +65,14 @@ struct HwSpec {
   /// The warps an SM holds at `registers` a thread: a warp's registers,
   /// allocated 8 a thread, sit in one of the schedulersPerSM sub-partitions
   /// of the register file, registersPerSM / schedulersPerSM each (eq. 8's
-  /// register bound, docs/model.md term `registers`); 0 when not one fits.
+  /// register bound, docs/model.md term `registers`); 0 when not one fits;
+  /// maxWarpsPerSM (no bound) at 0 registers or without the register file.
   double warpsByRegisters(double registers) const;
-  /// The most registers a thread may use (a multiple of 8, at most
-  /// maxRegistersPerThread) for one block of `warps` warps to fit the register
-  /// file, its warps spread over the sub-partitions: what emit's
-  /// __launch_bounds__ leaves a thread; maxRegistersPerThread without the fields.
+  /// The most registers a thread may use (a multiple of 8, or
+  /// maxRegistersPerThread where that is less) for one block of `warps` warps
+  /// to fit the register file, its warps spread over the sub-partitions: what
+  /// emit's __launch_bounds__ leaves a thread; maxRegistersPerThread (no
+  /// bound) without the register file.
   double registersForOneBlock(double warps) const;
   double issueCycles = 4;          ///< Issue_cycles
   double memBandwidthGBps = 0;     ///< Mem_Bandwidth

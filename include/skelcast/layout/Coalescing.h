@@ -73,7 +73,10 @@ struct TileVar {
 /// unclipped, and every other loop's whole trip) and the subscript of its
 /// first element in the layout's first block. Empty, with `refusal` saying
 /// why, when a subscript is not affine or the reads move differently with a
-/// runtime variable (emit then does not cache the array).
+/// runtime variable (emit then does not cache the array), and with
+/// `constantTrips` (emit's tile, whose extents are constants) when a loop
+/// around a read has no constant trip count; the refusals in the order of
+/// the subscripts, the reads and the variables.
 struct SharedTile {
   std::vector<int64_t> extent, base;
   /// Per dimension: the least subscript over every loop but the runtime variables.
@@ -83,7 +86,7 @@ struct SharedTile {
   std::string refusal;
 };
 SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *> &reads, const Layout &l,
-                      int stagedLoop);
+                      int stagedLoop, bool constantTrips = false);
 
 /// Wavefronts one shared-memory read of the representative warp takes from
 /// `tile` (row-major, unpadded): per pass of the warp (32 lanes of 4-byte or

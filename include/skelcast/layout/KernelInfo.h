@@ -131,6 +131,11 @@ struct ArrayInfo {
 /// or repeated back to back in one stream (`emit`'s programs), each launch
 /// also queued behind the last.
 enum class LaunchTiming { Once, RepeatedAlone, BackToBack };
+/// A LaunchTiming's name in measurement records and `explain --timing`:
+/// "once", "alone", "back_to_back".
+const char *launchTimingName(LaunchTiming t);
+/// The LaunchTiming of one of those names; nullopt for any other text.
+std::optional<LaunchTiming> launchTimingNamed(const std::string &name);
 
 struct KernelInfo {
   std::string name;

@@ -96,6 +96,10 @@ struct TermEffects {
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
   double bytesInFlightPerSM = 0; ///< DRAM bytes an SM's warps keep in flight (occupancy, with dram_gbps_by_bytes_in_flight)
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
+  /// A kernel launched again over its arrays (KernelInfo::timing not Once),
+  /// and the share of its footprint L2 keeps from the last launch (residency)
+  bool repeatedLaunch = false;
+  double footprintResidentShare = 0;
   double l2TrafficBytes = 0;    ///< bytes between the SMs and L2: what leaves L1 for loads and fills, and the stores
   double l2StoreBytes = 0;      ///< of l2TrafficBytes, the stores
   double l2StoreMissBytes = 0;  ///< of the stores, those to sectors L2 does not hold (allocated, then written back)

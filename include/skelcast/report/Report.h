@@ -92,6 +92,9 @@ struct Explanation {
   std::vector<ExplainSection> sections;
   std::optional<model::RepeatedLaunches> launches; ///< a kernel of an indexed repeat
   std::vector<std::string> hwOverrides;            ///< `--set`, "field=value"
+  /// `explain --timing`: the kernel alone, launched so ("once", "alone",
+  /// "back_to_back"); empty when the kernel is projected in its program.
+  std::string timing;
 };
 
 /// The quantities of `p`, the projection of a layout of kernel `ki` on `hw`.
@@ -104,7 +107,7 @@ std::string renderExplain(const Explanation &x);
 /// `explain --format json`: {"schema_version": 1, "skelcast_version",
 /// "explanations": [one per GPU: kernel, file, gpu, model, layout, time_ms,
 /// bound, sections [{title, quantities [{name, value, where}]}], repeat,
-/// hw_overrides]} (docs/schema/explain.schema.json).
+/// hw_overrides, timing]} (docs/schema/explain.schema.json).
 std::string renderExplainJson(const std::vector<Explanation> &perGpu, const std::string &version);
 
 /// A kernel of an indexed repeat: the representative iterations its layouts

@@ -427,6 +427,32 @@ TEST(ValidateCommand, ExplainWithTheRecordsTimingGivesValidatesProjection) {
     seen.insert(explained);
   }
   EXPECT_EQ(seen.size(), 3u) << "the three timings should project three times";
+  // The second kernel of a program that writes its input first: validate
+  // projects it alone, and so does explain with any --timing, once included
+  // (without --timing, explain projects it in its program, where L2 may hold
+  // what the first kernel wrote).
+  std::string two = dir.write("two.skel", "#define N 1048576\nfloat a[N]\nfloat b[N]\n"
+                                          "parallel_for k1(N) : i {\n  ld a[i]\n  comp 2\n  st b[i]\n}\n"
+                                          "parallel_for k2(N) : i {\n  ld b[i]\n  comp 2\n  st a[i]\n}\n");
+  nlohmann::json m2 = {{"schema_version", 1},
+                       {"gpu", {{"name", "NVIDIA H200"}}},
+                       {"timing", "once"},
+                       {"cases", {{{"kernel", "k2"}, {"size", "x"}, {"layout", "block=i:256"}, {"skeleton", two},
+                                   {"time_ms", 0.01}}}}};
+  CliRun v2 = run({"validate", dir.write("two.json", m2.dump()), "--hw", "h200", "--format", "json"});
+  ASSERT_EQ(v2.rc, 0) << v2.err;
+  double alone = nlohmann::json::parse(v2.out)["cases"][0]["projected_ms"].get<double>();
+  CliRun e2 = run({"explain", two, "--kernel", "k2", "--hw", "h200", "--layout", "block=i:256", "--timing", "once",
+                   "--format", "json"});
+  ASSERT_EQ(e2.rc, 0) << e2.err;
+  nlohmann::json x2 = nlohmann::json::parse(e2.out)["explanations"][0];
+  EXPECT_NEAR(x2["time_ms"].get<double>(), alone, 1e-9 * alone) << e2.out;
+  EXPECT_EQ(x2["timing"], "once");
+  CliRun inProgram = run({"explain", two, "--kernel", "k2", "--hw", "h200", "--layout", "block=i:256", "--format", "json"});
+  ASSERT_EQ(inProgram.rc, 0) << inProgram.err;
+  nlohmann::json x3 = nlohmann::json::parse(inProgram.out)["explanations"][0];
+  EXPECT_FALSE(x3.contains("timing"));
+  EXPECT_LT(x3["time_ms"].get<double>(), alone) << "in its program, k2 should find b in L2";
   // A kernel its program launches from an indexed repeat has no timing of its own.
   std::string skel = dir.write("rep.skel", "#define N 64\n"
                                            "inout float A[N][N]\n"

@@ -1074,3 +1074,32 @@ TEST(Emit, TheProgramFingerprintIsTheCodeWithoutCommentsOrItsOwnLine) {
                                          "int main() {\n  fill(a, 7);\n}\n"))
       << "a pragma is code";
 }
+
+// A cached array's tile (layout::sharedTile, which emit writes) is refused
+// for the first reason its reads give, in the order of the subscripts, the
+// reads and the loop variables, each named in the layout's error.
+TEST(Emit, ACachedTileIsRefusedForTheFirstReasonItsReadsGive) {
+  auto refusal = [](const std::string &code, const std::string &layoutText) -> std::string {
+    try {
+      emitOne(code, layoutText);
+    } catch (const InputError &e) {
+      return e.message();
+    }
+    return "(emitted)";
+  };
+  const std::string head = "#define N 1024\nfloat a[N], out[N];\nint idx[N];\nvoid kern(void) {\n"
+                           "  for (int i = 0; i < N; i++) {\n    float s = 0;\n"
+                           "    for (int k = 0; k < idx[i]; k++)\n";
+  const std::string tail = "    out[i] = s;\n  }\n}\n";
+  // the first read's subscript reads data: not affine, before the loop's trip
+  std::string m = refusal(head + "      s += a[idx[k]] + a[k];\n" + tail, "block=i:32 cache=a");
+  EXPECT_NE(m.find("a subscript is not affine in the loop indices"), std::string::npos) << m;
+  // the first read is affine in a loop whose trip reads data
+  m = refusal(head + "      s += a[k] + a[idx[k]];\n" + tail, "block=i:32 cache=a");
+  EXPECT_NE(m.find("loop 'k' around a read has no constant trip count"), std::string::npos) << m;
+  // a row read beside a column read
+  m = refusal("#define N 256\nfloat A[N][N], B[N][N];\nvoid k(void) {\n  for (int i = 0; i < N; i++)\n"
+              "    for (int j = 0; j < N; j++)\n      B[i][j] = A[i][j] + A[j][i];\n}\n",
+              "block=i:16,j:16 cache=A");
+  EXPECT_NE(m.find("its accesses move differently with 'i'"), std::string::npos) << m;
+}

@@ -253,8 +253,11 @@ TEST(HwSpec, WarpsAndLaunchBoundFromTheRegisterFilesSubPartitions) {
   EXPECT_DOUBLE_EQ(h.registersForOneBlock(16), 128);
   EXPECT_DOUBLE_EQ(h.registersForOneBlock(25), 72);
   EXPECT_DOUBLE_EQ(h.registersForOneBlock(2), 255);
-  // a spec without the register file: no bound but the per-thread cap
+  // 0 registers (ptxas's "Used 0 registers"): no register bound, the SM's
+  // warps; so too a spec without the register file, whose threads then have
+  // only the per-thread cap
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(0), h.maxWarpsPerSM);
   h.registersPerSM = 0;
   EXPECT_DOUBLE_EQ(h.registersForOneBlock(32), h.maxRegistersPerThread);
-  EXPECT_DOUBLE_EQ(h.warpsByRegisters(40), 0);
+  EXPECT_DOUBLE_EQ(h.warpsByRegisters(40), h.maxWarpsPerSM);
 }

@@ -478,10 +478,12 @@ TEST(SharedWavefronts, TheTileEmitWritesWorkedByHand) {
   EXPECT_EQ(t.lo, (std::vector<int64_t>{-1, -1}));
   ASSERT_EQ(t.vars.size(), 2u);
   ASSERT_EQ(t.vars[0].size(), 1u);
+  EXPECT_EQ(ki.vars[static_cast<size_t>(t.vars[0][0].var)].name, "i");
   EXPECT_EQ(t.vars[0][0].coef, 1);
   EXPECT_EQ(t.vars[0][0].count, 4);
   EXPECT_EQ(t.vars[0][0].span, 3);
   ASSERT_EQ(t.vars[1].size(), 1u);
+  EXPECT_EQ(ki.vars[static_cast<size_t>(t.vars[1][0].var)].name, "j");
   EXPECT_EQ(t.vars[1][0].count, 72);
   EXPECT_EQ(t.vars[1][0].span, 71);
   // A read down a column beside one along a row moves differently with i:
