@@ -485,7 +485,12 @@ void registerExplain(CLI::App &app, Context &ctx) {
                   "How the kernel is launched: once (as project projects it), alone (repeated over the same "
                   "arrays, each launch timed alone) or back_to_back (launched in a stream of its own launches), "
                   "as a measurement record's \"timing\" says (validate projects each case so)")
-      ->check(CLI::IsMember({"once", "alone", "back_to_back"}))
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (layout::LaunchTiming t : layout::kLaunchTimings)
+          names.emplace_back(layout::launchTimingName(t));
+        return names;
+      }()))
       ->capture_default_str();
   o->format = "text";
   cmd->add_option("--format", o->format, "Output format: text, or json (docs/schema/explain.schema.json)")

@@ -41,7 +41,7 @@ const char *launchTimingName(LaunchTiming t) {
 }
 
 std::optional<LaunchTiming> launchTimingNamed(const std::string &name) {
-  for (LaunchTiming t : {LaunchTiming::Once, LaunchTiming::RepeatedAlone, LaunchTiming::BackToBack})
+  for (LaunchTiming t : kLaunchTimings)
     if (name == launchTimingName(t))
       return t;
   return std::nullopt;

@@ -131,6 +131,8 @@ struct ArrayInfo {
 /// or repeated back to back in one stream (`emit`'s programs), each launch
 /// also queued behind the last.
 enum class LaunchTiming { Once, RepeatedAlone, BackToBack };
+inline constexpr LaunchTiming kLaunchTimings[] = {LaunchTiming::Once, LaunchTiming::RepeatedAlone,
+                                                  LaunchTiming::BackToBack};
 /// A LaunchTiming's name in measurement records and `explain --timing`:
 /// "once", "alone", "back_to_back".
 const char *launchTimingName(LaunchTiming t);

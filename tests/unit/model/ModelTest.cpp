@@ -151,3 +151,23 @@ TEST(Model, AProjectionRecordsTheModelThatMadeIt) {
     EXPECT_EQ(model::projectLayout(ki, l, hw, mo).model, k);
   }
 }
+
+// A layout named by --layout must hold its tiles beside the driver's reserve;
+// the refusal names what a block may hold: the per-block limit, or the SM's
+// less the reserve where that is less (a spec whose two limits are equal).
+TEST(Model, ALayoutsTilesMustFitBesideTheDriversReserve) {
+  auto ki = matmul();
+  auto hw = h100();
+  hw.sharedMemPerBlockBytes = hw.sharedMemPerSMBytes = 2048; // kTiled's two 16 x 16 float tiles
+  hw.reservedSharedMemPerBlockBytes = 0;
+  auto l = layout::parseLayout(ki, kTiled, hw);
+  EXPECT_NO_THROW(model::requireSharedMemoryFits(ki, l, hw));
+  hw.reservedSharedMemPerBlockBytes = 1024;
+  try {
+    model::requireSharedMemoryFits(ki, l, hw);
+    FAIL() << "2,048 bytes of tiles and a 1,024-byte reserve fit an SM of 2,048";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.message(), "layout 'block=i:16,j:16 stage=k:16 cache=A,B unroll=k:16' needs 2048 bytes of "
+                           "shared memory per block; h100 allows 1024");
+  }
+}
