@@ -179,6 +179,30 @@ double serialTasks(const KernelInfo &ki, const Layout &l) {
     for (int d : li.boundDims)
       if (d >= 0 && static_cast<size_t>(d) < l.fold.size() && l.fold[static_cast<size_t>(d)] > 1)
         return static_cast<double>(l.foldProduct());
+  // The tasks run inside one streaming loop only where the body has one loop
+  // at its top, outside any branch, or a staged loop to run them in; several
+  // loops side by side (softmax's max, sum and scale) or a loop under an `if`
+  // keep a loop over the tasks around the whole body (emit's planTile,
+  // docs/emit.md "Folding"). Where every loop is unrolled whole, that body is
+  // straight-line code and nvcc, unrolling the loop over the tasks, still
+  // issues their loads together (SpinFlap's folds); a loop left rolled runs
+  // each task's iterations after the last task's (softmax_rows 16384's
+  // `block=i:32 fold=i:2` ran 0.85 ms, the unfolded 0.52, on the H200,
+  // h200_emit39).
+  if (l.stages.empty()) {
+    int top = 0;
+    bool branched = false, rolled = false;
+    for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
+      const LoopInfo &li = ki.loops[lp];
+      if (li.parent < 0) {
+        ++top;
+        branched = branched || li.inBranch;
+      }
+      rolled = rolled || !li.constTrip || static_cast<double>(l.unrollFactor(static_cast<int>(lp))) < li.trip;
+    }
+    if ((top > 1 || branched) && rolled)
+      return static_cast<double>(l.foldProduct());
+  }
   return 1.0;
 }
 

@@ -192,7 +192,7 @@ public:
     }
     // Loop variables are numbered before the accesses are classified.
     const skeleton::Kernel named = withUniqueLoopNames(k);
-    collectLoops(named.body, -1, 1.0);
+    collectLoops(named.body, -1, 1.0, false);
     nextLoop_ = 0;
     walk(named.body, {}, 1.0);
     for (auto &a : ki_.accesses) {
@@ -205,7 +205,7 @@ public:
   }
 
 private:
-  void collectLoops(const std::vector<Stmt> &body, int parent, double execs) {
+  void collectLoops(const std::vector<Stmt> &body, int parent, double execs, bool inBranch) {
     for (const auto &s : body) {
       if (s.kind == Stmt::Kind::Loop) {
         const auto &l = s.loop;
@@ -214,6 +214,7 @@ private:
         li.isStream = l.isStream;
         li.parent = parent;
         li.execs = execs;
+        li.inBranch = inBranch;
         Var v;
         v.name = l.index;
         v.loop = static_cast<int>(ki_.loops.size());
@@ -258,10 +259,10 @@ private:
                                        li.index, ki_.name));
         int me = static_cast<int>(ki_.loops.size());
         ki_.loops.push_back(li);
-        collectLoops(l.body, me, execs * li.trip);
+        collectLoops(l.body, me, execs * li.trip, inBranch);
       } else if (s.kind == Stmt::Kind::Branch) {
-        collectLoops(s.branch.thenBody, parent, execs * s.branch.prob);
-        collectLoops(s.branch.elseBody, parent, execs * (1.0 - s.branch.prob));
+        collectLoops(s.branch.thenBody, parent, execs * s.branch.prob, true);
+        collectLoops(s.branch.elseBody, parent, execs * (1.0 - s.branch.prob), true);
       }
     }
   }

@@ -48,6 +48,7 @@ struct LoopInfo {
   /// run it longer or shorter over the same values.
   std::vector<int> startDims;
   int parent = -1;        ///< enclosing loop, or -1
+  bool inBranch = false;  ///< inside a branch's arm of the kernel's body (at any depth)
   int var = -1;
   std::vector<int> arrays; ///< arrays accessed inside (any depth)
 };

@@ -224,6 +224,35 @@ TEST(ModernTerms, FoldedTasksWithALoadInABranchArmRunOneAfterAnother) {
   EXPECT_DOUBLE_EQ(r.c.loadGroups, 4 * (1 + 0.25));
 }
 
+// Several loops side by side at the top of the body (a softmax's max, sum and
+// scale) keep emit's loop over the tasks around the whole body (docs/emit.md,
+// "Folding"): with a loop left rolled each task's iterations run after the
+// last task's; unrolled whole, the body is straight-line and the tasks' loads
+// go out together; a staged loop holds the tasks inside it.
+TEST(ModernTerms, FoldedTasksAroundLoopsSideBySideRunOneAfterAnother) {
+  auto rows = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R][C]\n"
+                       "parallel_for(R) : i {\n  stream j = 0:C {\n    ld x[i][j]\n    comp 1\n  }\n"
+                       "  stream k = 0:C {\n    ld x[i][k]\n    comp 2\n    st y[i][k]\n  }\n}\n");
+  auto one = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R]\n"
+                      "parallel_for(R) : i {\n  stream j = 0:C {\n    ld x[i][j]\n    comp 1\n  }\n  st y[i]\n}\n");
+  auto inIf = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R]\n"
+                       "parallel_for(R) : i {\n  if (p=0.5) {\n    stream j = 0:C {\n      comp 1\n    }\n  }\n"
+                       "  ld x[i][0]\n  st y[i]\n}\n");
+  auto tasks = [](const layout::KernelInfo &ki, const char *l) {
+    return layout::serialTasks(ki, layout::parseLayout(ki, l, h100()));
+  };
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4"), 4) << "two rolled loops side by side";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 unroll=j:4"), 4) << "k is still rolled";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 unroll=j:8,k:8"), 1) << "both unrolled whole";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 stage=j:8 cache=x"), 1) << "staged";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64"), 1) << "unfolded";
+  EXPECT_DOUBLE_EQ(tasks(one, "block=i:64 fold=i:4"), 1) << "one loop: a register tile";
+  EXPECT_DOUBLE_EQ(tasks(inIf, "block=i:64 fold=i:4"), 4) << "its loop under an if";
+  // mlp, the two loops side by side: 8 + 8 iterations, one level each, no
+  // unrolling; 4 tasks one after another: 4 x 16 groups (jammed, 16)
+  EXPECT_DOUBLE_EQ(apply(rows, "block=i:64 fold=i:4", {"mlp"}).c.loadGroups, 4 * 16);
+}
+
 // The loads of one group hold their values in registers until it ends: nvcc
 // keeps about kLoadRegistersPerWait = 16 registers of them in flight
 // (validation/results/h200_sass_load_groups.txt), so a register tile of
