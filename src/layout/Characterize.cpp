@@ -168,39 +168,49 @@ double branchFactor(const KernelInfo &ki, const AccessInfo &a) {
   return trips > 0 ? a.execs / trips : 0.0;
 }
 
-double serialTasks(const KernelInfo &ki, const Layout &l) {
+/// The reasons a fold's tasks run one after another that its block and fold
+/// alone decide (equation 13 counts their loads before the layout's stages and
+/// unrolling are known).
+static bool serialByFold(const KernelInfo &ki, const Layout &l) {
   // A load in a branch's arm: each task's branch closes before the next
   // task's loads go out (the SASS of hotspot_steps' fold=r:4,c:2 on the H200,
   // validation/results/h200_ncu_branch_folds.txt).
   for (const AccessInfo &a : ki.accesses)
     if (!a.isStore && a.block >= 0 && ki.blocks[static_cast<size_t>(a.block)].branchArm)
-      return static_cast<double>(l.foldProduct());
+      return true;
   for (const LoopInfo &li : ki.loops)
     for (int d : li.boundDims)
       if (d >= 0 && static_cast<size_t>(d) < l.fold.size() && l.fold[static_cast<size_t>(d)] > 1)
-        return static_cast<double>(l.foldProduct());
-  // The tasks run inside one streaming loop only where the body has one loop
-  // at its top, outside any branch, or a staged loop to run them in; several
-  // loops side by side (softmax's max, sum and scale) or a loop under an `if`
-  // keep a loop over the tasks around the whole body (emit's planTile,
-  // docs/emit.md "Folding"). Where every loop is unrolled whole, that body is
-  // straight-line code and nvcc, unrolling the loop over the tasks, still
-  // issues their loads together (SpinFlap's folds); a loop left rolled runs
-  // each task's iterations after the last task's (softmax_rows 16384's
-  // `block=i:32 fold=i:2` ran 0.85 ms, the unfolded 0.52, on the H200,
-  // h200_emit39).
+        return true;
+  return false;
+}
+
+double serialTasks(const KernelInfo &ki, const Layout &l) {
+  if (serialByFold(ki, l))
+    return static_cast<double>(l.foldProduct());
+  // The tasks run inside one streaming loop where the body has exactly one
+  // loop at its top outside any branch (statements beside it, a loop under an
+  // `if` among them, run in phases over the tasks), or a staged loop to run
+  // them in; several such loops side by side (softmax's max, sum and scale),
+  // or none but under an `if`, keep a loop over the tasks around the whole
+  // body (emit's planTile, docs/emit.md "Folding"). Where every loop is
+  // unrolled whole that body is straight-line code, and the tasks' loads were
+  // measured to go out together (SpinFlap 16384's fold=i:4 ran as its
+  // fold=i:2); a loop left rolled runs each task's iterations after the last
+  // task's (softmax_rows 16384's `block=i:32 fold=i:2` ran 0.85 ms, the
+  // unfolded 0.52, on the H200, h200_emit39).
   if (l.stages.empty()) {
     int top = 0;
     bool branched = false, rolled = false;
     for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
       const LoopInfo &li = ki.loops[lp];
       if (li.parent < 0) {
-        ++top;
+        top += li.inBranch ? 0 : 1;
         branched = branched || li.inBranch;
       }
       rolled = rolled || !li.constTrip || static_cast<double>(l.unrollFactor(static_cast<int>(lp))) < li.trip;
     }
-    if ((top > 1 || branched) && rolled)
+    if ((top > 1 || (top == 0 && branched)) && rolled)
       return static_cast<double>(l.foldProduct());
   }
   return 1.0;
@@ -508,9 +518,9 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
                                         tile->arrayBlock[d]);
   // Equation 13: direct_mem_insts(A_j) = size(P(A_j, F)), times the branch probability;
   // data-dependent accesses count every execution. Folded tasks that run one
-  // after another (serialTasks) share no register tile: an access in a loop
-  // is each task's own, F times one task's.
-  const bool serial = foldProduct > 1 && serialTasks(ki, shape) > 1;
+  // after another for a reason of the fold alone (serialByFold) share no
+  // register tile: an access in a loop is each task's own, F times one task's.
+  const bool serial = foldProduct > 1 && serialByFold(ki, shape);
   for (size_t i = 0; i < nAccesses; ++i) {
     const AccessInfo &a = ki.accesses[i];
     const AccessInfo *pa = &a;
@@ -993,15 +1003,16 @@ double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwS
   // across its loops (the stores of a nest with loops: its accumulators),
   // times the tasks jammed into the thread. At the target of 32 that leaves
   // kLoadRegistersPerWait or less. Where it leaves some, ptxas stays at the
-  // target and waits for what is left (the SASS of the 36 measured layouts
-  // with 8 left: 8 a wait, median; MatMul 800's 8-task tile at 32 registers);
-  // where the carried values leave none, it exceeds the target rather than
-  // wait for single loads (the floor); in one-warp blocks at most twice the
-  // floor (their SASS keeps 13 to 28 registers of loads a wait on average,
-  // up to 49).
+  // target and waits for what is left, down to 8 (the SASS of the measured
+  // layouts: 8 a wait, median, where 8 are left; 9 where 12, 5.7 where 14;
+  // none has fewer than 8 left, so fewer is not taken below 8); where the
+  // carried values leave none, it exceeds the target (MatMul 800's 16-task
+  // tiles: 64 registers) and the floor holds; in one-warp blocks at most
+  // twice the floor (their SASS keeps 13 to 28 registers of loads a wait on
+  // average, up to 49).
   double left = ptxasRegisterTarget(l, hw) - kAddressRegisters - carriedRegisters(ki, l, serialTasks);
   if (left >= 1 && left < kLoadRegistersPerWait)
-    return left;
+    return std::max(left, kLoadRegistersPerWait / 2.0);
   return std::clamp(left, kLoadRegistersPerWait, 2.0 * kLoadRegistersPerWait);
 }
 

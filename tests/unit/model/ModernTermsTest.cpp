@@ -228,29 +228,50 @@ TEST(ModernTerms, FoldedTasksWithALoadInABranchArmRunOneAfterAnother) {
 // scale) keep emit's loop over the tasks around the whole body (docs/emit.md,
 // "Folding"): with a loop left rolled each task's iterations run after the
 // last task's; unrolled whole, the body is straight-line and the tasks' loads
-// go out together; a staged loop holds the tasks inside it.
+// go out together; a staged loop holds the tasks inside it, and so does the
+// one loop at the top beside a loop under an `if`.
 TEST(ModernTerms, FoldedTasksAroundLoopsSideBySideRunOneAfterAnother) {
-  auto rows = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R][C]\n"
-                       "parallel_for(R) : i {\n  stream j = 0:C {\n    ld x[i][j]\n    comp 1\n  }\n"
+  auto rows = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat w[C]\nfloat y[R][C]\n"
+                       "parallel_for(R) : i {\n  stream j = 0:C {\n    ld x[i][j]\n    ld w[j]\n    comp 1\n  }\n"
                        "  stream k = 0:C {\n    ld x[i][k]\n    comp 2\n    st y[i][k]\n  }\n}\n");
   auto one = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R]\n"
                       "parallel_for(R) : i {\n  stream j = 0:C {\n    ld x[i][j]\n    comp 1\n  }\n  st y[i]\n}\n");
   auto inIf = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R]\n"
                        "parallel_for(R) : i {\n  if (p=0.5) {\n    stream j = 0:C {\n      comp 1\n    }\n  }\n"
                        "  ld x[i][0]\n  st y[i]\n}\n");
+  auto besideIf = kernelOf("#define R 4096\n#define C 8\nfloat x[R][C]\nfloat y[R]\n"
+                           "parallel_for(R) : i {\n  if (p=0.5) {\n    stream j = 0:C {\n      comp 1\n    }\n  }\n"
+                           "  stream k = 0:C {\n    ld x[i][k]\n    comp 1\n  }\n  st y[i]\n}\n");
   auto tasks = [](const layout::KernelInfo &ki, const char *l) {
     return layout::serialTasks(ki, layout::parseLayout(ki, l, h100()));
   };
   EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4"), 4) << "two rolled loops side by side";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:2"), 2) << "the fold's product";
   EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 unroll=j:4"), 4) << "k is still rolled";
   EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 unroll=j:8,k:8"), 1) << "both unrolled whole";
-  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 stage=j:8 cache=x"), 1) << "staged";
-  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64"), 1) << "unfolded";
+  EXPECT_DOUBLE_EQ(tasks(rows, "block=i:64 fold=i:4 stage=j:8 cache=w"), 1) << "staged";
   EXPECT_DOUBLE_EQ(tasks(one, "block=i:64 fold=i:4"), 1) << "one loop: a register tile";
-  EXPECT_DOUBLE_EQ(tasks(inIf, "block=i:64 fold=i:4"), 4) << "its loop under an if";
+  EXPECT_DOUBLE_EQ(tasks(inIf, "block=i:64 fold=i:4"), 4) << "its only loop under an if";
+  EXPECT_DOUBLE_EQ(tasks(besideIf, "block=i:64 fold=i:4"), 1) << "one loop at the top beside one under an if";
   // mlp, the two loops side by side: 8 + 8 iterations, one level each, no
   // unrolling; 4 tasks one after another: 4 x 16 groups (jammed, 16)
   EXPECT_DOUBLE_EQ(apply(rows, "block=i:64 fold=i:4", {"mlp"}).c.loadGroups, 4 * 16);
+  // Unrolled whole, jammed: one level a loop, but the registers bound each
+  // list: 4 tasks' x and one w, 40 words, and 4 x's, 32, over R = 32 - 16 - 4
+  // carried = 12.
+  EXPECT_DOUBLE_EQ(apply(rows, "block=i:64 fold=i:4 unroll=j:8,k:8", {"mlp"}).c.loadGroups, 40.0 / 12 + 32.0 / 12);
+  // Equation 13 counts w[j], which no folded index moves, once for the 4
+  // tasks whatever the loops' unrolling: 8 loads a thread (its loads are
+  // counted from the block and fold alone).
+  auto loadsOfW = [&](const char *l) {
+    auto r = apply(rows, l);
+    for (const auto &u : r.c.accesses)
+      if (rows.arrays[static_cast<size_t>(rows.accesses[static_cast<size_t>(u.access)].array)].name == "w")
+        return u.insts;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(loadsOfW("block=i:64 fold=i:4 unroll=j:8,k:8"), 8);
+  EXPECT_DOUBLE_EQ(loadsOfW("block=i:64 fold=i:4"), 8);
 }
 
 // The loads of one group hold their values in registers until it ends: nvcc
@@ -321,7 +342,8 @@ TEST(ModernTerms, BlocksOfOneWarpHoldMoreLoadsAWait) {
   // floor of 16. From two warps on the target is 32: one task leaves
   // 32 - 16 - 1 = 15, 8 tasks 8 (ptxas stays at the target and waits for
   // what is left: the SASS of the 36 measured layouts with 8 left waits for
-  // 8, median), 16 tasks none: ptxas exceeds the target, the floor of 16.
+  // 8, median), 15 tasks 1, held at 8 (no measured layout has fewer than 8
+  // left), 16 tasks none: ptxas exceeds the target, the floor of 16.
   auto walk = kernelOf("#define N 4096\nfloat A[N][N]\nfloat x[N]\nfloat y[N]\n"
                        "parallel_for(0:N) : i {\n  for j = 0:N {\n    ld A[i][j]\n    ld x[j]\n"
                        "    comp 2\n  }\n  st y[i]\n}\n");
@@ -332,7 +354,7 @@ TEST(ModernTerms, BlocksOfOneWarpHoldMoreLoadsAWait) {
   EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64"), 15);
   EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64 fold=i:8"), 8);
   EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64 fold=i:16"), 16);
-  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64 fold=i:15"), 1);
+  EXPECT_DOUBLE_EQ(perWait(walk, "block=i:64 fold=i:15"), 8);
   // mlp: the 8 tasks load A's 8 rows and x[j] once an iteration, 9
   // registers over R = 8: 9 / 8 groups an iteration over 4,096 (with the
   // floor of 16, one a level: 4,096).
