@@ -194,11 +194,12 @@ double serialTasks(const KernelInfo &ki, const Layout &l) {
   // them in; several such loops side by side (softmax's max, sum and scale),
   // or none but under an `if`, keep a loop over the tasks around the whole
   // body (emit's planTile, docs/emit.md "Folding"). Where every loop is
-  // unrolled whole that body is straight-line code, and the tasks' loads were
-  // measured to go out together (SpinFlap 16384's fold=i:4 ran as its
-  // fold=i:2); a loop left rolled runs each task's iterations after the last
-  // task's (softmax_rows 16384's `block=i:32 fold=i:2` ran 0.85 ms, the
-  // unfolded 0.52, on the H200, h200_emit39).
+  // unrolled whole the jammed count stands: SpinFlap 65536's fold=i:4 keeps
+  // the task loop rolled in its SASS, one group of 8 loads a task, which the
+  // jammed count's register bound gives (4 groups), where one after another
+  // would add each task's index level; a loop left rolled runs each task's
+  // iterations after the last task's (softmax_rows 16384's `block=i:32
+  // fold=i:2` ran 0.85 ms, the unfolded 0.52, on the H200, h200_emit39).
   if (l.stages.empty()) {
     int top = 0;
     bool branched = false, rolled = false;
