@@ -236,6 +236,10 @@ double HwSpec::warpsByRegisters(double registers) const {
   return parts * std::floor(static_cast<double>(registersPerSM) / parts / perWarp);
 }
 
+int64_t HwSpec::sharedMemBlockMayHold() const {
+  return std::min(sharedMemPerBlockBytes, sharedMemPerSMBytes - reservedSharedMemPerBlockBytes);
+}
+
 double HwSpec::registersForOneBlock(double warps) const {
   if (warps <= 0 || registersPerSM <= 0) // a spec without the fields
     return maxRegistersPerThread;

@@ -865,9 +865,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   c.avgElemBytes = bytesDen > 0 ? bytesNum / bytesDen : 4.0;
   w.loadBytesPerWarp = c.avgElemBytes * hw.warpSize;
   // a block's tiles within the per-block limit, and beside the driver's reserve within the SM's
-  c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemPerBlockBytes) &&
-           w.sharedMemBytesPerBlock + static_cast<double>(hw.reservedSharedMemPerBlockBytes) <=
-               static_cast<double>(hw.sharedMemPerSMBytes);
+  c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemBlockMayHold());
 
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
   // A scalar reduction reads its result's element (the host's initial value) and writes it.

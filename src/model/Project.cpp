@@ -119,13 +119,12 @@ std::optional<std::string> deviceMemoryShortfall(
 namespace {
 void requireFits(const layout::KernelInfo &ki, const layout::Layout &l, const layout::Characterization &c,
                  const hw::HwSpec &hw) {
-  if (!c.fits) // what a block may hold: its own limit, and the SM's beside the driver's reserve (Characterize's fits)
+  if (!c.fits)
     throw InputError({"--layout", 0, 0},
                      fmt::format("layout '{}' needs {} bytes of shared memory per block; {} "
                                  "allows {}",
                                  layout::layoutString(ki, l), c.workload.sharedMemBytesPerBlock, hw.name,
-                                 std::min(hw.sharedMemPerBlockBytes,
-                                          hw.sharedMemPerSMBytes - hw.reservedSharedMemPerBlockBytes)));
+                                 hw.sharedMemBlockMayHold()));
 }
 } // namespace
 

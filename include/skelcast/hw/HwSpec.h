@@ -59,6 +59,9 @@ struct HwSpec {
   /// Shared memory the driver keeps for itself in each resident block (1 KB
   /// from compute capability 8.0 on); 0 where the spec has no such field.
   int64_t reservedSharedMemPerBlockBytes = 0;
+  /// The shared memory one block may hold: its own limit, and the SM's less
+  /// the driver's reserve where that is less (eq. 8's reserve).
+  int64_t sharedMemBlockMayHold() const;
   int64_t registersPerSM = 0;
   int maxRegistersPerThread = 0;
   int schedulersPerSM = 1;

@@ -261,3 +261,17 @@ TEST(HwSpec, WarpsAndLaunchBoundFromTheRegisterFilesSubPartitions) {
   EXPECT_DOUBLE_EQ(h.registersForOneBlock(32), h.maxRegistersPerThread);
   EXPECT_DOUBLE_EQ(h.warpsByRegisters(40), h.maxWarpsPerSM);
 }
+
+// What one block may hold of shared memory, by hand: its own limit, or the
+// SM's less the driver's reserve where that is less.
+TEST(HwSpec, SharedMemoryABlockMayHoldIsTheLesserLimit) {
+  HwSpec h;
+  h.sharedMemPerBlockBytes = 232448;
+  h.sharedMemPerSMBytes = 233472;
+  h.reservedSharedMemPerBlockBytes = 1024;
+  EXPECT_EQ(h.sharedMemBlockMayHold(), 232448) << "227 KiB a block, 228 an SM less 1 reserved";
+  h.sharedMemPerBlockBytes = 233472; // the two limits equal: the reserve decides
+  EXPECT_EQ(h.sharedMemBlockMayHold(), 232448);
+  h.reservedSharedMemPerBlockBytes = 0;
+  EXPECT_EQ(h.sharedMemBlockMayHold(), 233472);
+}
