@@ -21,7 +21,7 @@ double activeSMs(const hw::Workload &w, const hw::HwSpec &hw) {
   return std::max(1.0, std::min(static_cast<double>(hw.smCount), w.blocks));
 }
 
-double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs) {
+double residentBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw) {
   double byWarps = std::floor(hw.maxWarpsPerSM / warpsPerBlock(w, hw));
   // A block holds its tiles and the driver's reserved shared memory
   // (cudaOccupancyMaxActiveBlocksPerMultiprocessor counts both).
@@ -30,8 +30,11 @@ double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double act
           ? std::floor(static_cast<double>(hw.sharedMemPerSMBytes) /
                        (w.sharedMemBytesPerBlock + static_cast<double>(hw.reservedSharedMemPerBlockBytes)))
           : static_cast<double>(hw.maxBlocksPerSM);
-  double byGrid = w.blocks / activeSMs;
-  return std::min({byWarps, bySharedMem, static_cast<double>(hw.maxBlocksPerSM), byGrid});
+  return std::min({byWarps, bySharedMem, static_cast<double>(hw.maxBlocksPerSM)});
+}
+
+double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs) {
+  return std::min(residentBlocksPerSM(w, hw), w.blocks / activeSMs);
 }
 
 // Mem_L_Uncoal = Mem_LD + (Uncoal_per_mw - 1) x Departure_del_uncoal
@@ -94,6 +97,7 @@ HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw) {
   r.n = r.activeBlocksPerSM * r.warpsPerBlock;
 
   double memInsts = w.memInsts();
+  r.memInsts = memInsts;
   r.weightUncoal = memInsts > 0 ? w.uncoalMemInsts / memInsts : 0.0;
   r.memLCoal = hw.dramLatencyCycles;
   r.memLUncoal = memLUncoal(hw.dramLatencyCycles, w.uncoalPerMw, hw.departureDelUncoalCycles);
@@ -146,6 +150,18 @@ HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw) {
   else
     r.bound = "compute";
   return r;
+}
+
+double waveCycles(const HongKimResult &r, double n) {
+  double mwp = std::min({r.mwpWithoutBW, r.mwpPeakBW, n});
+  double cwp = std::min(r.cwpFull, n);
+  if (r.memInsts <= 0)
+    return r.compCycles * n;
+  if (nearlyEqual(mwp, n) && nearlyEqual(cwp, n))
+    return r.memCyclesExposed + r.compCycles + r.compCycles / r.memInsts * (mwp - 1.0);
+  if (cwp >= mwp || r.compCycles > r.memCycles)
+    return r.memCycles * n / mwp + r.compCycles / r.memInsts * (mwp - 1.0);
+  return r.memL + r.compCycles * n;
 }
 
 // The `hong-kim` model: the equations above on the characterized workload, as is.

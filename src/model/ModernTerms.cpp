@@ -672,39 +672,54 @@ std::vector<ExplainRow> explainLongest(const TermEffects &e) {
 }
 
 // --- tail (section 7) ------------------------------------------------------------
-// Hong & Kim's Rep is fractional: a last wave of blocks that fills part of the
-// SMs costs that part of a wave. A latency-bound SM (N <= MWP: every warp waits
-// out its own chain of round trips, none waits for another) takes as long for
-// a wave of one block as for a full one, so the last wave costs a whole wave
-// while the SMs without a block in it idle: Rep waves take ceil(Rep), and
-// factor = ceil(Rep) / Rep (1 when Rep <= 1: one wave, already counted whole).
-// A compute-bound SM issues its blocks' instructions at its own rate, however
-// many share it, so the kernel lasts as long as the SM given the most blocks:
-// factor = ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (MatMul-like
-// tiles of one block per SM over 135 blocks on 132 SMs: 2 / 1.02).
+// Hong & Kim's Rep spreads the blocks evenly over the SMs, a fraction of a wave
+// costing that fraction of a wave. The kernel lasts as long as the SM given the
+// most blocks, B = ceil(Blocks / Active_SMs), which holds A of them at once
+// (eq. 8 without the grid's term) and starts the next as one ends. Two bounds
+// on its time, in Hong & Kim's cycles for a wave of n warps (W(n) = the case's
+// Exec_cycles / Rep, waveCycles):
+//  - its issue: B blocks at the rate a full SM runs them, B / A' x W(A' x w),
+//    A' = min(A, B), w the warps of a block;
+//  - its slots: each of the A runs its blocks one after another, and a block
+//    lasts at least what it takes alone, W(w): ceil(B / A) x W(w).
+//   factor = max(issue, slots) / (Rep x W(N)), N the core's active warps.
+// A latency-bound block lasts as long alone as among A, so the last, partial
+// round counts whole (the 2^26 triad: 249 rounds for 248.2); a compute-bound
+// SM is set by its share of the blocks (conv2d 1076 x 1916's 135 blocks of one
+// per SM on 132 SMs: two blocks' time) until its blocks' own latency, which the
+// other warps hid, shows (MatMul 800 `block=i:4,j:16 fold=i:4,j:2`: 10 blocks
+// of 2 warps, 8 at a time; the last 2 run alone as long as the first 8 did).
 void adjustTail(const TermInputs &, AdjustedInputs &a, TermScratch &) {
   const hw::Workload &w = a.workload;
-  double sms = activeSMs(w, a.hw);
-  double r = rep(w.blocks, activeBlocksPerSM(w, a.hw, sms), sms);
-  // Rep computed in floating point: an exact number of waves stays exact.
-  a.effects.tailFactor = r > 1 ? std::ceil(r - 1e-9) / r : 1.0;
-  double perSM = w.blocks / sms;
-  a.effects.issueTailFactor = perSM > 1 ? std::ceil(perSM - 1e-9) / perSM : 1.0;
+  HongKimResult core = hongKim(w, a.hw);
+  double held = std::floor(residentBlocksPerSM(w, a.hw) + 1e-9);
+  double whole = core.rep * waveCycles(core, core.n);
+  a.effects.tailFactor = 1.0;
+  if (held < 1 || !(whole > 0))
+    return;
+  // Blocks / Active_SMs in floating point: an exact share stays exact.
+  double busiest = std::ceil(w.blocks / core.activeSMs - 1e-9);
+  double together = std::min(held, busiest);
+  double issue = busiest / together * waveCycles(core, together * core.warpsPerBlock);
+  double slots = std::ceil(busiest / held - 1e-9) * waveCycles(core, core.warpsPerBlock);
+  a.effects.tailBusiestBlocks = busiest;
+  a.effects.tailBlockAloneCycles = waveCycles(core, core.warpsPerBlock);
+  a.effects.tailFactor = std::max(1.0, std::max(issue, slots) / whole);
 }
 
 /// Only where the core's bound is `latency` or `compute`: a bandwidth-bound
 /// GPU runs the blocks of a partial wave faster, and the floors act after this.
 void settleTail(const TermEffects &e, HongKimResult &r) {
-  if (e.tailFactor > 1 && r.bound == "latency")
+  if (e.tailFactor > 1 && (r.bound == "latency" || r.bound == "compute"))
     r.timeMs *= e.tailFactor;
-  else if (e.issueTailFactor > 1 && r.bound == "compute")
-    r.timeMs *= e.issueTailFactor;
 }
 
 std::vector<ExplainRow> explainTail(const TermEffects &e) {
-  return {{"last-wave factor", e.tailFactor, 4, "ceil(Rep) / Rep, applied when latency bound (tail)"},
-          {"most-blocks factor", e.issueTailFactor, 4,
-           "ceil(Blocks / Active_SMs) / (Blocks / Active_SMs), applied when compute bound (tail)"}};
+  return {{"blocks on the busiest SM", e.tailBusiestBlocks, 4, "ceil(Blocks / Active_SMs) (tail)"},
+          {"a block alone (cycles)", e.tailBlockAloneCycles, 6,
+           "W(warps of a block): Hong & Kim's case for one block's warps (tail)"},
+          {"tail factor", e.tailFactor, 4,
+           "max(B / A' x W(A' x w), ceil(B / A) x W(w)) / (Rep x W(N)); applied when latency or compute bound (tail)"}};
 }
 
 /// The DRAM bandwidth S busy SMs draw with `bytesPerSM` in flight each, from

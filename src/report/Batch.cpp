@@ -104,9 +104,12 @@ double memoryShare(const model::LayoutProjection &p, double clockGHz) {
                                                                   : r.memCycles;
     mem = r.mwp > 0 ? memSide * r.n / r.mwp : 0;
     comp = r.compCycles * r.n;
-    // A floor that raised the time above Hong-Kim's (cycles per SM and Rep, as above).
+    // A floor that raised the time above Hong-Kim's (cycles per SM and Rep, as
+    // above). The tail term stretches the core's time as a whole, its shares
+    // as they are, before the floors: above that is a floor's.
     double coreCycles = (r.timeMs - p.effects.launchMs) * clockGHz * 1e6;
-    if (clockGHz > 0 && r.rep > 0 && coreCycles > r.totalCycles * (1 + 1e-9))
+    double tail = p.effects.tailFactor > 1 ? p.effects.tailFactor : 1.0;
+    if (clockGHz > 0 && r.rep > 0 && coreCycles > r.totalCycles * tail * (1 + 1e-9))
       mem = std::max(mem, coreCycles / r.rep);
   }
   if (!std::isfinite(mem) || !std::isfinite(comp) || mem < 0 || comp < 0 || mem + comp <= 0)

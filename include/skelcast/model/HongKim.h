@@ -17,6 +17,8 @@ namespace skelcast::model {
 /// GROPHECY eq. 8: min(Max_warps / warps_per_block, floor(SharedMem_size /
 /// SharedMem_per_block), Max_blocks, Blocks / Active_SMs).
 double activeBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw, double activeSMs);
+/// Eq. 8 without its last term: the blocks an SM holds at once, whatever the grid.
+double residentBlocksPerSM(const hw::Workload &w, const hw::HwSpec &hw);
 /// warps_per_block = ceil(Thread_per_block / warp_size).
 double warpsPerBlock(const hw::Workload &w, const hw::HwSpec &hw);
 /// Active_SMs = min(SMs, Blocks): SMs that receive at least one block.
@@ -46,6 +48,7 @@ struct HongKimResult {
   double mwpWithoutBW = 0, bwPerWarp = 0, mwpPeakBW = 0, mwp = 0;
   double compCycles = 0, memCycles = 0, memCyclesExposed = 0, cwpFull = 0, cwp = 0;
   int execCase = 0; ///< 1: MWP = N = CWP; 2: CWP >= MWP or Comp > Mem; 3: MWP > CWP
+  double memInsts = 0; ///< #Mem_insts = #Coal_Mem_insts + #Uncoal_Mem_insts
   double rep = 0, execCycles = 0, synchCost = 0, totalCycles = 0;
   double timeMs = 0;
   std::string bound; ///< memory | compute | latency
@@ -53,5 +56,11 @@ struct HongKimResult {
 
 /// The whole model for one workload on one GPU.
 HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw);
+
+/// One wave of `n` warps on an SM: Exec_cycles / Rep of the case that MWP =
+/// min(MWP_Without_BW, MWP_peak_BW, n) and CWP = min(CWP_full, n) select, the
+/// other quantities `r`'s. The tail term weighs a last wave of fewer warps
+/// against a full one with it.
+double waveCycles(const HongKimResult &r, double n);
 
 } // namespace skelcast::model

@@ -82,8 +82,9 @@ struct TermEffects {
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
   double storeTakenLoads = 0;   ///< walking loads per thread that wait for the thread's store into their sector (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
-  double tailFactor = 0;        ///< ceil(Rep) / Rep: the last wave counted whole (applied when latency bound)
-  double issueTailFactor = 0;   ///< ceil(Blocks / Active_SMs) / (Blocks / Active_SMs) (applied when compute bound)
+  double tailFactor = 0;        ///< the busiest SM's waves over Rep's, in Hong & Kim's cycles (applied when latency or compute bound)
+  double tailBusiestBlocks = 0; ///< ceil(Blocks / Active_SMs): the blocks the busiest SM runs (tail)
+  double tailBlockAloneCycles = 0; ///< W(w): Hong & Kim's cycles for one block's warps alone on an SM (tail)
   double spillBytesPerThread = 0;  ///< ptxas's spill stores and loads, or the estimate's (spills)
   /// Without ptxas's count: the accumulators and address registers beyond
   /// what the launch bound allows, and the loads an unrolled body takes ahead,

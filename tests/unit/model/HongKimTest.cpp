@@ -102,6 +102,53 @@ TEST(HongKim, ActiveBlocksEquation8) {
   EXPECT_DOUBLE_EQ(warpsPerBlock(w, h), 2);
 }
 
+TEST(HongKim, ResidentBlocksAreEquation8WithoutTheGrid) {
+  hw::HwSpec h = isca09Gpu();
+  hw::Workload w = isca09Workload();
+  // 80 blocks on 16 SMs: 5 active by the grid, 8 held by warps and the limit.
+  EXPECT_DOUBLE_EQ(residentBlocksPerSM(w, h), 8);
+  EXPECT_DOUBLE_EQ(activeBlocksPerSM(w, h, 16), 5);
+  w.sharedMemBytesPerBlock = 5000;
+  EXPECT_DOUBLE_EQ(residentBlocksPerSM(w, h), 3);
+}
+
+TEST(HongKim, AWaveOfNWarpsIsTheCaseItsMwpAndCwpSelect) {
+  // By hand: MWP_Without_BW 10, MWP_peak_BW 100, CWP_full 5, 4 memory
+  // instructions, Comp_cycles 100, Mem_cycles 400 (all exposed), Mem_L 100.
+  HongKimResult r;
+  r.mwpWithoutBW = 10;
+  r.mwpPeakBW = 100;
+  r.cwpFull = 5;
+  r.memInsts = 4;
+  r.compCycles = 100;
+  r.memCycles = 400;
+  r.memCyclesExposed = 400;
+  r.memL = 100;
+  // 4 warps: MWP = CWP = N = 4, case 1: 400 + 100 + 100 / 4 x 3.
+  EXPECT_DOUBLE_EQ(waveCycles(r, 4), 575);
+  // 8 warps: MWP 8 > CWP 5, case 3: Mem_L + Comp_cycles x 8.
+  EXPECT_DOUBLE_EQ(waveCycles(r, 8), 900);
+  // 16 warps with CWP_full 20: MWP 10 <= CWP 16, case 2: 400 x 16 / 10 + 100 / 4 x 9.
+  r.cwpFull = 20;
+  EXPECT_DOUBLE_EQ(waveCycles(r, 16), 865);
+  // No memory instruction: the warps only issue.
+  r.memInsts = 0;
+  EXPECT_DOUBLE_EQ(waveCycles(r, 16), 1600);
+}
+
+TEST(HongKim, RepWavesOfTheActiveWarpsAreTheCoresExecCycles) {
+  // waveCycles is the core's own case, without Rep: the ISCA'09 example (case
+  // 2) and the compute case above give Exec_cycles back.
+  hw::HwSpec h = isca09Gpu();
+  for (double comp : {27.0, 1000.0}) {
+    hw::Workload w = isca09Workload();
+    w.blocks = 8000;
+    w.compInsts = comp;
+    HongKimResult r = hongKim(w, h);
+    EXPECT_NEAR(waveCycles(r, r.n) * r.rep, r.execCycles, 1e-9 * r.execCycles) << "comp " << comp;
+  }
+}
+
 TEST(HongKim, ComputeOnlyKernelIsFiniteAndComputeBound) {
   hw::HwSpec h = isca09Gpu();
   hw::Workload w;

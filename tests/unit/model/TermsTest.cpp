@@ -115,7 +115,7 @@ TEST(Terms, ExplainRowsComeFromEachTermInTableOrder) {
                       "caches: DRAM bytes per thread", "walk: walk hit fraction",
                       "rmw: read-after-store loads per thread", "rmw: walked loads after a store",
                       "longest: longest task factor",
-                      "tail: last-wave factor", "tail: most-blocks factor",
+                      "tail: blocks on the busiest SM", "tail: a block alone (cycles)", "tail: tail factor",
                       "bandwidth: DRAM bandwidth drawn (GB/s)",
                       "bandwidth: DRAM floor (ms)",
                       "bandwidth: departure floor (ms)", "lsu: L1 wavefronts per warp",
@@ -150,28 +150,35 @@ TEST(Terms, NoTermLeavesHongKimsInputs) {
   EXPECT_EQ(r.a.effects.tailFactor, 0);
 }
 
-TEST(Terms, TailAloneCountsTheLastWaveWhole) {
-  // 2^26 / 256 = 262144 blocks; 8 blocks of 8 warps fill an SM's 64 warps, so
-  // a wave is 132 x 8 = 1056 blocks and Rep = 248.24...: the last wave counts
-  // whole, 249 waves, factor 249 x 1056 / 262144 = 1.0030517578125. Nothing
-  // else of Hong & Kim's inputs moves.
+TEST(Terms, TailAloneWeighsTheBusiestSmsIssueAgainstItsRoundsOfBlocksAlone) {
+  // 2^26 / 256 = 262144 blocks of 8 warps, 8 held by an SM (64 warps): the
+  // busiest of 132 SMs runs ceil(262144 / 132) = 1986 blocks, where Rep =
+  // 262144 / 1056 = 248.24 waves. The triad alone draws its full SM's loads
+  // at MWP < N (case 2), so its issue, 1986 / 8 full waves, outlasts its 249
+  // rounds of one block alone (W(8) = E + C + C / M x 7, case 1): factor
+  // 1986 x 1056 / (8 x 262144). Nothing else of Hong & Kim's inputs moves.
   auto ki = kernelOf(kTriad);
   auto r = applyOnly(ki, "block=i:256", termBit(TermId::Tail));
-  EXPECT_DOUBLE_EQ(r.a.effects.tailFactor, 249.0 * 1056.0 / 262144.0);
+  auto core = model::hongKim(r.a.workload, r.a.hw);
+  ASSERT_EQ(core.execCase, 2) << "MWP " << core.mwp << ", CWP " << core.cwp << ", N " << core.n;
+  double e = core.memCyclesExposed, c = core.compCycles, m = core.memInsts;
+  EXPECT_EQ(r.a.effects.tailBusiestBlocks, 1986);
+  EXPECT_DOUBLE_EQ(r.a.effects.tailBlockAloneCycles, e + c + c / m * 7);
+  EXPECT_LT(249 * r.a.effects.tailBlockAloneCycles, 1986.0 / 8.0 * model::waveCycles(core, 64));
+  EXPECT_DOUBLE_EQ(r.a.effects.tailFactor, 1986.0 * 1056.0 / (8.0 * 262144.0));
   EXPECT_EQ(r.a.workload.compInsts, r.c.workload.compInsts);
   EXPECT_EQ(r.a.hw.maxBlocksPerSM, h100().maxBlocksPerSM);
 }
 
-TEST(Terms, TailCountsALatencyBoundLastWaveWholeAndAComputeBoundSmByItsBlocks) {
+TEST(Terms, TailIsAppliedWhenTheCoreIsLatencyOrComputeBound) {
   model::TermEffects e;
   e.tailFactor = 2112.0 / 1057.0;
-  e.issueTailFactor = 2.0 / (135.0 / 132.0);
   auto latency = coreAt(1.0, "latency");
   model::settleModernTerms(e, termBit(TermId::Tail), latency);
   EXPECT_DOUBLE_EQ(latency.timeMs, 2112.0 / 1057.0);
   auto compute = coreAt(1.0, "compute");
   model::settleModernTerms(e, termBit(TermId::Tail), compute);
-  EXPECT_DOUBLE_EQ(compute.timeMs, 2.0 * 132.0 / 135.0);
+  EXPECT_DOUBLE_EQ(compute.timeMs, 2112.0 / 1057.0);
   auto memory = coreAt(1.0, "memory");
   model::settleModernTerms(e, termBit(TermId::Tail), memory);
   EXPECT_EQ(memory.timeMs, 1.0);
@@ -180,14 +187,41 @@ TEST(Terms, TailCountsALatencyBoundLastWaveWholeAndAComputeBoundSmByItsBlocks) {
 TEST(Terms, TailOfAComputeBoundSmIsTheMostBlocksAnSmIsGiven) {
   // 2^17 threads in blocks of 256 folded by 4: 2^17 / 1024 = 128 blocks on 132
   // SMs: one each, factor 1. 2^19 / 1024 = 512 blocks: 512 / 132 = 3.8788 a
-  // SM, the SM given 4 sets the time: factor 4 x 132 / 512 = 1.03125, whatever
-  // the blocks per SM (eq. 8) make of Rep.
+  // SM, all held at once (N = 31.03 warps, Rep 1); the SM given 4 sets the
+  // time. Compute bound (case 3: W(n) = Mem_L + Comp_cycles x n), its issue
+  // W(32) is the bound: factor (Mem_L + 32 C) / (Mem_L + 31.03 C), a little
+  // under 4 x 132 / 512 = 1.03125 (1.0276).
   auto small = "#define N 131072\nfloat a[N]\nparallel_for(N) : i {\n  comp 40\n  st a[i]\n}\n";
   auto r = applyOnly(kernelOf(small), "block=i:256 fold=i:4", termBit(TermId::Tail));
-  EXPECT_DOUBLE_EQ(r.a.effects.issueTailFactor, 1.0);
+  EXPECT_DOUBLE_EQ(r.a.effects.tailFactor, 1.0);
   auto large = "#define N 524288\nfloat a[N]\nparallel_for(N) : i {\n  comp 40\n  st a[i]\n}\n";
   auto q = applyOnly(kernelOf(large), "block=i:256 fold=i:4", termBit(TermId::Tail));
-  EXPECT_DOUBLE_EQ(q.a.effects.issueTailFactor, 4.0 * 132.0 / 512.0);
+  auto core = model::hongKim(q.a.workload, q.a.hw);
+  ASSERT_EQ(core.execCase, 3);
+  EXPECT_EQ(q.a.effects.tailBusiestBlocks, 4);
+  double n = 512.0 / 132.0 * 8.0;
+  EXPECT_NEAR(q.a.effects.tailFactor, (core.memL + 32 * core.compCycles) / (core.memL + n * core.compCycles),
+              1e-12);
+  EXPECT_LT(q.a.effects.tailFactor, 4.0 * 132.0 / 512.0);
+  EXPECT_GT(q.a.effects.tailFactor, 1.02);
+}
+
+TEST(Terms, TailOfAComputeBoundSmShowsTheLatencyOfItsLastBlocksAlone) {
+  // Blocks of 2 warps, 32 held by an SM (H100's block limit): 132 x 33 blocks
+  // give the busiest SM 33, one full round of 32 and one block alone. With a
+  // long exposed latency a full SM is compute bound (CWP_full < 64 warps) but
+  // a block alone waits it out: W(2) = E + C + C / M, and 2 x W(2) outweighs
+  // the issue of 33 / 32 x W(64) = 33 / 32 x (Mem_L + 64 C).
+  std::string k = "#define N " + std::to_string(132 * 33 * 64) +
+                  "\nfloat a[N]\nfloat b[N]\nparallel_for(N) : i {\n  ld b[i]\n  comp 27\n  st a[i]\n}\n";
+  auto r = applyOnly(kernelOf(k), "block=i:64", termBit(TermId::Tail));
+  auto core = model::hongKim(r.a.workload, r.a.hw);
+  ASSERT_EQ(core.execCase, 3) << "MWP " << core.mwp << ", CWP " << core.cwp << ", N " << core.n;
+  EXPECT_EQ(r.a.effects.tailBusiestBlocks, 33);
+  double alone = core.memCyclesExposed + core.compCycles + core.compCycles / core.memInsts;
+  double issue = 33.0 / 32.0 * (core.memL + 64 * core.compCycles);
+  ASSERT_GT(2 * alone, issue);
+  EXPECT_NEAR(r.a.effects.tailFactor, 2 * alone / (core.rep * (core.memL + 64 * core.compCycles)), 1e-12);
 }
 
 TEST(Terms, SchedulersAloneDivideOnlyTheIssueCycles) {
