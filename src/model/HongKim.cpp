@@ -142,14 +142,17 @@ HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw) {
   r.totalCycles = r.execCycles + r.synchCost;
   r.timeMs = r.totalCycles / (hw.clockGHz * 1e6);
 
+  r.bound = coreBound(r);
+  return r;
+}
+
+std::string coreBound(const HongKimResult &r) {
   double mwpOpen = std::min(r.mwpWithoutBW, r.mwpPeakBW);
   if (r.n <= mwpOpen && r.n <= r.cwpFull)
-    r.bound = "latency";
-  else if (r.mwp < r.cwp - 1.0)
-    r.bound = "memory";
-  else
-    r.bound = "compute";
-  return r;
+    return "latency";
+  if (r.mwp < r.cwp - 1.0)
+    return "memory";
+  return "compute";
 }
 
 double waveCycles(const HongKimResult &r, double n) {

@@ -691,19 +691,21 @@ std::vector<ExplainRow> explainLongest(const TermEffects &e) {
 // of 2 warps, 8 at a time; the last 2 run alone as long as the first 8 did).
 void adjustTail(const TermInputs &, AdjustedInputs &a, TermScratch &) {
   const hw::Workload &w = a.workload;
+  // The core on the inputs as they stand: no adjust step after this one
+  // changes the workload or the spec (the floors act in settle steps).
   HongKimResult core = hongKim(w, a.hw);
   double held = std::floor(residentBlocksPerSM(w, a.hw) + 1e-9);
   double whole = core.rep * waveCycles(core, core.n);
   a.effects.tailFactor = 1.0;
-  if (held < 1 || !(whole > 0))
-    return;
   // Blocks / Active_SMs in floating point: an exact share stays exact.
   double busiest = std::ceil(w.blocks / core.activeSMs - 1e-9);
+  a.effects.tailBusiestBlocks = busiest;
+  a.effects.tailBlockAloneCycles = waveCycles(core, core.warpsPerBlock);
+  if (held < 1 || !(whole > 0))
+    return;
   double together = std::min(held, busiest);
   double issue = busiest / together * waveCycles(core, together * core.warpsPerBlock);
   double slots = std::ceil(busiest / held - 1e-9) * waveCycles(core, core.warpsPerBlock);
-  a.effects.tailBusiestBlocks = busiest;
-  a.effects.tailBlockAloneCycles = waveCycles(core, core.warpsPerBlock);
   a.effects.tailFactor = std::max(1.0, std::max(issue, slots) / whole);
 }
 
@@ -1147,7 +1149,7 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Waves, "waves", "an SM's waves of blocks overlap (case 3)", adjustWaves, nullptr, nullptr},
       {TermId::Longest, "longest", "in one wave the longest task (a triangle's long rows) sets the time",
        adjustLongest, settleLongest, explainLongest},
-      {TermId::Tail, "tail", "a latency-bound kernel's last, partial wave of blocks lasts a whole wave",
+      {TermId::Tail, "tail", "the busiest SM's blocks set the time: at a full SM's rate, or in rounds of a block alone",
        adjustTail, settleTail, explainTail},
       {TermId::Bandwidth, "bandwidth", "floors: DRAM bytes / bandwidth, requests x departure delay",
        adjustBandwidth, settleBandwidth, explainBandwidth},

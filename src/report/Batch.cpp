@@ -105,10 +105,12 @@ double memoryShare(const model::LayoutProjection &p, double clockGHz) {
     mem = r.mwp > 0 ? memSide * r.n / r.mwp : 0;
     comp = r.compCycles * r.n;
     // A floor that raised the time above Hong-Kim's (cycles per SM and Rep, as
-    // above). The tail term stretches the core's time as a whole, its shares
-    // as they are, before the floors: above that is a floor's.
+    // above). The tail term stretches a latency- or compute-bound core's time
+    // as a whole, its shares as they are, before the floors: above that is a
+    // floor's.
     double coreCycles = (r.timeMs - p.effects.launchMs) * clockGHz * 1e6;
-    double tail = p.effects.tailFactor > 1 ? p.effects.tailFactor : 1.0;
+    std::string core = model::coreBound(r);
+    double tail = p.effects.tailFactor > 1 && core != "memory" ? p.effects.tailFactor : 1.0;
     if (clockGHz > 0 && r.rep > 0 && coreCycles > r.totalCycles * tail * (1 + 1e-9))
       mem = std::max(mem, coreCycles / r.rep);
   }

@@ -57,6 +57,12 @@ struct HongKimResult {
 /// The whole model for one workload on one GPU.
 HongKimResult hongKim(const hw::Workload &w, const hw::HwSpec &hw);
 
+/// The core's bound from its quantities: `latency` where N is at most MWP
+/// without its N cap and CWP_full, `memory` where MWP < CWP - 1, else
+/// `compute` (what hongKim() writes to `bound`; the settle steps of the
+/// modern terms overwrite that one where a floor raises the time).
+std::string coreBound(const HongKimResult &r);
+
 /// One wave of `n` warps on an SM: Exec_cycles / Rep of the case that MWP =
 /// min(MWP_Without_BW, MWP_peak_BW, n) and CWP = min(CWP_full, n) select, the
 /// other quantities `r`'s. The tail term weighs a last wave of fewer warps

@@ -21,7 +21,7 @@
 /// | rmw        | (caches) | a load of what the previous iteration stored waits for the store's round trip through L2; a walking load loses its sector to the thread's store |
 /// | waves      | adjust | an SM's waves of blocks overlap (case 3 of Exec_cycles)          |
 /// | longest    | both   | in one wave, the longest task (a triangle's long rows) sets the time |
-/// | tail       | both   | a latency-bound kernel's partial last wave lasts a whole wave (ceil(Rep)); a compute-bound one, the SM given the most blocks |
+/// | tail       | both   | the busiest SM sets the time: its issue, or its rounds of a block alone, whichever is longer (a latency-bound last round counts whole) |
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |

@@ -138,15 +138,25 @@ TEST(HongKim, AWaveOfNWarpsIsTheCaseItsMwpAndCwpSelect) {
 
 TEST(HongKim, RepWavesOfTheActiveWarpsAreTheCoresExecCycles) {
   // waveCycles is the core's own case, without Rep: the ISCA'09 example (case
-  // 2) and the compute case above give Exec_cycles back.
+  // 2) and, with 1000 instructions, case 3 (Comp_cycles 4024 < Mem_cycles
+  // 4380, CWP_full 2.09 < MWP 2.28) give Exec_cycles back, and so does a
+  // kernel without memory instructions.
   hw::HwSpec h = isca09Gpu();
   for (double comp : {27.0, 1000.0}) {
     hw::Workload w = isca09Workload();
     w.blocks = 8000;
     w.compInsts = comp;
     HongKimResult r = hongKim(w, h);
+    EXPECT_EQ(r.execCase, comp > 100 ? 3 : 2);
     EXPECT_NEAR(waveCycles(r, r.n) * r.rep, r.execCycles, 1e-9 * r.execCycles) << "comp " << comp;
   }
+  hw::Workload w;
+  w.threadsPerBlock = 128;
+  w.blocks = 1000;
+  w.compInsts = 100;
+  HongKimResult r = hongKim(w, h);
+  EXPECT_NEAR(waveCycles(r, r.n) * r.rep, r.execCycles, 1e-9 * r.execCycles);
+  EXPECT_EQ(coreBound(r), r.bound);
 }
 
 TEST(HongKim, ComputeOnlyKernelIsFiniteAndComputeBound) {
