@@ -100,6 +100,8 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("l2_thrash_bytes", h.l2ThrashBytes);
   if (h.atomicSameAddressNs > 0)
     field("atomic_same_address_ns", h.atomicSameAddressNs);
+  if (h.boundOverlapExponent > 0)
+    field("bound_overlap_exponent", h.boundOverlapExponent);
   return f;
 }
 

@@ -369,6 +369,8 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
     h.l2ThrashBytes = r.integer("l2_thrash_bytes", 1, 4 * h.l2CacheBytes);
   if (root.contains("atomic_same_address_ns"))
     h.atomicSameAddressNs = r.number("atomic_same_address_ns", 0.01, 1000);
+  if (root.contains("bound_overlap_exponent"))
+    h.boundOverlapExponent = r.number("bound_overlap_exponent", 1, 1000);
   if (root.contains("host_link"))
     h.hostLink = r.hostLink();
   r.rejectUnknown();
@@ -393,7 +395,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
       "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps",
-      "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "host_link.kind", "host_link.h2d_pinned_gbps",
+      "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "bound_overlap_exponent", "host_link.kind", "host_link.h2d_pinned_gbps",
       "host_link.d2h_pinned_gbps", "host_link.h2d_pageable_gbps", "host_link.d2h_pageable_gbps",
       "host_link.latency_us", "host_link.h2d_pageable_ms_by_bytes",
       "host_link.d2h_pageable_ms_by_bytes"};

@@ -654,11 +654,20 @@ void adjustLongest(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   a.effects.longestFactor = std::max(1.0, f / std::max(1.0, waves));
 }
 
-/// A floor's settle step: a floor above the time becomes the time, with its bound.
-void applyFloor(double floorMs, const char *bound, HongKimResult &r) {
-  if (floorMs > r.timeMs) {
-    r.timeMs = floorMs;
+/// A floor's settle step: a floor above the time gives the time its bound,
+/// and joins it as their larger, or with `overlap`'s p as the smooth maximum
+/// (t^p + f^p)^(1/p): a resource at its limit and another near it are not
+/// both kept busy all the time (validation/kernels/overlap_sides.cu: DRAM
+/// and the FMA pipes at 64 warps an SM fit p = 6.0).
+void applyFloor(double floorMs, const char *bound, const TermEffects &e, HongKimResult &r) {
+  if (floorMs > r.timeMs)
     r.bound = bound;
+  if (e.boundOverlapExponent > 0 && floorMs > 0 && r.timeMs > 0) {
+    double p = e.boundOverlapExponent, hi = std::max(floorMs, r.timeMs), lo = std::min(floorMs, r.timeMs);
+    // hi x (1 + (lo / hi)^p)^(1/p): the same sum, without overflow
+    r.timeMs = hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p);
+  } else if (floorMs > r.timeMs) {
+    r.timeMs = floorMs;
   }
 }
 
@@ -820,7 +829,7 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 
 /// When a floor is above the core's time it is the time, and the bound is `memory`.
 void settleBandwidth(const TermEffects &e, HongKimResult &r) {
-  applyFloor(std::max(e.dramFloorMs, e.departureFloorMs), "memory", r);
+  applyFloor(std::max(e.dramFloorMs, e.departureFloorMs), "memory", e, r);
 }
 
 std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
@@ -887,7 +896,7 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 /// When the floor is above the time it is the time, and the bound is `l1`.
-void settleLsu(const TermEffects &e, HongKimResult &r) { applyFloor(e.lsuFloorMs, "l1", r); }
+void settleLsu(const TermEffects &e, HongKimResult &r) { applyFloor(e.lsuFloorMs, "l1", e, r); }
 
 std::vector<ExplainRow> explainLsu(const TermEffects &e) {
   return {{"L1 wavefronts per warp", e.l1WavefrontsPerWarp, 6, "shared, fill and global accesses (lsu)"},
@@ -917,7 +926,7 @@ void adjustL2(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 /// When the floor is above the time it is the time, and the bound is `memory`.
-void settleL2(const TermEffects &e, HongKimResult &r) { applyFloor(e.l2FloorMs, "memory", r); }
+void settleL2(const TermEffects &e, HongKimResult &r) { applyFloor(e.l2FloorMs, "memory", e, r); }
 
 std::vector<ExplainRow> explainL2(const TermEffects &e) {
   return {{"L2 traffic (bytes)", e.l2TrafficBytes, 6, "loads and fills that leave L1, and the stores (l2)"},
@@ -940,7 +949,7 @@ void adjustBlocks(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
 }
 
 /// When the floor is above the time it is the time, and the bound is `blocks`.
-void settleBlocks(const TermEffects &e, HongKimResult &r) { applyFloor(e.blockStartFloorMs, "blocks", r); }
+void settleBlocks(const TermEffects &e, HongKimResult &r) { applyFloor(e.blockStartFloorMs, "blocks", e, r); }
 
 std::vector<ExplainRow> explainBlocks(const TermEffects &e) {
   return {{"block start floor (ms)", e.blockStartFloorMs, 6, "Blocks / block_starts_per_us (blocks)"}};
@@ -1022,7 +1031,7 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
 }
 
 /// When the floor is above the time it is the time, and the bound is `chain`.
-void settleChain(const TermEffects &e, HongKimResult &r) { applyFloor(e.chainFloorMs, "chain", r); }
+void settleChain(const TermEffects &e, HongKimResult &r) { applyFloor(e.chainFloorMs, "chain", e, r); }
 
 std::vector<ExplainRow> explainChain(const TermEffects &e) {
   if (e.chainCyclesPerThread <= 0)
@@ -1049,6 +1058,23 @@ void adjustLaunch(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   } else {
     a.effects.launchMs = in.hw.launchOverheadUs / 1000.0;
   }
+}
+
+// --- overlap (section 7) ---------------------------------------------------------
+// The floors join the core's time as a smooth maximum, (t^p + f^p)^(1/p), p
+// the spec's bound_overlap_exponent (applyFloor): measured on the H200 with a
+// kernel whose DRAM side and FMA side were each timed alone and together
+// (validation/kernels/overlap_sides.cu, validation/overlap_fit.py): at 64
+// warps an SM together took up to 1.08 times the larger side, p = 6.0.
+void adjustOverlap(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
+  a.effects.boundOverlapExponent = in.hw.boundOverlapExponent;
+}
+
+std::vector<ExplainRow> explainOverlap(const TermEffects &e) {
+  if (e.boundOverlapExponent <= 0)
+    return {};
+  return {{"bound overlap exponent p", e.boundOverlapExponent, 4,
+           "a floor f joins the time t as (t^p + f^p)^(1/p) (overlap)"}};
 }
 
 void settleLaunch(const TermEffects &e, HongKimResult &r) {
@@ -1107,7 +1133,7 @@ void settleReduction(const TermEffects &e, HongKimResult &r) {
   if (e.reductions == 0)
     return;
   r.timeMs += e.reductionTreeMs;
-  applyFloor(e.reductionAtomicsMs, "memory", r);
+  applyFloor(e.reductionAtomicsMs, "memory", e, r);
 }
 
 std::vector<ExplainRow> explainReduction(const TermEffects &e) {
@@ -1174,6 +1200,9 @@ const std::vector<Term> &skelcastTerms() {
       {TermId::Reduction, "reduction",
        "a scalar reduction: a shared-memory tree per block, one atomic per block to one address",
        adjustReduction, settleReduction, explainReduction},
+      {TermId::Overlap, "overlap",
+       "the floors join the time as a smooth maximum, (t^p + f^p)^(1/p): bounds near each other overlap imperfectly",
+       adjustOverlap, nullptr, explainOverlap},
       {TermId::Launch, "launch", "the launch overhead is added to the time (queued: the gap between kernels)",
        adjustLaunch, settleLaunch,
        explainLaunch},

@@ -109,9 +109,12 @@ double memoryShare(const model::LayoutProjection &p, double clockGHz) {
     // as a whole, its shares as they are, before the floors: above that is a
     // floor's.
     double coreCycles = (r.timeMs - p.effects.launchMs) * clockGHz * 1e6;
+    // A floor under the time (term `overlap`'s smooth maximum) lengthens it a
+    // little without taking its bound: the core's shares stand.
     std::string core = model::coreBound(r);
     double tail = p.effects.tailFactor > 1 && core != "memory" ? p.effects.tailFactor : 1.0;
-    if (clockGHz > 0 && r.rep > 0 && coreCycles > r.totalCycles * tail * (1 + 1e-9))
+    bool floorBound = r.bound != core || r.bound == "memory";
+    if (clockGHz > 0 && r.rep > 0 && floorBound && coreCycles > r.totalCycles * tail * (1 + 1e-9))
       mem = std::max(mem, coreCycles / r.rep);
   }
   if (!std::isfinite(mem) || !std::isfinite(comp) || mem < 0 || comp < 0 || mem + comp <= 0)

@@ -123,6 +123,9 @@ struct HwSpec {
   /// Time between two atomics to one global address, which its L2 slice
   /// retires one at a time (0: not given: one per clock, the `reduction` term).
   double atomicSameAddressNs = 0;
+  /// p of the smooth maximum (t^p + f^p)^(1/p) by which a floor f joins the
+  /// time t (0: not given: the larger of the two, the `overlap` term).
+  double boundOverlapExponent = 0;
   /// What L2 moves between the SMs and itself when the data is in it, loads
   /// and stores together (0: not given: the `l2` term does nothing).
   double l2BandwidthGBps = 0;

@@ -30,6 +30,7 @@
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | chain      | settle | floor: a warp runs the dependent chain of a correctly rounded division or square root before the work after it |
 /// | reduction  | settle | a kernel's scalar reductions: block tree in shared memory, one atomic per block |
+/// | overlap    | (the floors) | a floor joins the time as (t^p + f^p)^(1/p), not max(t, f): bounds near each other overlap imperfectly (bound_overlap_exponent) |
 /// | launch     | settle | the launch overhead is added to the time                         |
 #pragma once
 
@@ -48,7 +49,7 @@ namespace skelcast::model {
 
 /// The terms, in table order (skelcastTerms()[static_cast<size_t>(id)]).
 enum class TermId : unsigned {
-  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Banks, Occupancy, L2, Blocks, Chain, Reduction, Launch, Count
+  Schedulers, Fp64, Jam, Registers, Spills, Mlp, Caches, Residency, Walk, Rmw, Waves, Longest, Tail, Bandwidth, Lsu, Lines, Banks, Occupancy, L2, Blocks, Chain, Reduction, Overlap, Launch, Count
 };
 
 constexpr TermMask termBit(TermId t) { return TermMask{1} << static_cast<unsigned>(t); }
@@ -82,6 +83,7 @@ struct TermEffects {
   double rmwLoads = 0;          ///< loads per thread that read what the previous iteration stored (rmw)
   double storeTakenLoads = 0;   ///< walking loads per thread that wait for the thread's store into their sector (rmw)
   double longestFactor = 0;     ///< longest task's iterations / the mean's, when the blocks run in one wave (else 1)
+  double boundOverlapExponent = 0; ///< p by which a floor joins the time, (t^p + f^p)^(1/p); 0: the larger (overlap)
   double tailFactor = 0;        ///< the busiest SM's waves over Rep's, in Hong & Kim's cycles (applied when latency or compute bound)
   double tailBusiestBlocks = 0; ///< ceil(Blocks / Active_SMs): the blocks the busiest SM runs (tail)
   double tailBlockAloneCycles = 0; ///< W(w): Hong & Kim's cycles for one block's warps alone on an SM (tail)

@@ -204,6 +204,17 @@ TEST(HwSpec, L2StoreMissBandwidthIsOptionalAndNeedsTheL2Bandwidth) {
 }
 
 
+TEST(HwSpec, BoundOverlapExponentIsOptionalAndAtLeastOne) {
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").boundOverlapExponent, 0); // the larger bound
+  auto with = [](auto &j) { j["bound_overlap_exponent"] = {{"value", 6.0}, {"source", "measured"}}; };
+  EXPECT_DOUBLE_EQ(hw::parseHwSpec(edited(with), "x.json").boundOverlapExponent, 6.0);
+  expectError(edited([&](auto &j) {
+                with(j);
+                j["bound_overlap_exponent"]["value"] = 0.5;
+              }),
+              "field 'bound_overlap_exponent': 0.5 is out of range [1, 1000]");
+}
+
 TEST(HwSpec, L1LineLatencyIsOptional) {
   EXPECT_DOUBLE_EQ(hw::parseHwSpec(h100Text(), "h100.json").l1LineLatencyCycles, 2.22);
   hw::HwSpec without = hw::parseHwSpec(edited([](auto &j) { j.erase("l1_line_latency_cycles"); }), "x.json");

@@ -88,5 +88,5 @@ TEST(ModelSpec, AnUnknownTermNamesTheOptionAndTheValue) {
   EXPECT_EQ(errorOf([] { model::parseModelSpec("skelcast", {"caches", "cache"}); }),
             "--without: error: unknown term 'cache' (known: schedulers, fp64, jam, registers, "
             "spills, mlp, caches, residency, walk, rmw, waves, longest, tail, bandwidth, lsu, lines, banks, occupancy, l2, "
-            "blocks, chain, reduction, launch)");
+            "blocks, chain, reduction, overlap, launch)");
 }

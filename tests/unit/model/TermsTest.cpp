@@ -73,7 +73,7 @@ TEST(Terms, TheTableIsInTermIdOrderWithTheDocumentedNames) {
   const std::vector<std::string> names{"schedulers", "fp64", "jam", "registers", "spills", "mlp", "caches",
                                        "residency",  "walk", "rmw",       "waves",    "longest",
                                        "tail",       "bandwidth", "lsu",    "lines",    "banks", "occupancy", "l2",
-                                       "blocks", "chain", "reduction", "launch"};
+                                       "blocks", "chain", "reduction", "overlap", "launch"};
   EXPECT_EQ(model::modernTermNames(), names);
   for (size_t i = 0; i < terms.size(); ++i) {
     EXPECT_EQ(terms[i].id, static_cast<TermId>(i));
@@ -222,6 +222,35 @@ TEST(Terms, TailOfAComputeBoundSmShowsTheLatencyOfItsLastBlocksAlone) {
   double issue = 33.0 / 32.0 * (core.memL + 64 * core.compCycles);
   ASSERT_GT(2 * alone, issue);
   EXPECT_NEAR(r.a.effects.tailFactor, 2 * alone / (core.rep * (core.memL + 64 * core.compCycles)), 1e-12);
+}
+
+TEST(Terms, OverlapJoinsAFloorAsTheSmoothMaximum) {
+  // p = 6: a core of 1 ms and an L1 floor of 0.9 ms take (1 + 0.9^6)^(1/6) =
+  // 1.531441^(1/6) = 1.07362 ms, the core's bound kept; a floor of 2 ms takes
+  // 2 x (1 + 0.5^6)^(1/6) = 2 x 1.015625^(1/6) = 2.00517 ms and its bound.
+  // Without the exponent (or the term), the larger.
+  model::TermEffects e;
+  e.boundOverlapExponent = 6;
+  e.lsuFloorMs = 0.9;
+  auto near = coreAt(1.0, "compute");
+  model::settleModernTerms(e, termBit(TermId::Lsu), near);
+  EXPECT_NEAR(near.timeMs, 1.07362, 1e-5);
+  EXPECT_EQ(near.bound, "compute");
+  e.lsuFloorMs = 2.0;
+  auto above = coreAt(1.0, "compute");
+  model::settleModernTerms(e, termBit(TermId::Lsu), above);
+  EXPECT_NEAR(above.timeMs, 2.00517, 1e-5);
+  EXPECT_EQ(above.bound, "l1");
+  e.boundOverlapExponent = 0;
+  auto larger = coreAt(1.0, "compute");
+  model::settleModernTerms(e, termBit(TermId::Lsu), larger);
+  EXPECT_EQ(larger.timeMs, 2.0);
+  // The exponent comes from the spec, only with the term on.
+  auto ki = kernelOf(kTriad);
+  auto h200 = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  EXPECT_EQ(applyOnly(ki, "block=i:256", termBit(TermId::Overlap), h200).a.effects.boundOverlapExponent, 6.0);
+  EXPECT_EQ(applyOnly(ki, "block=i:256", 0, h200).a.effects.boundOverlapExponent, 0.0);
+  EXPECT_EQ(applyOnly(ki, "block=i:256", termBit(TermId::Overlap)).a.effects.boundOverlapExponent, 0.0); // h100: absent
 }
 
 TEST(Terms, SchedulersAloneDivideOnlyTheIssueCycles) {
