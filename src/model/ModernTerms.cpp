@@ -708,13 +708,14 @@ void adjustTail(const TermInputs &, AdjustedInputs &a, TermScratch &) {
   a.effects.tailFactor = 1.0;
   // Blocks / Active_SMs in floating point: an exact share stays exact.
   double busiest = std::ceil(w.blocks / core.activeSMs - 1e-9);
+  double alone = waveCycles(core, core.warpsPerBlock);
   a.effects.tailBusiestBlocks = busiest;
-  a.effects.tailBlockAloneCycles = waveCycles(core, core.warpsPerBlock);
+  a.effects.tailBlockAloneCycles = alone;
   if (held < 1 || !(whole > 0))
     return;
   double together = std::min(held, busiest);
   double issue = busiest / together * waveCycles(core, together * core.warpsPerBlock);
-  double slots = std::ceil(busiest / held - 1e-9) * waveCycles(core, core.warpsPerBlock);
+  double slots = std::ceil(busiest / held - 1e-9) * alone;
   a.effects.tailFactor = std::max(1.0, std::max(issue, slots) / whole);
 }
 
