@@ -18,7 +18,10 @@
 #      message otherwise: it is not part of this repository); --scaling runs
 #      only this step (after step 1), and needs only the skelcast binary;
 #   5. the 3-D loop spaces of bench/skeletons/: wall time and peak RSS of one
-#      `skelcast project` each on h100 (median of N), with layouts explored/pruned.
+#      `skelcast project` each on h100 (median of N), with layouts explored/pruned;
+#   6. an indexed repeat whose subscripts use / and % (bench/repeat/blocked_lu.skel,
+#      a blocked LU's interior update) at S = 256, 512 and 1024: wall time and
+#      peak RSS of one `skelcast project` on h100 (median of N).
 # Timings are medians because these machines are shared and noisy; nothing here
 # passes or fails on time. docs/performance.md records the figures.
 set -euo pipefail
@@ -173,6 +176,19 @@ for f in bench/skeletons/*.skel; do
     sed -n 's/.*"layouts_\(explored\|pruned\)": \([0-9]*\).*/\2/p' | paste -sd' ')
   printf '%-40s wall median %.3f s, peak RSS %d MB, layouts explored/pruned: %s\n' "$f" \
     "$(printf '%s\n' "${ws[@]}" | median)" "$(($(cut -d' ' -f2 "$work/one") / 1024))" "${counts/ //}"
+done
+echo
+
+echo "== an indexed repeat with subscripts of / and % (bench/repeat/blocked_lu.skel), one process each on h100"
+for size in 256 512 1024; do
+  sed "s/^#define S .*/#define S $size/" bench/repeat/blocked_lu.skel > "$work/blocked_lu_$size.skel"
+  ws=()
+  for ((r = 0; r < reps; ++r)); do
+    timed "$work/one" "$bin" project "$work/blocked_lu_$size.skel" --hw h100
+    ws+=("$(cut -d' ' -f1 "$work/one")")
+  done
+  printf 'S = %-5d (%4d passes of offset) wall median %.3f s, peak RSS %d MB\n' "$size" "$((size / 16 - 1))" \
+    "$(printf '%s\n' "${ws[@]}" | median)" "$(($(cut -d' ' -f2 "$work/one") / 1024))"
 done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

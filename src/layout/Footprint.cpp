@@ -503,6 +503,18 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
     std::vector<CompiledIndex> index; // (resolved once: up to 2^20 points)
     for (size_t d = 0; d < nd; ++d)
       index.emplace_back(ki, a->index[d].expr);
+    // The variable fewest parts of the subscripts depend on moves fastest (the
+    // set of offsets does not depend on the order).
+    auto parts = [&](int v) {
+      size_t n = 0;
+      for (const auto &ix : index)
+        n += ix.partsDependingOn(CompiledIndex::bit(static_cast<size_t>(v)));
+      return n;
+    };
+    std::stable_sort(vs.begin(), vs.end(), [&](int x, int y) { return parts(x) < parts(y); });
+    // The variables that moved since the previous point: the subscripts'
+    // parts that depend on none of them keep their values (CompiledIndex::update).
+    uint64_t changed = ~uint64_t{0};
     for (;;) {
       for (size_t i = 0; i < vs.size(); ++i) {
         const VarRange &r = set[static_cast<size_t>(vs[i])];
@@ -511,7 +523,7 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
       int64_t off = 0;
       bool ok = true;
       for (size_t d = 0; d < nd; ++d) {
-        auto x = index[d](vals);
+        auto x = index[d].update(vals, changed);
         if (!x) {
           ok = false;
           break;
@@ -528,12 +540,15 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
         return upperBound();
       seen.insert(off);
       size_t i = 0;
+      changed = 0;
       while (i < vs.size() && ++t[i] >= set[static_cast<size_t>(vs[i])].count) {
+        changed |= CompiledIndex::bit(static_cast<size_t>(vs[i]));
         t[i] = 0;
         ++i;
       }
       if (i == vs.size())
         break;
+      changed |= CompiledIndex::bit(static_cast<size_t>(vs[i]));
     }
   }
   fp.size = static_cast<double>(seen.size());

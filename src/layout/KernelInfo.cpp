@@ -743,10 +743,12 @@ int CompiledIndex::build(const Expr &e, int depth) {
     } else if (int v = ki_->varIndex(e.name); v >= 0) {
       n.kind = Node::Kind::Var;
       n.value = v;
+      n.deps = bit(static_cast<size_t>(v));
     } else if (auto b = ki_->bindings.find(e.name); b != ki_->bindings.end()) {
       if (depth > 64) { // (evalIndex follows it as far as it goes)
         n.kind = Node::Kind::Direct;
         n.expr = &e;
+        n.deps = ~uint64_t{0};
         break;
       }
       return build(b->second, depth + 1);
@@ -756,16 +758,19 @@ int CompiledIndex::build(const Expr &e, int depth) {
   case Expr::Kind::Neg:
     n.kind = Node::Kind::Neg;
     n.a = build(e.args[0], depth);
+    n.deps = nodes_[static_cast<size_t>(n.a)].deps;
     break;
   case Expr::Kind::Binary:
     n.kind = Node::Kind::Binary;
     n.op = e.op;
     n.a = build(e.args[0], depth);
     n.b = build(e.args[1], depth);
+    n.deps = nodes_[static_cast<size_t>(n.a)].deps | nodes_[static_cast<size_t>(n.b)].deps;
     break;
   case Expr::Kind::Access:
     n.kind = Node::Kind::Direct;
     n.expr = &e;
+    n.deps = ~uint64_t{0};
     break;
   }
   nodes_.push_back(n);
@@ -794,6 +799,52 @@ std::optional<int64_t> CompiledIndex::eval(int i, const std::vector<int64_t> &va
   case Node::Kind::Direct: return evalIndex(*ki_, *n.expr, vals);
   }
   return std::nullopt;
+}
+
+size_t CompiledIndex::partsDependingOn(uint64_t bits) const {
+  return static_cast<size_t>(
+      std::count_if(nodes_.begin(), nodes_.end(), [&](const Node &n) { return (n.deps & bits) != 0; }));
+}
+
+std::optional<int64_t> CompiledIndex::update(const std::vector<int64_t> &vals, uint64_t changed) {
+  const bool first = last_.empty();
+  if (first) {
+    last_.assign(nodes_.size(), 0);
+    known_.assign(nodes_.size(), 0);
+  }
+  // The nodes in their order (children first), each as eval computes it; at
+  // the first call all of them (a literal depends on no variable).
+  for (size_t i = 0; i <= static_cast<size_t>(root_); ++i) {
+    const Node &n = nodes_[i];
+    if (!first && !(n.deps & changed))
+      continue;
+    int64_t r = 0;
+    bool ok = false;
+    switch (n.kind) {
+    case Node::Kind::Lit: r = n.value, ok = true; break;
+    case Node::Kind::Var: r = vals[static_cast<size_t>(n.value)], ok = true; break;
+    case Node::Kind::Unknown: break;
+    case Node::Kind::Neg:
+      r = last_[static_cast<size_t>(n.a)];
+      ok = known_[static_cast<size_t>(n.a)] && negate(r);
+      break;
+    case Node::Kind::Binary:
+      ok = known_[static_cast<size_t>(n.a)] && known_[static_cast<size_t>(n.b)] &&
+           arith(n.op, last_[static_cast<size_t>(n.a)], last_[static_cast<size_t>(n.b)], r);
+      break;
+    case Node::Kind::Direct: {
+      auto v = evalIndex(*ki_, *n.expr, vals);
+      ok = v.has_value();
+      r = v.value_or(0);
+      break;
+    }
+    }
+    last_[i] = r;
+    known_[i] = ok;
+  }
+  if (!known_[static_cast<size_t>(root_)])
+    return std::nullopt;
+  return last_[static_cast<size_t>(root_)];
 }
 
 } // namespace skelcast::layout

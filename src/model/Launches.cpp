@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace skelcast::model {
 
@@ -53,9 +54,10 @@ int64_t threadsAt(const skeleton::SkeletonFile &file, size_t k, const skeleton::
 }
 
 /// One layout at one launch: its time, or nothing when it does not fit there.
-std::optional<double> launchMs(const layout::KernelInfo &ki, const layout::Layout &l,
+/// `z` characterizes that launch's kernel for every layout timed there.
+std::optional<double> launchMs(layout::Characterizer &z, const layout::KernelInfo &ki, const layout::Layout &l,
                                const hw::HwSpec &hw, const ModelOptions &mo) {
-  LayoutProjection p = projectLayout(ki, l, hw, mo);
+  LayoutProjection p = projectLayout(z, ki, l, hw, mo);
   if (!p.characterization.fits || !std::isfinite(p.result.timeMs))
     return std::nullopt;
   return p.result.timeMs;
@@ -107,10 +109,13 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
   L.launches = li.count();
   L.characterizedAt = representativeIndexValue(file, k);
 
-  // The representative launches, analyzed once each.
+  // The representative launches, analyzed and characterized once each: every
+  // layout is timed at each of them, and a launch's kernel-wide footprints do
+  // not depend on the layout.
   struct Launch {
     LaunchSample sample;
-    layout::KernelInfo ki;
+    std::unique_ptr<layout::KernelInfo> ki; // (z holds a reference to it)
+    std::unique_ptr<layout::Characterizer> z;
   };
   std::vector<Launch> reps;
   for (const auto &[n, w] : samplePositions(li.first, li.last, kRankingPoints)) {
@@ -118,7 +123,9 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
     s.value = rr.value(n);
     s.weight = w;
     s.threads = threadsAt(file, k, *r, macros, rr, n);
-    reps.push_back({s, analysis.kernel(k, s.value)});
+    auto ki = std::make_unique<layout::KernelInfo>(analysis.kernel(k, s.value));
+    auto z = std::make_unique<layout::Characterizer>(*ki, hw);
+    reps.push_back({s, std::move(ki), std::move(z)});
   }
   // The layouts of the largest launch, each timed at every representative launch.
   layout::KernelInfo largest = analysis.kernel(k, L.characterizedAt);
@@ -130,7 +137,7 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
     double sum = 0;
     bool fits = true;
     for (const auto &rep : reps) {
-      std::optional<double> t = launchMs(rep.ki, p.layout, hw, mo);
+      std::optional<double> t = launchMs(*rep.z, *rep.ki, p.layout, hw, mo);
       if (!t) {
         fits = false;
         break;
@@ -153,7 +160,7 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
   // sum between evenly spaced ones with its bound (docs/model.md, section 9).
   const layout::Layout &best = kp.layouts.front().layout;
   for (auto &rep : reps) {
-    rep.sample.timeMs = launchMs(rep.ki, best, hw, mo).value_or(0);
+    rep.sample.timeMs = launchMs(*rep.z, *rep.ki, best, hw, mo).value_or(0);
     L.ranking.push_back(rep.sample);
   }
   // The sampled sum needs a time monotone between samples: each dimension's
@@ -168,7 +175,9 @@ KernelProjection projectProgramKernel(const ProgramAnalysis &analysis, size_t k,
     s.value = rr.value(n);
     s.weight = w;
     s.threads = threadsAt(file, k, *r, macros, rr, n);
-    s.timeMs = launchMs(analysis.kernel(k, s.value), best, hw, mo).value_or(0);
+    layout::KernelInfo ki = analysis.kernel(k, s.value);
+    layout::Characterizer z(ki, hw);
+    s.timeMs = launchMs(z, ki, best, hw, mo).value_or(0);
     L.totalMs += s.weight * s.timeMs;
     samples.push_back(s);
   }

@@ -99,6 +99,16 @@ LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layou
   return ev.projection(l, c);
 }
 
+LayoutProjection projectLayout(layout::Characterizer &z, const layout::KernelInfo &ki,
+                               const layout::Layout &l, const hw::HwSpec &hw, const ModelOptions &mo) {
+  z.setShape(l.block, l.fold);
+  layout::Characterization c;
+  z.characterize(l, c);
+  Evaluator ev(ki, hw, mo);
+  ev.evaluate(l, c);
+  return ev.projection(l, c);
+}
+
 std::optional<std::string> deviceMemoryShortfall(
     const hw::HwSpec &hw, const std::vector<std::pair<std::string, double>> &arrays) {
   if (hw.memCapacityBytes <= 0)

@@ -11,6 +11,8 @@
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/skeleton/Skeleton.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -198,6 +200,15 @@ public:
   std::optional<int64_t> operator()(const std::vector<int64_t> &varValues) const {
     return eval(root_, varValues);
   }
+  /// The same value, recomputing only the parts that depend on a variable
+  /// whose bit (1 << slot; slots from 64 share the last bit) is set in
+  /// `changed`: the rest keep their value from the previous call. For an
+  /// enumeration that moves one variable at a time; the first call passes ~0.
+  std::optional<int64_t> update(const std::vector<int64_t> &varValues, uint64_t changed);
+  /// A variable slot's bit for `update`.
+  static uint64_t bit(size_t slot) { return uint64_t{1} << std::min<size_t>(slot, 63); }
+  /// How many parts of the subscript `update` recomputes when the variables of `bits` move.
+  size_t partsDependingOn(uint64_t bits) const;
 
 private:
   struct Node {
@@ -206,12 +217,15 @@ private:
     char op = 0;
     int a = -1, b = -1;
     const skeleton::Expr *expr = nullptr; ///< Direct: evaluated by evalIndex (an array element)
+    uint64_t deps = 0; ///< the bits of the variables it depends on (Direct: all)
   };
   int build(const skeleton::Expr &e, int depth);
   std::optional<int64_t> eval(int n, const std::vector<int64_t> &varValues) const;
   const KernelInfo *ki_;
-  std::vector<Node> nodes_;
+  std::vector<Node> nodes_; ///< children before their parents
   int root_ = 0;
+  std::vector<int64_t> last_; ///< update: each node's value at the previous call
+  std::vector<char> known_;   ///< update: whether it had one (not nullopt)
 };
 
 } // namespace skelcast::layout

@@ -61,6 +61,13 @@ struct KernelProjection {
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const hw::HwSpec &hw, const ModelOptions &mo);
 
+/// Project one layout with a characterizer of `ki` (built with the same `hw`):
+/// what it computed for earlier layouts (the kernel's whole footprints, each
+/// block's tile) is not computed again. The same projection as the overload
+/// above, for many layouts of one kernel at the cost of one.
+LayoutProjection projectLayout(layout::Characterizer &z, const layout::KernelInfo &ki,
+                               const layout::Layout &l, const hw::HwSpec &hw, const ModelOptions &mo);
+
 /// A projected time as the ranking compares it: to 12 significant digits, so
 /// that layouts held at one floor, which differ only by rounding, tie.
 double rankTime(double ms);

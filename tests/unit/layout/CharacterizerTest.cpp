@@ -515,3 +515,76 @@ TEST(SharedWavefronts, AStagedTilesRowsAreTheStagesLength) {
   EXPECT_EQ(staged[1], 1) << "B[k][j], staged";
   EXPECT_EQ(whole[0], 1) << "A[i][k], unstaged";
 }
+
+namespace {
+
+// A blocked LU factorization's interior update, as the skeletonizer writes
+// it from C: the block's row and column from the chunk index by `/` and `%`
+// (not affine), its tiles read along i and j. Its footprints are enumerated
+// point by point.
+const char *kBlockedLu = R"(#define S 96
+#define BS 16
+#define C 5
+#define OFF 16
+float a[S][S]
+parallel_for(C * C) : c {
+  for i = 0:BS {
+    for j = 0:BS {
+      ld a[i + OFF][j + (OFF + BS * (1 + c % C))]
+      ld a[i + (OFF + BS * (1 + c / C))][OFF + j]
+    }
+  }
+  for i = 0:BS {
+    for j = 0:BS {
+      ld a[i + (OFF + BS * (1 + c / C))][j + (OFF + BS * (1 + c % C))]
+      st a[i + (OFF + BS * (1 + c / C))][j + (OFF + BS * (1 + c % C))]
+    }
+  }
+}
+)";
+
+} // namespace
+
+// The enumeration moves the variable that the fewest parts of the subscripts
+// depend on fastest and recomputes only what depends on a moved variable
+// (CompiledIndex::update): the counts must be those of evaluating every point
+// whole, over random chunk sets and tiles.
+TEST(Footprint, DivisionAndModuloSubscriptsMatchBruteForce) {
+  KernelInfo ki = analyzeKernel(skeleton::parseSkeleton(kBlockedLu, "lu.skel"), 0);
+  ASSERT_EQ(ki.accesses.size(), 4u);
+  for (const auto &a : ki.accesses)
+    ASSERT_TRUE(a.index[0].kind == IndexForm::Kind::Computable || a.index[1].kind == IndexForm::Kind::Computable)
+        << "a subscript with / or % is computed at each point, not bounded";
+  std::mt19937 rng(11);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    IterSet s(ki.vars.size());
+    int64_t stride = pick(1, 3), count = pick(1, 25 / stride);
+    s[0] = {pick(0, 25 - stride * count), count, stride}; // chunks
+    for (size_t v = 1; v < ki.vars.size(); ++v)
+      s[v] = {pick(0, 8), pick(1, 8), 1}; // a tile's rows and columns
+    SCOPED_TRACE(trial);
+    std::vector<const AccessInfo *> all;
+    std::set<int64_t> seen;
+    for (const auto &a : ki.accesses) {
+      EXPECT_DOUBLE_EQ(footprint(ki, {&a}, s).size, bruteForceOffsets(ki, a, s));
+      all.push_back(&a);
+    }
+    // The union of all four, by brute force over every variable.
+    std::vector<int64_t> t(s.size(), 0), vals(s.size());
+    for (;;) {
+      for (size_t v = 0; v < s.size(); ++v)
+        vals[v] = s[v].start + t[v] * s[v].stride;
+      for (const auto *a : all)
+        seen.insert(*evalIndex(ki, a->index[0].expr, vals) * 96 + *evalIndex(ki, a->index[1].expr, vals));
+      size_t v = 0;
+      while (v < s.size() && ++t[v] >= s[v].count)
+        t[v++] = 0;
+      if (v == s.size())
+        break;
+    }
+    EXPECT_DOUBLE_EQ(footprint(ki, all, s).size, static_cast<double>(seen.size()));
+  }
+}

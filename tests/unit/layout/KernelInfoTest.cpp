@@ -141,3 +141,37 @@ TEST(KernelInfo, ALoadHeldInARegisterIsOneNoStoreInTheLoopCanOverwrite) {
 }
 
 } // namespace
+
+// CompiledIndex::update keeps the parts of a subscript that depend on no moved
+// variable: walked one variable at a time, and several at once, it must give
+// eval's value at every point, nullopt included (an element of an array with
+// no sample).
+TEST(CompiledIndex, UpdateGivesEvalsValueAsTheVariablesMove) {
+  auto ki = kernelOf("#define S 96\n#define C 5\nfloat a[S * S]\nfloat b[S]\nint ix[16]\n"
+                     "parallel_for(C * C) : c {\n  ig = 16 * (1 + c / C)\n  for i = 0:16 {\n    for j = 0:16 {\n"
+                     "      ld a[(i + ig) * S + j + 16 * (c % C) - (j / 3) * (i % 4)]\n"
+                     "      ld ix[j]\n      ld b[ix[j] + c]\n    }\n  }\n}\n");
+  ASSERT_EQ(ki.accesses.size(), 3u);
+  ASSERT_EQ(ki.vars.size(), 3u);
+  CompiledIndex known(ki, ki.accesses[0].index[0].expr), unknown(ki, ki.accesses[2].index[0].expr);
+  std::vector<int64_t> vals{0, 0, 0};
+  uint64_t changed = ~uint64_t{0};
+  unsigned seed = 5;
+  for (int step = 0; step < 2000; ++step) {
+    auto want = known(vals);
+    ASSERT_TRUE(want.has_value());
+    ASSERT_EQ(known.update(vals, changed), want) << "step " << step;
+    ASSERT_EQ(unknown.update(vals, changed), std::nullopt) << "ix has no sample to read";
+    // Move one variable, or (every fifth step) all three.
+    seed = seed * 1103515245u + 12345u;
+    changed = 0;
+    for (size_t v = 0; v < 3; ++v)
+      if (step % 5 == 4 || (seed >> 16) % 3 == v) {
+        vals[v] = static_cast<int64_t>((seed >> (4 + v)) % 25);
+        changed |= CompiledIndex::bit(v);
+      }
+  }
+  EXPECT_EQ(known.partsDependingOn(0), 0u);
+  EXPECT_GT(known.partsDependingOn(CompiledIndex::bit(0)), known.partsDependingOn(CompiledIndex::bit(2)))
+      << "c is in more of the subscript than j";
+}

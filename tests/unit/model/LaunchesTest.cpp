@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace skelcast;
@@ -215,4 +216,37 @@ TEST(Launches, BoundsNotMonotoneInKProjectEveryLaunch) {
   EXPECT_TRUE(kp.launches->summed.empty());
   EXPECT_EQ(kp.launches->errorBoundMs, 0);
   EXPECT_EQ(kp.launches->characterizedAt, 0); // 6251 threads, the largest (k = 4999: 6246)
+}
+
+// An indexed repeat's launches time every layout at each representative
+// launch with one characterizer of that launch's kernel (its whole
+// footprints and each block's tiles computed once). Each projection must be
+// the one a fresh characterizer gives, whatever layouts came before it.
+TEST(Launches, OneCharacterizerForManyLayoutsProjectsAsAFreshOne) {
+  auto f = skeleton::parseSkeleton(
+      "#define S 256\n#define BS 16\nfloat a[S][S]\nrepeat offset = 0:S - BS:BS {\n"
+      "  parallel_for lu((S - offset - BS)/BS*((S - offset - BS)/BS)) : c {\n"
+      "    for i = 0:BS {\n      for j = 0:BS {\n"
+      "        ld a[i + offset][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
+      "        ld a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][offset + j]\n        comp 4\n"
+      "        st a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
+      "      }\n    }\n  }\n}\n",
+      "lu.skel");
+  hw::HwSpec hw = h100();
+  layout::KernelInfo ki = model::analyzeProgramKernel(f, 0, 32);
+  std::vector<layout::Layout> layouts;
+  layout::enumerateLayouts(ki, hw, {}, [&](const layout::Layout &l, const layout::Characterization &) {
+    layouts.push_back(l);
+  });
+  ASSERT_GE(layouts.size(), 4u);
+  std::reverse(layouts.begin() + 1, layouts.end()); // shapes in another order than the enumerator's
+  layout::Characterizer z(ki, hw);
+  for (const auto &l : layouts) {
+    model::LayoutProjection shared = model::projectLayout(z, ki, l, hw, {});
+    model::LayoutProjection fresh = model::projectLayout(ki, l, hw, {});
+    EXPECT_EQ(shared.result.timeMs, fresh.result.timeMs) << shared.layoutString;
+    EXPECT_EQ(shared.characterization.blockFootprintBytes, fresh.characterization.blockFootprintBytes)
+        << shared.layoutString;
+    EXPECT_EQ(shared.characterization.compulsoryBytes, fresh.characterization.compulsoryBytes) << shared.layoutString;
+  }
 }
