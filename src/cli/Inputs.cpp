@@ -132,7 +132,14 @@ InputOptions withSize(InputOptions opts, const std::string &path, const std::str
 }
 
 bool isCInput(const std::string &path) {
-  return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
+  // C, and C++ (Rodinia's OpenMP codes are .cpp): the skeletonizer reads both,
+  // Clang taking the language from the extension.
+  for (const char *ext : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C"}) {
+    size_t n = std::char_traits<char>::length(ext);
+    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0)
+      return true;
+  }
+  return false;
 }
 
 bool readsAsC(const InputOptions &io, const std::string &path) {
@@ -216,7 +223,7 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
 #endif
   }
   if (!opts.compilerArgs.empty())
-    throw InputError({path, 0, 0}, "compiler arguments are given, but this is not a C input");
+    throw InputError({path, 0, 0}, "compiler arguments are given, but this is not a C or C++ input (.c, .cc, .cpp, .cxx, .c++, .C)");
   LoadedInput in;
   in.file = path == "-" ? skeleton::parseSkeleton(readStandardInput(), kStdinName)
                         : skeleton::parseSkeletonFile(path);

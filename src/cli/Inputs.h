@@ -73,7 +73,8 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
 InputOptions withSize(InputOptions opts, const std::string &path, const std::string &name,
                       int64_t value);
 
-/// Whether `path` names a C input (by its extension).
+/// Whether `path` names a C input by its extension: C (.c) or C++ (.cc, .cpp,
+/// .cxx, .c++, .C), which the skeletonizer reads alike.
 bool isCInput(const std::string &path);
 
 /// Whether `path` is read as C: `--language c`, or a C input by its extension

@@ -98,7 +98,7 @@ struct CpuTime {
 CpuTime measuredCpu(const ProjectOpts &o, const std::string &path, const LoadedInput &in,
                     const std::vector<std::string> &compilerArgs) {
   if (!isCInput(path))
-    throw InputError({path, 0, 0}, "--measure-cpu needs a C input (a .c file)");
+    throw InputError({path, 0, 0}, "--measure-cpu needs a C or C++ input (.c, .cc, .cpp, .cxx, .c++, .C)");
   CpuMeasureOptions cm;
   cm.compilerArgs = compilerArgs;
   cm.repeats = o.cpuRepeats;
@@ -419,7 +419,7 @@ void addCommon(CLI::App *cmd, ProjectOpts &o) {
 void registerProject(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("project", "Rank the GPU code layouts of each kernel by projected time");
-  cmd->add_option("files", o->files, "C or skeleton files (.c, .skel); after --, arguments for Clang")->required();
+  cmd->add_option("files", o->files, "C or C++ sources (.c, .cpp, .cc, .cxx) or skeleton files (.skel); after --, arguments for Clang")->required();
   addCommon(cmd, *o);
   cmd->add_option("--layout", o->layout, "Project exactly this layout");
   cmd->add_option("--top", o->top, "Layouts shown per kernel")->capture_default_str()
@@ -472,7 +472,7 @@ void registerProject(CLI::App &app, Context &ctx) {
 void registerExplain(CLI::App &app, Context &ctx) {
   auto o = std::make_shared<ProjectOpts>();
   auto *cmd = app.add_subcommand("explain", "Print every intermediate quantity of one layout's projection");
-  cmd->add_option("file", o->files, "C or skeleton file (.c, .skel); after --, arguments for Clang")->required()->expected(1);
+  cmd->add_option("file", o->files, "C or C++ source (.c, .cpp, .cc, .cxx) or skeleton file (.skel); after --, arguments for Clang")->required()->expected(1);
   addCommon(cmd, *o);
 #ifdef SKELCAST_HAVE_FRONTEND
   o->c.addFlags(cmd); // the same C input options as project

@@ -182,7 +182,7 @@ private:
     }
     // What is wrong with the files is this benchmark's failure, not the suite's.
     if (!isCInput(b.input) && !isSkel(b.input))
-      b.error = error(at + ".input", fmt::format("'{}' is neither a .c nor a .skel file", input));
+      b.error = error(at + ".input", fmt::format("'{}' is neither a C or C++ source (.c, .cc, .cpp, .cxx, .c++, .C) nor a .skel file", input));
     else if (!readable(b.input))
       b.error = error(at + ".input", fmt::format("cannot read '{}'", b.input));
     else

@@ -403,7 +403,7 @@ TEST_F(BatchTest, TripAndSampleOptionsReachTheSkeleton) {
   EXPECT_NE(j["benchmarks"][3]["error"].get<std::string>().find("field 'benchmarks[3].sample.I': cannot read sample file"),
             std::string::npos)
       << j["benchmarks"][3]["error"];
-  EXPECT_NE(j["benchmarks"][4]["error"].get<std::string>().find("not a C input"), std::string::npos);
+  EXPECT_NE(j["benchmarks"][4]["error"].get<std::string>().find("not a C or C++ input"), std::string::npos);
 }
 
 TEST_F(BatchTest, SampleFileFromTheManifestIsUsed) {

@@ -96,4 +96,32 @@ TEST(CInputOptions, ProjectTakesSeveralFilesBeforeTheDashes) {
   EXPECT_NE(r.out.find("b.c"), std::string::npos) << r.out;
 }
 
+// C++ sources (Rodinia's OpenMP codes are .cpp) are C inputs to every command,
+// as `skeletonize` always read them: `project hotspot.cpp -I DIR` used to
+// parse the file as a skeleton ("unknown directive '#include'") and, with
+// compiler arguments, refuse it as "not a C input".
+TEST(CInputOptions, CppSourcesAreReadAsCByEveryCommand) {
+  TempDir dir;
+  const std::string body = std::string("#include <cstddef>\n") +
+                           "void scale(float *__restrict__ a, const float *__restrict__ b) {\n"
+                           "  for (std::size_t i = 0; i < N; i++)\n    a[i] = 2.0f * b[i];\n}\n";
+  for (const char *name : {"scale.cpp", "scale.cc", "scale.cxx"}) {
+    std::string f = dir.write(name, body);
+    for (const std::vector<std::string> &args :
+         {std::vector<std::string>{"project", f, "-D", "N=4096", "--top", "1"},
+          std::vector<std::string>{"project", f, "--top", "1", "--", "-DN=4096"},
+          std::vector<std::string>{"explain", f, "--layout", "block=i:256", "-D", "N=4096"}}) {
+      CliRun r = run(args);
+      EXPECT_EQ(r.rc, 0) << "'skelcast " << args[0] << " " << name << "': " << r.err;
+      EXPECT_EQ(r.err.find("not a C"), std::string::npos) << r.err;
+      EXPECT_NE(r.out.find("scale"), std::string::npos) << "the kernel 'scale' projected:\n" << r.out;
+    }
+  }
+  // A file of another kind with compiler arguments is still refused, by name.
+  std::string skel = dir.write("scale.skel", "float a[64]\nparallel_for(64) : i {\n  st a[i]\n}\n");
+  CliRun r = run({"project", skel, "-D", "N=4"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("not a C or C++ input"), std::string::npos) << r.err;
+}
+
 #endif // SKELCAST_HAVE_FRONTEND
