@@ -32,7 +32,7 @@ while (($#)); do
     --reps) reps=$2; shift ;;
     --quick) quick=1; reps=1 ;;
     --scaling) only_scaling=1 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) build=$1 ;;
   esac
   shift

@@ -868,10 +868,12 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   c.fits = w.sharedMemBytesPerBlock <= static_cast<double>(hw.sharedMemBlockMayHold());
 
   // Traffic: the whole kernel's footprint, one block's, and what the instructions request.
-  // A scalar reduction reads its result's element (the host's initial value) and writes it.
-  for (int eb : ki.reductionBytes)
-    compulsoryBytes += 2.0 * eb;
+  // A scalar reduction reads its result's element (the host's initial value)
+  // and writes it. (Added to this layout's figure, not to the kernel's: a
+  // characterizer serves many layouts.)
   c.compulsoryBytes = compulsoryBytes;
+  for (int eb : ki.reductionBytes)
+    c.compulsoryBytes += 2.0 * eb;
   c.blockFootprintBytes = tile->blockFootprintBytes;
   for (size_t d = 0; d < nArrays; ++d)
     if (!all[d].empty())

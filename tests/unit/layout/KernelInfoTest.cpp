@@ -150,10 +150,12 @@ TEST(CompiledIndex, UpdateGivesEvalsValueAsTheVariablesMove) {
   auto ki = kernelOf("#define S 96\n#define C 5\nfloat a[S * S]\nfloat b[S]\nint ix[16]\n"
                      "parallel_for(C * C) : c {\n  ig = 16 * (1 + c / C)\n  for i = 0:16 {\n    for j = 0:16 {\n"
                      "      ld a[(i + ig) * S + j + 16 * (c % C) - (j / 3) * (i % 4)]\n"
-                     "      ld ix[j]\n      ld b[ix[j] + c]\n    }\n  }\n}\n");
-  ASSERT_EQ(ki.accesses.size(), 3u);
+                     "      ld ix[j]\n      ld b[ix[j] + c]\n      ld b[(i + 16) / (j - 3) + c % (i - 5)]\n    }\n  }\n}\n");
+  ASSERT_EQ(ki.accesses.size(), 4u);
   ASSERT_EQ(ki.vars.size(), 3u);
-  CompiledIndex known(ki, ki.accesses[0].index[0].expr), unknown(ki, ki.accesses[2].index[0].expr);
+  CompiledIndex known(ki, ki.accesses[0].index[0].expr), unknown(ki, ki.accesses[2].index[0].expr),
+      sometimes(ki, ki.accesses[3].index[0].expr);
+  int undefined = 0, defined = 0;
   std::vector<int64_t> vals{0, 0, 0};
   uint64_t changed = ~uint64_t{0};
   unsigned seed = 5;
@@ -162,6 +164,11 @@ TEST(CompiledIndex, UpdateGivesEvalsValueAsTheVariablesMove) {
     ASSERT_TRUE(want.has_value());
     ASSERT_EQ(known.update(vals, changed), want) << "step " << step;
     ASSERT_EQ(unknown.update(vals, changed), std::nullopt) << "ix has no sample to read";
+    // A division by j - 3 and a remainder by i - 5: nothing where either is 0,
+    // a value again when they move away (the parts above them recomputed).
+    auto maybe = sometimes(vals);
+    ASSERT_EQ(sometimes.update(vals, changed), maybe) << "step " << step;
+    (maybe ? defined : undefined) += 1;
     // Move one variable, or (every fifth step) all three.
     seed = seed * 1103515245u + 12345u;
     changed = 0;
@@ -171,6 +178,8 @@ TEST(CompiledIndex, UpdateGivesEvalsValueAsTheVariablesMove) {
         changed |= CompiledIndex::bit(v);
       }
   }
+  EXPECT_GT(undefined, 20) << "the walk passes j = 3 or i = 5 often enough";
+  EXPECT_GT(defined, 1000);
   EXPECT_EQ(known.partsDependingOn(0), 0u);
   EXPECT_GT(known.partsDependingOn(CompiledIndex::bit(0)), known.partsDependingOn(CompiledIndex::bit(2)))
       << "c is in more of the subscript than j";

@@ -221,32 +221,56 @@ TEST(Launches, BoundsNotMonotoneInKProjectEveryLaunch) {
 // An indexed repeat's launches time every layout at each representative
 // launch with one characterizer of that launch's kernel (its whole
 // footprints and each block's tiles computed once). Each projection must be
-// the one a fresh characterizer gives, whatever layouts came before it.
+// the one a fresh characterizer gives, whatever layouts came before it: a
+// blocked LU's chunks (subscripts of / and %), and a row reduction with a
+// cacheable, stageable w (cache=, stage= and a scalar reduction's bytes,
+// which the characterizer once added to its own total on every layout), in
+// every model.
 TEST(Launches, OneCharacterizerForManyLayoutsProjectsAsAFreshOne) {
-  auto f = skeleton::parseSkeleton(
-      "#define S 256\n#define BS 16\nfloat a[S][S]\nrepeat offset = 0:S - BS:BS {\n"
-      "  parallel_for lu((S - offset - BS)/BS*((S - offset - BS)/BS)) : c {\n"
-      "    for i = 0:BS {\n      for j = 0:BS {\n"
-      "        ld a[i + offset][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
-      "        ld a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][offset + j]\n        comp 4\n"
-      "        st a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
-      "      }\n    }\n  }\n}\n",
-      "lu.skel");
+  const char *lu = "#define S 256\n#define BS 16\nfloat a[S][S]\nrepeat offset = 0:S - BS:BS {\n"
+                   "  parallel_for lu((S - offset - BS)/BS*((S - offset - BS)/BS)) : c {\n"
+                   "    for i = 0:BS {\n      for j = 0:BS {\n"
+                   "        ld a[i + offset][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
+                   "        ld a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][offset + j]\n        comp 4\n"
+                   "        st a[i + (offset + BS*(1 + c/((S - offset - BS)/BS)))][j + (offset + BS*(1 + c%((S - offset - BS)/BS)))]\n"
+                   "      }\n    }\n  }\n}\n";
+  const char *rows = "#define N 4096\n#define K 256\nfloat a[N][K]\nfloat w[K]\ndouble s[1]\n"
+                     "parallel_for(N) : i reduce(+: s) {\n  stream k = 0:K {\n    ld a[i][k]\n    ld w[k]\n"
+                     "    comp 2\n  }\n}\n";
   hw::HwSpec hw = h100();
-  layout::KernelInfo ki = model::analyzeProgramKernel(f, 0, 32);
-  std::vector<layout::Layout> layouts;
-  layout::enumerateLayouts(ki, hw, {}, [&](const layout::Layout &l, const layout::Characterization &) {
-    layouts.push_back(l);
-  });
-  ASSERT_GE(layouts.size(), 4u);
-  std::reverse(layouts.begin() + 1, layouts.end()); // shapes in another order than the enumerator's
-  layout::Characterizer z(ki, hw);
-  for (const auto &l : layouts) {
-    model::LayoutProjection shared = model::projectLayout(z, ki, l, hw, {});
-    model::LayoutProjection fresh = model::projectLayout(ki, l, hw, {});
-    EXPECT_EQ(shared.result.timeMs, fresh.result.timeMs) << shared.layoutString;
-    EXPECT_EQ(shared.characterization.blockFootprintBytes, fresh.characterization.blockFootprintBytes)
-        << shared.layoutString;
-    EXPECT_EQ(shared.characterization.compulsoryBytes, fresh.characterization.compulsoryBytes) << shared.layoutString;
+  for (const char *text : {lu, rows}) {
+    auto f = skeleton::parseSkeleton(text, "k.skel");
+    layout::KernelInfo ki = model::analyzeProgramKernel(f, 0, f.repeatOf(0) ? std::optional<int64_t>(32) : std::nullopt);
+    std::vector<layout::Layout> layouts;
+    layout::enumerateLayouts(ki, hw, {}, [&](const layout::Layout &l, const layout::Characterization &) {
+      layouts.push_back(l);
+    });
+    ASSERT_GE(layouts.size(), 4u);
+    std::reverse(layouts.begin() + 1, layouts.end()); // shapes in another order than the enumerator's
+    bool cached = false, staged = false;
+    for (const auto &l : layouts) {
+      cached = cached || !l.cached.empty();
+      staged = staged || !l.stages.empty();
+    }
+    if (text == rows)
+      EXPECT_TRUE(cached && staged) << "the row reduction's layouts cache w and stage k";
+    for (const char *m : {"skelcast", "roofline"}) {
+      model::ModelOptions mo;
+      mo.model = model::parseModelSpec(m);
+      layout::Characterizer z(ki, hw);
+      for (const auto &l : layouts) {
+        model::LayoutProjection shared = model::projectLayout(z, ki, l, hw, mo);
+        model::LayoutProjection fresh = model::projectLayout(ki, l, hw, mo);
+        SCOPED_TRACE(std::string(m) + " " + shared.layoutString);
+        EXPECT_EQ(shared.result.timeMs, fresh.result.timeMs);
+        EXPECT_EQ(shared.characterization.compulsoryBytes, fresh.characterization.compulsoryBytes);
+        EXPECT_EQ(shared.characterization.blockFootprintBytes, fresh.characterization.blockFootprintBytes);
+        EXPECT_EQ(shared.characterization.funcInsts, fresh.characterization.funcInsts);
+        EXPECT_EQ(shared.characterization.loadGroups, fresh.characterization.loadGroups);
+        EXPECT_EQ(shared.characterization.workload.sharedMemBytesPerBlock,
+                  fresh.characterization.workload.sharedMemBytesPerBlock);
+        EXPECT_EQ(shared.characterization.workload.compInsts, fresh.characterization.workload.compInsts);
+      }
+    }
   }
 }
