@@ -504,14 +504,15 @@ Footprint footprint(const KernelInfo &ki, const std::vector<const AccessInfo *> 
     for (size_t d = 0; d < nd; ++d)
       index.emplace_back(ki, a->index[d].expr);
     // The variable fewest parts of the subscripts depend on moves fastest (the
-    // set of offsets does not depend on the order).
-    auto parts = [&](int v) {
+    // set of offsets does not depend on the order); one of a single value
+    // last, since it "wraps" at every point and would mark the next as moved.
+    auto key = [&](int v) {
       size_t n = 0;
       for (const auto &ix : index)
         n += ix.partsDependingOn(CompiledIndex::bit(static_cast<size_t>(v)));
-      return n;
+      return std::make_pair(set[static_cast<size_t>(v)].count <= 1, n);
     };
-    std::stable_sort(vs.begin(), vs.end(), [&](int x, int y) { return parts(x) < parts(y); });
+    std::stable_sort(vs.begin(), vs.end(), [&](int x, int y) { return key(x) < key(y); });
     // The variables that moved since the previous point: the subscripts'
     // parts that depend on none of them keep their values (CompiledIndex::update).
     uint64_t changed = ~uint64_t{0};
