@@ -4,6 +4,7 @@
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/SourceFiles.h"
 #include "skelcast/support/TextFile.h"
 #ifdef SKELCAST_HAVE_FRONTEND
 #include "skelcast/frontend/Skeletonizer.h"
@@ -131,16 +132,7 @@ InputOptions withSize(InputOptions opts, const std::string &path, const std::str
   return opts;
 }
 
-bool isCInput(const std::string &path) {
-  // C, and C++ (Rodinia's OpenMP codes are .cpp): the skeletonizer reads both,
-  // Clang taking the language from the extension.
-  for (const char *ext : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C"}) {
-    size_t n = std::char_traits<char>::length(ext);
-    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0)
-      return true;
-  }
-  return false;
-}
+bool isCInput(const std::string &path) { return isCSource(path); }
 
 bool readsAsC(const InputOptions &io, const std::string &path) {
   return io.language.empty() ? isCInput(path) : io.language == "c";
@@ -223,7 +215,7 @@ LoadedInput loadSkeleton(const std::string &path, const InputOptions &opts,
 #endif
   }
   if (!opts.compilerArgs.empty())
-    throw InputError({path, 0, 0}, "compiler arguments are given, but this is not a C or C++ input (.c, .cc, .cpp, .cxx, .c++, .C)");
+    throw InputError({path, 0, 0}, fmt::format("compiler arguments are given, but this is not a C or C++ input ({})", kCSourceExtensionList));
   LoadedInput in;
   in.file = path == "-" ? skeleton::parseSkeleton(readStandardInput(), kStdinName)
                         : skeleton::parseSkeletonFile(path);

@@ -14,6 +14,7 @@
 #include "skelcast/report/Sweep.h"
 #include "skelcast/support/AtomicFile.h"
 #include "skelcast/support/Diagnostic.h"
+#include "skelcast/support/SourceFiles.h"
 
 #include <fmt/format.h>
 
@@ -98,7 +99,7 @@ struct CpuTime {
 CpuTime measuredCpu(const ProjectOpts &o, const std::string &path, const LoadedInput &in,
                     const std::vector<std::string> &compilerArgs) {
   if (!isCInput(path))
-    throw InputError({path, 0, 0}, "--measure-cpu needs a C or C++ input (.c, .cc, .cpp, .cxx, .c++, .C)");
+    throw InputError({path, 0, 0}, fmt::format("--measure-cpu needs a C or C++ input ({})", kCSourceExtensionList));
   CpuMeasureOptions cm;
   cm.compilerArgs = compilerArgs;
   cm.repeats = o.cpuRepeats;

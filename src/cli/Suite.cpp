@@ -4,6 +4,7 @@
 #include "skelcast/skeleton/Sample.h"
 #include "skelcast/support/Diagnostic.h"
 #include "skelcast/support/JsonText.h"
+#include "skelcast/support/SourceFiles.h"
 #include "skelcast/support/TextFile.h"
 
 #include <fmt/format.h>
@@ -182,7 +183,7 @@ private:
     }
     // What is wrong with the files is this benchmark's failure, not the suite's.
     if (!isCInput(b.input) && !isSkel(b.input))
-      b.error = error(at + ".input", fmt::format("'{}' is neither a C or C++ source (.c, .cc, .cpp, .cxx, .c++, .C) nor a .skel file", input));
+      b.error = error(at + ".input", fmt::format("'{}' is neither a C or C++ source ({}) nor a .skel file", input, kCSourceExtensionList));
     else if (!readable(b.input))
       b.error = error(at + ".input", fmt::format("cannot read '{}'", b.input));
     else

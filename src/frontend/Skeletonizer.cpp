@@ -15,6 +15,7 @@
 
 #include "skelcast/skeleton/Parser.h"
 #include "skelcast/skeleton/Printer.h"
+#include "skelcast/support/SourceFiles.h"
 #include "skelcast/support/TextFile.h"
 
 #include <cstdint>
@@ -712,12 +713,6 @@ private:
   llvm::raw_ostream &os_;
 };
 
-/// C-style C++ (`.cpp`, `.cc`, `.cxx`, `.C`) is compiled as C++.
-bool isCxxFile(const std::string &path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C" || ext == ".c++";
-}
-
 /// Pre-C99 code as GCC 12 takes it: implicit `int` and implicit function
 /// declarations (and the conversions they bring) are warnings, not errors as
 /// in Clang 16 and later. Rodinia's backprop and nn need it.
@@ -767,9 +762,9 @@ SkeletonizeResult run(const std::string &path, const std::string *code,
     extra.insert(extra.end(), opts.clangArgs.begin(), opts.clangArgs.end());
     cmd.insert(cmd.begin() + 1, extra.begin(), extra.end());
   } else {
-    cmd = {"clang", "-fsyntax-only", "-x", isCxxFile(path) ? "c++" : "c"};
+    cmd = {"clang", "-fsyntax-only", "-x", isCxxSource(path) ? "c++" : "c"};
     cmd.insert(cmd.end(), ours.begin(), ours.end());
-    if (!isCxxFile(path))
+    if (!isCxxSource(path))
       cmd.insert(cmd.end(), kGccLeniency.begin(), kGccLeniency.end());
     else
       cmd.insert(cmd.end(), kGccCxxLeniency.begin(), kGccCxxLeniency.end());

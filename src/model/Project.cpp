@@ -93,10 +93,8 @@ bool rankedBefore(const LayoutProjection &a, const LayoutProjection &b) {
 
 LayoutProjection projectLayout(const layout::KernelInfo &ki, const layout::Layout &l,
                                const hw::HwSpec &hw, const ModelOptions &mo) {
-  layout::Characterization c = layout::characterize(ki, l, hw);
-  Evaluator ev(ki, hw, mo);
-  ev.evaluate(l, c);
-  return ev.projection(l, c);
+  layout::Characterizer z(ki, hw);
+  return projectLayout(z, ki, l, hw, mo);
 }
 
 LayoutProjection projectLayout(layout::Characterizer &z, const layout::KernelInfo &ki,
