@@ -62,9 +62,15 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
   const layout::ArrayInfo &ai = ki_.arrays[t.array];
   size_t rank = t.extent.size();
   std::vector<std::string> coord(rank);
+  auto split = nest_.delinearized.find(a);
   if (subs.size() == rank) {
     for (size_t d = 0; d < rank; ++d)
       coord[d] = print(subs[d]);
+  } else if (split != nest_.delinearized.end() && split->second.size() == rank) {
+    // a flat subscript in the dimensions the skeleton split it into (`u[(i -
+    // 1) * N + j]` is `u[i - 1][j]`): no division on each read
+    for (size_t d = 0; d < rank; ++d)
+      coord[d] = printDimension(split->second[d]);
   } else if (subs.size() == 1) {
     // a flat subscript of a delinearised array: its coordinates
     std::string flat = "(" + idx_ + ")(" + print(subs[0]) + ")";
@@ -88,6 +94,24 @@ bool Emitter::printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream 
     os << (i ? " + " : "") << terms[i];
   os << "]";
   return true;
+}
+
+/// One dimension of a delinearised subscript as C: sum(coef * factor) + constant.
+std::string Emitter::printDimension(const frontend::DimForm &d) {
+  if (d.direct)
+    return print(d.direct);
+  std::string out;
+  for (const auto &[coef, factor] : d.terms) {
+    std::string f = fmt::format("({})({})", idx_, print(factor));
+    int64_t k = coef < 0 ? -coef : coef;
+    std::string term = k == 1 ? f : fmt::format("{} * {}", k, f);
+    out += out.empty() ? (coef < 0 ? "-" + term : term) : (coef < 0 ? " - " : " + ") + term;
+  }
+  if (out.empty())
+    return std::to_string(d.constant);
+  if (d.constant != 0)
+    out += fmt::format(" {} {}", d.constant < 0 ? "-" : "+", d.constant < 0 ? -d.constant : d.constant);
+  return out;
 }
 
 /// A promoted variable is its task's slot: `acc` -> `acc[sk_fl]`, and its

@@ -177,6 +177,7 @@ public:
 
   // --- used by Helper ------------------------------------------------------
   bool printAccess(const clang::ArraySubscriptExpr *a, llvm::raw_ostream &os);
+  std::string printDimension(const frontend::DimForm &d);
   bool printLoop(const clang::ForStmt *f, llvm::raw_ostream &os);
   bool printInPlace(const clang::ForStmt *f, llvm::raw_ostream &os);
   /// The statements of f's body that are the kernel's (a fission's group,

@@ -10,6 +10,7 @@
 
 #include "Affine.h"
 #include "LoopHeader.h"
+#include "NestAst.h"
 #include "NestScan.h"
 #include "Shapes.h"
 #include "TUContext.h"
@@ -25,14 +26,6 @@
 #include <vector>
 
 namespace skelcast::frontend {
-
-/// One dimension of an access after delinearisation: sum(coef * factor) + c,
-/// or the C subscript itself when subscripts map one to one.
-struct DimForm {
-  const clang::Expr *direct = nullptr;
-  std::vector<std::pair<int64_t, const clang::Expr *>> terms;
-  int64_t constant = 0;
-};
 
 /// A loop of the nest as the skeleton sees it.
 struct LoopInfo {

@@ -18,6 +18,15 @@
 
 namespace skelcast::frontend {
 
+/// One dimension of an access after delinearisation (NestAnalysis::split):
+/// sum(coef * factor) + constant, or the C subscript itself when subscripts
+/// map one to one.
+struct DimForm {
+  const clang::Expr *direct = nullptr;
+  std::vector<std::pair<int64_t, const clang::Expr *>> terms;
+  int64_t constant = 0;
+};
+
 /// One ported nest: its function, its loop space (the `for`s that became the
 /// parallel dimensions, outermost first) and the statements of the kernel body.
 struct NestAst {
@@ -37,6 +46,11 @@ struct NestAst {
   /// when not empty: the statements of the root loop's body that are this
   /// kernel's (a fission, LoopOrder.h's fissionGroups)
   std::set<const clang::Stmt *> only;
+  /// The accesses of a flat array (`u[(i - 1) * N + j]`) split into the
+  /// dimensions the skeleton gives it (`u[i - 1][j]`), keyed by the outermost
+  /// subscript expression: emit prints a shared tile's coordinates from them
+  /// rather than dividing the flat subscript back apart.
+  std::map<const clang::ArraySubscriptExpr *, std::vector<DimForm>> delinearized;
 };
 
 /// What the callback sees: the skeletons, one NestAst per kernel of

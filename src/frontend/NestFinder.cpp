@@ -900,6 +900,13 @@ private:
     for (const auto &[decl, shape] : plan.shapes)
       if (!shape.isRegister && !shape.name.empty())
         origin.arrays[shape.name] = decl;
+    for (const AccessRec &a : scan.accesses) {
+      const ArrayShape &shape = plan.shapes.at(a.base);
+      if (shape.isRegister || shape.strides.empty() || a.word)
+        continue;
+      if (auto dims = na.split(a, shape))
+        origin.delinearized[a.expr] = std::move(*dims);
+    }
     out_.addKernel(std::move(k), std::move(origin));
     for (auto &w : nestWarnings)
       out_.warnings.push_back(std::move(w));
