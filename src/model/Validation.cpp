@@ -413,8 +413,11 @@ Summary summarize(const std::vector<CaseResult> &cases, const std::vector<std::s
         pick = &c;
       const std::string &top = tops.at(source);
       kc.enumeratedTop = top;
-      if (top == c.measured.layout)
+      if (top == c.measured.layout) {
+        if (!kc.enumeratedTopMeasured || c.measured.timeMs < kc.enumeratedTopMs)
+          kc.enumeratedTopMs = c.measured.timeMs;
         kc.enumeratedTopMeasured = true;
+      }
     }
     kc.fastestMeasured = fast->measured.layout;
     kc.fastestMs = fast->measured.timeMs;

@@ -150,6 +150,7 @@ struct KernelCheck {
   bool withinTenPercent = false;
   std::string enumeratedTop;     ///< the enumerator's overall first layout
   bool enumeratedTopMeasured = false;
+  double enumeratedTopMs = 0;    ///< its measured time, when measured
 };
 
 struct ValidationReport {
