@@ -1,9 +1,12 @@
 /* Flat arrays in the shapes real code indexes them: a 2-D stencil on
- * malloc'd rows (`u[(i - 1) * N + j]`), a 3-D one (`in[((k - 1) * NY + j) * NX + i]`), a
- * 3-D stencil through an index a local holds (Rodinia's hotspot3D: `c = i + j * NX + k * NX * NY`, then
- * `in[c - NX]`), and planes of flat rows (`p[k][j * NX + i]`). emit prints a
- * cached array's tile coordinates from the dimensions the skeletonizer splits
- * the subscript into (tests/emit/emulated.txt runs them on the CPU). */
+ * malloc'd rows (`u[(i - 1) * N + j]`), a 3-D one (`in[((k - 1) * NY + j) *
+ * NX + i]`), a 3-D stencil through an index a local holds (Rodinia's
+ * hotspot3D: `c = i + j * NX + k * NX * NY`, then `in[c - NX]`; not split
+ * through the local: the array stays 1-D), and planes of flat rows
+ * (`p[k][j * NX + i]`: 2-D as declared; with `--extent p=8,16,64` a leading
+ * subscript and a split one). emit prints a cached array's tile coordinates
+ * from the dimensions the skeletonizer splits a subscript into
+ * (tests/emit/emulated.txt runs them on the CPU). */
 #include <stdlib.h>
 
 #define N 96
