@@ -372,6 +372,13 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
     size_t rank = t.extent.size();
     for (size_t d = 0; d < rank; ++d)
       out += fmt::format("{}const {} sk_{}_b{} = {};\n", ind, idx_, t.name, d, t.base[d]);
+    // A flat array some access of which leaves its row (NestAst::leavesRows):
+    // a slot whose coordinate is outside a row holds what C reads there, the
+    // element at the flat offset, so the test is on that offset.
+    bool byOffset = false;
+    for (const clang::VarDecl *v : nest_.leavesRows)
+      if (auto it = tileOf_.find(v); it != tileOf_.end() && &tiles_[it->second] == &t)
+        byOffset = rank > 1;
     // element sk_q of the tile: its coordinates in the array, the test that
     // they are inside it, and the copy
     auto element = [&](const std::string &at, bool test) {
@@ -385,6 +392,8 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
                               d, ai.extents[d]);
         flat += fmt::format("{}sk_g{} * {}", flat.empty() ? "" : " + ", d, ai.strides[d]);
       }
+      if (byOffset)
+        inside = fmt::format("{} >= 0 && {} < {}", flat, flat, ai.extents[0] * ai.strides[0]);
       std::string copy =
           fmt::format("sk_{}_tile[sk_q] = ((const {} *){})[{}];\n", t.name, t.elem, t.name, flat);
       if (test)

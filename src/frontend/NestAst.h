@@ -51,6 +51,11 @@ struct NestAst {
   /// subscript expression: emit prints a shared tile's coordinates from them
   /// rather than dividing the flat subscript back apart.
   std::map<const clang::ArraySubscriptExpr *, std::vector<DimForm>> delinearized;
+  /// Of those arrays, the ones an access of which leaves its row: a split
+  /// coordinate past the first outside [0, extent) (`u[i * N + j - 1]` at
+  /// j = 0 reads the row before's last element), or one whose range is not
+  /// known. A tile of such an array is filled by the flat offset, as C reads.
+  std::set<const clang::VarDecl *> leavesRows;
 };
 
 /// What the callback sees: the skeletons, one NestAst per kernel of

@@ -904,8 +904,18 @@ private:
       const ArrayShape &shape = plan.shapes.at(a.base);
       if (shape.isRegister || shape.strides.empty() || a.word)
         continue;
-      if (auto dims = na.split(a, shape))
-        origin.delinearized[a.expr] = std::move(*dims);
+      auto dims = na.split(a, shape);
+      if (!dims)
+        continue;
+      // the split dimensions after the first: C's flat offset wraps into the
+      // next or previous row where one leaves [0, extent)
+      // (dims: the leading direct subscripts, a.subs.size() - 1 of them, then the split ones)
+      for (size_t d = a.subs.size(); d < dims->size(); ++d) {
+        std::optional<Interval> r = na.range(na.dimAffine((*dims)[d]));
+        if (!r || r->lo < 0 || d >= shape.values.size() || r->hi >= shape.values[d])
+          origin.leavesRows.insert(a.base);
+      }
+      origin.delinearized[a.expr] = std::move(*dims);
     }
     out_.addKernel(std::move(k), std::move(origin));
     for (auto &w : nestWarnings)

@@ -4,7 +4,9 @@
  * hotspot3D: `c = i + j * NX + k * NX * NY`, then `in[c - NX]`; not split
  * through the local: the array stays 1-D), and planes of flat rows
  * (`p[k][j * NX + i]`: 2-D as declared; with `--extent p=8,16,64` a leading
- * subscript and a split one). emit prints a cached array's tile coordinates
+ * subscript and a split one), and reads that leave their row (`u[i * N + j - 1]`
+ * at j = 0 is the row before's last element, as C lays the rows out: the
+ * tile's fill takes that slot by its flat offset). emit prints a cached array's tile coordinates
  * from the dimensions the skeletonizer splits a subscript into
  * (tests/emit/emulated.txt runs them on the CPU). */
 #include <stdlib.h>
@@ -50,4 +52,11 @@ void planes(float p[NZ][NY * NX], float q[NZ][NY * NX]) {
     for (int j = 1; j < NY - 1; j++)
       for (int i = 0; i < NX; i++)
         q[k][j * NX + i] = p[k][(j - 1) * NX + i] + p[k][(j + 1) * NX + i];
+}
+
+void row_wrap(const float *u, float *v) {
+#pragma omp parallel for
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 0; j < N; j++)
+      v[i * N + j] = u[i * N + j - 1] + u[(i + 1) * N - 1 + j] + u[i * N + j];
 }

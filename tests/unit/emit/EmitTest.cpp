@@ -247,6 +247,34 @@ void f(const float *u, float *v) {
   EXPECT_EQ(cu.find(" / 96"), std::string::npos) << cu;
 }
 
+TEST(Emit, AFlatArrayReadAcrossItsRowsFillsItsTileByTheFlatOffset) {
+  // `u[i * N + j - 1]` at j = 0 is the row before's last element in C; the
+  // skeleton's split puts it at column -1 of row i, so the fill must take
+  // that slot by its flat offset, not skip it as outside the row
+  std::string code = R"(#define N 96
+void f(const float *u, float *v) {
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 0; j < N; j++)
+      v[i * N + j] = u[i * N + j - 1] + u[(i + 1) * N - 1 + j];
+}
+)";
+  std::string cu = emitOne(code, "block=i:8,j:32 cache=u");
+  EXPECT_NE(cu.find("if (sk_g1 * 1 + sk_g0 * 96 >= 0 && sk_g1 * 1 + sk_g0 * 96 < 9216)"),
+            std::string::npos)
+      << cu;
+  // reads that stay in their rows keep the test of each coordinate
+  std::string inRows = R"(#define N 96
+void f(const float *u, float *v) {
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 1; j < N - 1; j++)
+      v[i * N + j] = u[i * N + j - 1] + u[(i + 1) * N + j + 1];
+}
+)";
+  cu = emitOne(inRows, "block=i:8,j:32 cache=u");
+  EXPECT_NE(cu.find("if (sk_g1 >= 0 && sk_g1 < 96 && sk_g0 >= 0 && sk_g0 < 96)"), std::string::npos)
+      << cu;
+}
+
 /// Where `what` is in `cu` after `from`, failing the test when it is not.
 size_t at(const std::string &cu, const std::string &what, size_t from = 0) {
   size_t p = cu.find(what, from);
