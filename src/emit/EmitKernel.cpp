@@ -375,10 +375,7 @@ std::string Emitter::loadTiles(int staged, const std::string &ind) {
     // A flat array some access of which leaves its row (NestAst::leavesRows):
     // a slot whose coordinate is outside a row holds what C reads there, the
     // element at the flat offset, so the test is on that offset.
-    bool byOffset = false;
-    for (const clang::VarDecl *v : nest_.leavesRows)
-      if (auto it = tileOf_.find(v); it != tileOf_.end() && &tiles_[it->second] == &t)
-        byOffset = rank > 1;
+    bool byOffset = nest_.leavesRows.count(t.decl) > 0;
     // element sk_q of the tile: its coordinates in the array, the test that
     // they are inside it, and the copy
     auto element = [&](const std::string &at, bool test) {

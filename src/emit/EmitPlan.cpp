@@ -390,6 +390,7 @@ void Emitter::planTiles() {
       t.baseMin[e] = baseMin;
       t.baseMax[e] = baseMax;
     }
+    t.decl = v;
     t.offset = smemBytes_;
     smemBytes_ += (t.elements() * t.elemBytes + 15) / 16 * 16;
     tileOf_[v] = tiles_.size();

@@ -96,6 +96,7 @@ std::set<const clang::VarDecl *> passedToCalls(const VarUses &uses);
 struct Tile {
   int array = -1;          ///< in ki.arrays
   std::string name;        ///< the C variable
+  const clang::VarDecl *decl = nullptr; ///< and its declaration
   std::string elem;        ///< element type
   int staged = -1;         ///< the staged loop (ki.loops) whose stages reload it, or -1
   std::vector<std::string> base; ///< per dimension

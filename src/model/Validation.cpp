@@ -423,7 +423,7 @@ Summary summarize(const std::vector<CaseResult> &cases, const std::vector<std::s
     kc.fastestMs = fast->measured.timeMs;
     kc.projectedBest = pick->measured.layout;
     kc.projectedBestMeasuredMs = pick->measured.timeMs;
-    kc.withinTenPercent = pick->measured.timeMs <= 1.10 * fast->measured.timeMs;
+    kc.withinTenPercent = withinTenPercentOf(pick->measured.timeMs, fast->measured.timeMs);
     s.topWithinTen += kc.withinTenPercent ? 1 : 0;
     s.kernels.push_back(kc);
   }

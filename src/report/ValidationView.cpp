@@ -57,7 +57,7 @@ std::pair<int, int> enumeratedTopFigures(const model::ValidationReport &v) {
   for (const auto &k : v.kernels)
     if (k.enumeratedTopMeasured) {
       ++measured;
-      within += k.enumeratedTopMs <= 1.10 * k.fastestMs ? 1 : 0;
+      within += model::withinTenPercentOf(k.enumeratedTopMs, k.fastestMs) ? 1 : 0;
     }
   return {measured, within};
 }

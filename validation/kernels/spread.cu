@@ -20,11 +20,9 @@
 //               per column walking down its column does.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
-#include "common.cuh" // CK
+#include "common.cuh" // CK, median_alone_ms
 
 constexpr int kLinesPerWarp = 2048;                  // 256 KB a warp
 constexpr size_t kSmemBytes = 120 << 10;             // > half of 228 KB: one block per SM
@@ -61,31 +59,18 @@ __global__ void flush(float *b, size_t n) {
     b[i] = float(i & 7);
 }
 
+// The median of 5 event-timed launches, L2 flushed before each (common.cuh).
 template <int L, bool Rows, Load How>
 float timeOne(const float *a, float *out, float *scratch, size_t scratchN, int sms, int warps,
               int lines = kLinesPerWarp) {
   auto k = walk<L, Rows, How>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemBytes)));
-  std::vector<float> ms;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int rep = 0; rep < 5; ++rep) {
-    flush<<<1024, 256>>>(scratch, scratchN); // 256 MB written: L2 holds none of `a`
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e0));
-    k<<<sms, 32 * warps, kSmemBytes>>>(a, out, sms * warps, lines);
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return float(median_alone_ms(
+      [&](int) { k<<<sms, 32 * warps, kSmemBytes>>>(a, out, sms * warps, lines); }, 5, 0,
+      [&](int) { // 256 MB written: L2 holds none of `a`
+        flush<<<1024, 256>>>(scratch, scratchN);
+        CKL();
+      }));
 }
 
 template <bool Rows, Load How>

@@ -140,6 +140,9 @@ struct CaseResult {
   bool programChanged = false;
 };
 
+/// The ranking's test: a layout measured within 10% of the fastest measured one.
+inline bool withinTenPercentOf(double ms, double fastestMs) { return ms <= 1.10 * fastestMs; }
+
 struct KernelCheck {
   std::string kernel, size;
   std::string source;            ///< the cases' C file (or hand skeleton)
