@@ -234,7 +234,15 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
   }
   nk = countDistinct(known.data(), nk);
   w.distinct = static_cast<double>(nk) + unknown;
-  w.lines = distinctUnits(addrs, 0, n, 128);
+  // The L1 looks up a warp's lines one 128-byte pass of its data at a time:
+  // a half-warp's for 8-byte elements, a quarter-warp's for 16-byte ones, so
+  // a line both halves touch is looked up twice (validation/kernels/
+  // l1lines_fp64.cu on the H200: doubles on L lines, lane t on line t mod L,
+  // 2 L cycles a load; lane t on line t / (32 / L), L).
+  size_t pass = eb >= 16 ? 8 : eb >= 8 ? 16 : 32;
+  w.lines = 0;
+  for (size_t h = 0; h < n; h += pass)
+    w.lines += distinctUnits(addrs, h, std::min(n, h + pass), 128);
   switch (rule) {
   case hw::CoalescingRule::HalfWarp: {
     double trans = 0;

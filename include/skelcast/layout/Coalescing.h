@@ -26,7 +26,9 @@ struct WarpAccess {
   double transactions = 1; ///< Mem_trans of one warp instruction
   double distinct = 1;     ///< distinct elements the warp instruction reads or writes
   /// Distinct 128-byte lines the warp instruction touches (unknown addresses
-  /// one each): the L1's wavefronts for it (docs/model.md, term `lines`).
+  /// one each), summed over its 128-byte passes (half-warps for 8-byte
+  /// elements, quarter-warps for 16-byte ones): the L1's wavefronts for it
+  /// (docs/model.md, term `lines`).
   double lines = 1;
 };
 

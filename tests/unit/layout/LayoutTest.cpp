@@ -293,6 +293,25 @@ TEST(Coalescing, LinesOfAWarp) {
   EXPECT_DOUBLE_EQ(classifyWarp(doubles, 8, hw::CoalescingRule::Sector).lines, 2);
 }
 
+TEST(Coalescing, AWarpsEightByteLoadIsLookedUpAHalfWarpAtATime) {
+  // A rank-k update's A[j][k] in a block 8 threads wide: lane t on row t mod 8
+  // (rows 8 KB apart). Both half-warps touch the same 8 rows: doubles 2 x 8
+  // lookups, floats 8 (validation/results/h200_l1lines_fp64.txt: doubles on
+  // 8 lines so placed 16.06 cycles a load, floats 8.03). Lane t on row t / 4
+  // gives each half 4 rows of its own: 8 either way. 16-byte elements: a
+  // quarter-warp a pass, 4 passes of 8 rows.
+  std::vector<std::optional<int64_t>> mod8, div4;
+  for (int64_t t = 0; t < 32; ++t) {
+    mod8.emplace_back((t % 8) * 8192);
+    div4.emplace_back((t / 4) * 8192);
+  }
+  EXPECT_DOUBLE_EQ(classifyWarp(mod8, 8, hw::CoalescingRule::Sector).lines, 16);
+  EXPECT_DOUBLE_EQ(classifyWarp(mod8, 4, hw::CoalescingRule::Sector).lines, 8);
+  EXPECT_DOUBLE_EQ(classifyWarp(div4, 8, hw::CoalescingRule::Sector).lines, 8);
+  EXPECT_DOUBLE_EQ(classifyWarp(div4, 4, hw::CoalescingRule::Sector).lines, 8);
+  EXPECT_DOUBLE_EQ(classifyWarp(mod8, 16, hw::CoalescingRule::Sector).lines, 32);
+}
+
 TEST(Coalescing, AFoldedTaskUsesTheRestOfItsLoadsSectors) {
   // A transpose of floats in `block=i:128,j:4 fold=i:8,j:8`: a warp is 4 j x 8 i.
   // Its load of in[i][j] reads 16 bytes of each of 8 rows' sectors (inflation 2
