@@ -283,8 +283,10 @@ struct Characterizer::Impl {
       int64_t warp = -1; ///< the warp size `pattern` was computed for
       WarpAccess pattern;
       /// Per position in the array's loads: a member read's wavefronts
-      /// (sharedWavefronts), for the block and fold in `wavesKey`.
+      /// (sharedWavefronts), for the block, fold and unrolling in `wavesKey`.
       std::vector<double> waves;
+      /// Per position: a member read's elements per instruction (sharedVectorElems; 0 for others).
+      std::vector<int64_t> vectors;
       std::vector<int64_t> wavesKey;
     };
     std::vector<Fill> fills;
@@ -351,6 +353,7 @@ struct Characterizer::Impl {
   /// The wavefronts of the fill's member reads (term `banks`), kept in it.
   void fillWaves(Tile::Fill &f, const std::vector<const AccessInfo *> &ld, const Layout &l, int loop);
   std::vector<double> sharedWaves; ///< per access, this layout's (0: not a shared read)
+  std::vector<int64_t> sharedVectors; ///< per access, elements a shared read instruction loads
   int64_t stageSize(int loop, const std::vector<int> &cached);
   void run(const Layout &l, Characterization &c);
 
@@ -640,7 +643,11 @@ void Characterizer::Impl::fillWaves(Tile::Fill &f, const std::vector<const Acces
                                     int loop) {
   std::vector<int64_t> key(l.block);
   key.insert(key.end(), l.fold.begin(), l.fold.end());
-  if (f.wavesKey == key && f.waves.size() == ld.size())
+  for (const auto &[lp, u] : l.unroll) { // sharedVectorElems reads the unrolling
+    key.push_back(lp);
+    key.push_back(u);
+  }
+  if (f.wavesKey == key && f.waves.size() == ld.size() && f.vectors.size() == ld.size())
     return;
   std::vector<const AccessInfo *> reads;
   std::vector<size_t> at; // their positions in ld
@@ -651,8 +658,11 @@ void Characterizer::Impl::fillWaves(Tile::Fill &f, const std::vector<const Acces
     }
   SharedTile tile = sharedTile(ki, reads, l, loop);
   f.waves.assign(ld.size(), 0.0);
-  for (size_t q = 0; q < reads.size(); ++q)
-    f.waves[at[q]] = sharedWavefronts(ki, *reads[q], l, hw, tile);
+  f.vectors.assign(ld.size(), 0); // 0: not a member
+  for (size_t q = 0; q < reads.size(); ++q) {
+    f.vectors[at[q]] = sharedVectorElems(ki, *reads[q], l, hw, tile);
+    f.waves[at[q]] = sharedWavefronts(ki, *reads[q], l, hw, tile, f.vectors[at[q]]);
+  }
   f.wavesKey = std::move(key);
 }
 
@@ -713,6 +723,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   };
 
   sharedWaves.assign(nAccesses, 0.0);
+  sharedVectors.assign(nAccesses, 1);
   double uncoalTransSum = 0; // transactions x uncoalesced instructions (equation 16)
   double bytesNum = 0, bytesDen = 0;           // equation 10
   bool unstagedCache = false;
@@ -753,11 +764,12 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
         }
         double reloads = k >= 0 ? numStages(k) * ki.loops[static_cast<size_t>(k)].execs : 1.0;
         double n = std::ceil(fp->size / tpb) * reloads;
-        if (hw.sharedMemBanks > 0) { // term `banks`
-          fillWaves(*fp, ld, l, k);
-          for (size_t p = 0; p < ld.size(); ++p)
-            if (fp->waves[p] > 0)
-              sharedWaves[indexOf(ld[p])] = fp->waves[p];
+        fillWaves(*fp, ld, l, k);
+        for (size_t p = 0; p < ld.size(); ++p) {
+          if (fp->vectors[p] > 0)
+            sharedVectors[indexOf(ld[p])] = fp->vectors[p];
+          if (hw.sharedMemBanks > 0 && fp->waves[p] > 0) // term `banks`
+            sharedWaves[indexOf(ld[p])] = fp->waves[p];
         }
         au.shMemElems += fp->size;
         au.cachingInsts += n;
@@ -807,6 +819,9 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
     if (u.viaShared) {
       // term `jam`: reads from shared memory only; rolled, the tasks share fewer
       c.jammedAddressInsts += std::max(0.0, jammedAddress[i] - kGlobalAddrInsts * (u.insts - insts[i]));
+      // ptxas joins V iterations' reads of a row into one LDS.128 (sharedVectorElems)
+      u.sharedVectorElems = sharedVectors[i];
+      u.insts /= static_cast<double>(u.sharedVectorElems);
       bool unrolled = !a.loops.empty() && l.unrollFactor(a.loops.back()) > 1;
       c.sharedReadInsts += u.insts * (1.0 + (unrolled ? 0.0 : kSharedAddrInsts) - kGlobalAddrInsts);
       u.sharedWavefronts = sharedWaves[i];
@@ -929,8 +944,8 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   for (const auto &u : c.accesses) {
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     if (!a.isStore)
-      loadWords[static_cast<size_t>(a.block)] +=
-          u.insts * std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0);
+      loadWords[static_cast<size_t>(a.block)] += u.insts * static_cast<double>(u.sharedVectorElems) *
+                                                 std::ceil(ki.arrays[static_cast<size_t>(a.array)].elemBytes / 4.0);
     if (u.heldLoads > 0) {
       heldLevels[static_cast<size_t>(a.block)] |= uint64_t{1} << std::min(std::max(a.level, 0), 63);
       double &h = heldGroups[static_cast<size_t>(a.loops.back())];

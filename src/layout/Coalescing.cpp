@@ -427,30 +427,87 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
   return t;
 }
 
+namespace {
+
+// The tile's row-major strides, and the offset of its first element.
+void tileStrides(const SharedTile &tile, std::vector<int64_t> &strides, int64_t &origin) {
+  size_t rank = tile.extent.size();
+  strides.assign(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * tile.extent[d];
+  origin = 0;
+  for (size_t d = 0; d < rank; ++d)
+    origin += tile.base[d] * strides[d];
+}
+
+} // namespace
+
+int64_t sharedVectorElems(const KernelInfo &ki, const AccessInfo &a, const Layout &l, const hw::HwSpec &hw,
+                          const SharedTile &tile) {
+  const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
+  int64_t v = arr.elemBytes == 4 || arr.elemBytes == 8 ? 16 / arr.elemBytes : 1;
+  size_t rank = tile.extent.size();
+  if (v == 1 || a.loops.empty() || rank == 0 || rank != a.index.size())
+    return 1;
+  int lp = a.loops.back();
+  const LoopInfo &loop = ki.loops[static_cast<size_t>(lp)];
+  const Var &var = ki.vars[static_cast<size_t>(loop.var)];
+  if (!loop.constTrip || var.step != 1)
+    return 1;
+  // The loop walks the tile's contiguous last subscript one element an
+  // iteration and moves no other subscript.
+  for (size_t d = 0; d < rank; ++d) {
+    const IndexForm &f = a.index[d];
+    if (f.kind != IndexForm::Kind::Affine)
+      return 1;
+    int64_t c = static_cast<size_t>(loop.var) < f.coef.size() ? f.coef[static_cast<size_t>(loop.var)] : 0;
+    if (c != (d + 1 == rank ? 1 : 0))
+      return 1;
+  }
+  // The compiled body holds V consecutive iterations: the layout's unroll, or
+  // nvcc's own 4 for a constant trip count; a stage (or the loop) of a whole
+  // number of vectors.
+  int64_t unroll = l.unrollFactor(lp) > 1 ? l.unrollFactor(lp) : 4;
+  int64_t trip = l.stageSize(lp) > 0 ? l.stageSize(lp) : static_cast<int64_t>(loop.trip);
+  if (unroll % v != 0 || trip % v != 0)
+    return 1;
+  // Every lane's first element and every row start 16-byte aligned in the
+  // tile (emit aligns the tile itself to 16 bytes).
+  std::vector<int64_t> strides;
+  int64_t origin = 0;
+  tileStrides(tile, strides, origin);
+  if (rank > 1 && strides[rank - 2] % v != 0)
+    return 1;
+  std::vector<std::optional<int64_t>> addrs;
+  appendWarpAddresses(addrs, ki, a, l, hw, 0, -1, 0, &strides);
+  for (const auto &x : addrs)
+    if (!x || (*x / arr.elemBytes - origin) % v != 0)
+      return 1;
+  return v;
+}
+
 double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                        const hw::HwSpec &hw, const SharedTile &tile) {
+                        const hw::HwSpec &hw, const SharedTile &tile, int64_t vectorElems) {
   const ArrayInfo &arr = ki.arrays[static_cast<size_t>(a.array)];
   int64_t warp = std::min<int64_t>(hw.warpSize, l.threadsPerBlock());
-  double dense = std::max(1.0, std::ceil(static_cast<double>(arr.elemBytes * warp) / 128.0));
+  int64_t eb = arr.elemBytes;
+  int64_t vb = eb * std::max<int64_t>(1, vectorElems); // bytes a lane reads
+  double dense = std::max(1.0, std::ceil(static_cast<double>(vb * warp) / 128.0));
   size_t rank = tile.extent.size();
   if (hw.sharedMemBanks <= 0 || rank != a.index.size() || rank == 0)
     return dense;
   // The tile is row-major, the last subscript contiguous, and starts at
   // `base` (16-byte aligned, as emit places it).
-  std::vector<int64_t> strides(rank, 1);
-  for (size_t d = rank - 1; d > 0; --d)
-    strides[d - 1] = strides[d] * tile.extent[d];
+  std::vector<int64_t> strides;
   int64_t origin = 0;
-  for (size_t d = 0; d < rank; ++d)
-    origin += tile.base[d] * strides[d];
+  tileStrides(tile, strides, origin);
   std::vector<std::optional<int64_t>> addrs;
   appendWarpAddresses(addrs, ki, a, l, hw, 0, -1, 0, &strides);
   // A warp's 8-byte reads are served a half-warp at a time, 16-byte ones a
   // quarter-warp: each pass waits for its own busiest bank (Nsight Compute on
   // the H200: 4 rows x 8 doubles 20 words apart, 4 wavefronts).
-  int64_t eb = arr.elemBytes;
-  size_t pass = eb >= 16 ? 8 : eb >= 8 ? 16 : 32;
-  int64_t perElem = std::max<int64_t>(1, eb / kBankBytes); // words an element spans
+  size_t pass = vb >= 16 ? 8 : vb >= 8 ? 16 : 32;
+  int64_t perElem = std::max<int64_t>(1, vb / kBankBytes); // words a lane's read spans
   double total = 0;
   std::vector<int64_t> words;
   std::vector<int> perBank(static_cast<size_t>(hw.sharedMemBanks));

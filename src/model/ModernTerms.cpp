@@ -873,9 +873,10 @@ void adjustLsu(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   for (const auto &u : in.c.accesses) {
     const auto &acc = ki.accesses[static_cast<size_t>(u.access)];
     if (u.viaShared) {
-      // banks: the bank holding the most distinct words serves them one a cycle
+      // banks: the bank holding the most distinct words serves them one a cycle;
+      // an LDS.128 moves 16 bytes a lane (sharedVectorElems)
       double conflicted = (in.on & kBanks) ? u.sharedWavefronts : 0.0;
-      wavefronts += u.insts * std::max(dense(acc.array), conflicted);
+      wavefronts += u.insts * std::max(dense(acc.array) * static_cast<double>(u.sharedVectorElems), conflicted);
       continue;
     }
     double global = u.pattern.coalesced ? dense(acc.array) : std::ceil(u.pattern.transactions / 4.0);
@@ -1022,8 +1023,11 @@ void adjustChain(const TermInputs &in, AdjustedInputs &a, TermScratch &scratch) 
           in.l.unrollFactor(acc.loops.back()) > 1)
         lat = kLoadBehindStoreCycles;
     }
-    latSum += u.insts * lat;
-    insts += u.insts;
+    // weighted by the elements read: the chain waits a skeleton iteration's
+    // reads, whether ptxas joins them into LDS.128s or not
+    double reads = u.insts * static_cast<double>(u.sharedVectorElems);
+    latSum += reads * lat;
+    insts += reads;
   }
   a.effects.chainLoadLatency = insts > 0 ? latSum / insts : hw.l1LatencyCycles;
   double waves = std::max(1.0, wholeWaves(a.workload, a.hw));

@@ -75,7 +75,10 @@ Explanation explainProjection(const layout::KernelInfo &ki, const model::LayoutP
     const auto &a = ki.accesses[static_cast<size_t>(u.access)];
     std::string what = fmt::format("{} {} ({}:{})", a.isStore ? "st" : "ld",
                                    ki.arrays[static_cast<size_t>(a.array)].name, a.loc.line, a.loc.col);
-    std::string how = u.viaShared ? "shared-memory reads per thread"
+    std::string how = u.viaShared ? (u.sharedVectorElems > 1
+                                         ? fmt::format("shared-memory reads per thread, {} elements a read (LDS.128)",
+                                                       u.sharedVectorElems)
+                                         : std::string("shared-memory reads per thread"))
                                   : fmt::format("{} per thread, {} transactions/warp",
                                                 u.pattern.coalesced ? "coalesced" : "uncoalesced",
                                                 num(u.pattern.transactions, 4));

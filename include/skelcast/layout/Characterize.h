@@ -54,6 +54,9 @@ struct AccessUse {
   /// (sharedWavefronts; term `banks`); 0 for a global access, or without the
   /// spec's shared_mem_banks.
   double sharedWavefronts = 0;
+  /// A shared read's elements per instruction (sharedVectorElems: 4 floats
+  /// or 2 doubles an `LDS.128`, else 1); `insts` counts the instructions.
+  int64_t sharedVectorElems = 1;
   /// A direct load held in a register across its innermost loop
   /// (AccessInfo::heldInRegister): the times a thread loads it each time the
   /// loop starts, 1, or NumStages in a staged loop unless heldWritten (term

@@ -96,9 +96,24 @@ SharedTile sharedTile(const KernelInfo &ki, const std::vector<const AccessInfo *
 /// words any one of the spec's banks holds, summed (threads reading one word
 /// share it); at least the warp's dense bytes / 128. Without
 /// `shared_mem_banks`, an empty tile or an address it cannot place, the
-/// dense count.
+/// dense count. With `vectorElems` > 1 (sharedVectorElems) each lane reads
+/// that many consecutive elements in one instruction, passes sized by the
+/// bytes a lane reads.
 double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout &l,
-                        const hw::HwSpec &hw, const SharedTile &tile);
+                        const hw::HwSpec &hw, const SharedTile &tile, int64_t vectorElems = 1);
+
+/// The elements of `tile` one shared-memory read instruction of `a` loads a
+/// lane: 16 / ElemBytes (an `LDS.128`) where ptxas joins V = 16 / ElemBytes
+/// iterations of its innermost loop into one read, else 1. It does so (the
+/// SASS of mm_acc's `stage=k:64 cache=A,B` and small_k_gemm's `cache=A,B`
+/// tiles: A[i][k] as `LDS.128`, B[k][j] as `LDS`) where the loop walks the
+/// tile's contiguous last subscript one element an iteration, moves no
+/// other subscript, has a constant trip count, its compiled body holds a
+/// multiple of V iterations (the layout's unroll, or nvcc's 4) and its stage
+/// (or trip) is a multiple of V, and every lane's first element and every
+/// row of the tile start on 16 bytes. Elements of 4 and 8 bytes only.
+int64_t sharedVectorElems(const KernelInfo &ki, const AccessInfo &a, const Layout &l, const hw::HwSpec &hw,
+                          const SharedTile &tile);
 
 /// The loads that fill shared memory with a footprint's bounding box, threads
 /// taking consecutive elements in row-major order.

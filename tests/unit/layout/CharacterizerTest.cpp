@@ -511,9 +511,73 @@ TEST(SharedWavefronts, AStagedTilesRowsAreTheStagesLength) {
   auto staged = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 stage=k:64 cache=A,B unroll=k:32", hw);
   auto whole = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 cache=A unroll=k:16", hw);
   ASSERT_EQ(ki.accesses[0].isStore, false);
-  EXPECT_EQ(staged[0], 2) << "A[i][k], staged";
+  // A[i][k] is walked along its rows, four k a read (an LDS.128:
+  // sharedVectorElems), served a quarter-warp at a time: 8 lanes of one row,
+  // one 16-byte word group each pass, 4 passes, staged or not (scalar reads
+  // would be 2 staged, 1 unstaged, as above).
+  EXPECT_EQ(staged[0], 4) << "A[i][k], staged";
   EXPECT_EQ(staged[1], 1) << "B[k][j], staged";
-  EXPECT_EQ(whole[0], 1) << "A[i][k], unstaged";
+  EXPECT_EQ(whole[0], 4) << "A[i][k], unstaged";
+}
+
+namespace {
+
+/// Each access's elements a shared read instruction loads, and its count per thread.
+std::vector<std::pair<int64_t, double>> vectorsOf(const KernelInfo &ki, const std::string &layoutText,
+                                                  const hw::HwSpec &hw) {
+  auto l = parseLayout(ki, layoutText, hw);
+  auto c = characterize(ki, l, hw);
+  std::vector<std::pair<int64_t, double>> v;
+  for (const auto &u : c.accesses)
+    v.emplace_back(u.sharedVectorElems, u.insts);
+  return v;
+}
+
+KernelInfo rowTimesColumn(const std::string &elem, const std::string &aRead) {
+  return analyzeKernel(skeleton::parseSkeleton("#define N 1024\n" + elem + " A[N][N]\n" + elem + " B[N][N]\n" +
+                                                   elem + " C[N][N]\nparallel_for(N, N) : i, j {\n"
+                                                   "  stream k = 0:N - 4 {\n    ld " + aRead +
+                                                   "\n    ld B[k][j]\n    comp 2\n  }\n  st C[i][j]\n}\n",
+                                               "rc.skel"),
+                       0);
+}
+
+} // namespace
+
+TEST(SharedWavefronts, ARowWalkedFourFloatsAReadIsOneLds128) {
+  // mm_acc's `block=i:32,j:8 stage=k:64 cache=A,B` (the H200's SASS: A[i][k]
+  // as 16 LDS.128 a stage, B[k][j] as 64 LDS). A warp is 8 j x 4 i. A[i][k]:
+  // k walks the tile's rows, 4 floats a read: 1020 / 4 = 255 reads a thread;
+  // each quarter-warp pass reads one row's 16 bytes (a broadcast): 4 passes,
+  // 4 wavefronts (scalar reads of 4 rows 64 words apart, one bank: 4 each,
+  // 4 times as many). B[k][j]: k moves the row: scalar, 1020 reads, 1.
+  auto hw = spec("h200");
+  auto ki = rowTimesColumn("float", "A[i][k]");
+  const std::string staged = "block=i:32,j:8 stage=k:68 cache=A,B";
+  auto v = vectorsOf(ki, staged, hw);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].first, 4) << "A[i][k]";
+  EXPECT_DOUBLE_EQ(v[0].second, 255);
+  EXPECT_EQ(v[1].first, 1) << "B[k][j]";
+  EXPECT_DOUBLE_EQ(v[1].second, 1020);
+  auto w = wavesOf(ki, staged, hw);
+  EXPECT_EQ(w[0], 4);
+  EXPECT_EQ(w[1], 1);
+  // Doubles: two a read, a half-warp a pass (2 x 1): 510 reads of 2 wavefronts.
+  auto d = vectorsOf(rowTimesColumn("double", "A[i][k]"), staged, hw);
+  EXPECT_EQ(d[0].first, 2);
+  EXPECT_DOUBLE_EQ(d[0].second, 510);
+  // A[i][k + 1] alone: the tile starts at the first element read, so it is
+  // aligned alike. Not joined: beside A[i][k] it widens the tile's rows to 69
+  // floats, which do not start on 16 bytes (and its lanes start one element
+  // off); a loop the layout unrolls by 2 (the body holds no 4 iterations); a
+  // stage of 66 (not a whole number of vectors).
+  EXPECT_EQ(vectorsOf(rowTimesColumn("float", "A[i][k + 1]"), staged, hw)[0].first, 4);
+  auto both = vectorsOf(rowTimesColumn("float", "A[i][k]\n    ld A[i][k + 1]"), staged, hw);
+  EXPECT_EQ(both[0].first, 1);
+  EXPECT_EQ(both[1].first, 1);
+  EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 stage=k:68 cache=A,B unroll=k:2", hw)[0].first, 1);
+  EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 stage=k:66 cache=A,B", hw)[0].first, 1);
 }
 
 namespace {
