@@ -464,10 +464,17 @@ int64_t sharedVectorElems(const KernelInfo &ki, const AccessInfo &a, const Layou
     if (c != (d + 1 == rank ? 1 : 0))
       return 1;
   }
+  // Every other variable of the last subscript moves it by whole vectors
+  // (an outer loop's A[i][k + r] does not: ptxas reads it one element at a time).
+  const IndexForm &last = a.index[rank - 1];
+  for (size_t w = 0; w < last.coef.size(); ++w)
+    if (static_cast<int>(w) != loop.var && (last.coef[w] * ki.vars[w].step) % v != 0)
+      return 1;
   // The compiled body holds V consecutive iterations: the layout's unroll, or
-  // nvcc's own 4 for a constant trip count; a stage (or the loop) of a whole
-  // number of vectors.
-  int64_t unroll = l.unrollFactor(lp) > 1 ? l.unrollFactor(lp) : 4;
+  // nvcc's own 4 in a staged loop the layout does not unroll (emit writes
+  // `#pragma unroll 1` on every other loop it leaves rolled); a stage (or the
+  // loop) of a whole number of vectors.
+  int64_t unroll = l.unrollFactor(lp) > 1 ? l.unrollFactor(lp) : l.stageSize(lp) > 0 ? 4 : 1;
   int64_t trip = l.stageSize(lp) > 0 ? l.stageSize(lp) : static_cast<int64_t>(loop.trip);
   if (unroll % v != 0 || trip % v != 0)
     return 1;

@@ -109,9 +109,11 @@ double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout 
 /// tiles: A[i][k] as `LDS.128`, B[k][j] as `LDS`) where the loop walks the
 /// tile's contiguous last subscript one element an iteration, moves no
 /// other subscript, has a constant trip count, its compiled body holds a
-/// multiple of V iterations (the layout's unroll, or nvcc's 4) and its stage
-/// (or trip) is a multiple of V, and every lane's first element and every
-/// row of the tile start on 16 bytes. Elements of 4 and 8 bytes only.
+/// multiple of V iterations (the layout's unroll, or nvcc's 4 in a staged
+/// loop; emit keeps every other loop rolled) and its stage (or trip) is a
+/// multiple of V, every other variable of the last subscript moves it by
+/// whole vectors, and the warp's first elements and every row of the tile
+/// start on 16 bytes. Elements of 4 and 8 bytes only.
 int64_t sharedVectorElems(const KernelInfo &ki, const AccessInfo &a, const Layout &l, const hw::HwSpec &hw,
                           const SharedTile &tile);
 

@@ -508,16 +508,18 @@ TEST(SharedWavefronts, AStagedTilesRowsAreTheStagesLength) {
   // words apart, banks 16 apart: 1. B[k][j] is read along a row: 1.
   auto hw = spec("h100");
   auto ki = fileKernel("validation/skeletons/matmul_800.skel");
-  auto staged = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 stage=k:64 cache=A,B unroll=k:32", hw);
-  auto whole = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 cache=A unroll=k:16", hw);
+  // Unrolled by 2, A[i][k] is read an element at a time (sharedVectorElems 1).
+  auto staged = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 stage=k:64 cache=A,B unroll=k:2", hw);
+  auto whole = wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 cache=A unroll=k:2", hw);
   ASSERT_EQ(ki.accesses[0].isStore, false);
-  // A[i][k] is walked along its rows, four k a read (an LDS.128:
-  // sharedVectorElems), served a quarter-warp at a time: 8 lanes of one row,
-  // one 16-byte word group each pass, 4 passes, staged or not (scalar reads
-  // would be 2 staged, 1 unstaged, as above).
-  EXPECT_EQ(staged[0], 4) << "A[i][k], staged";
+  EXPECT_EQ(staged[0], 2) << "A[i][k], staged";
   EXPECT_EQ(staged[1], 1) << "B[k][j], staged";
-  EXPECT_EQ(whole[0], 4) << "A[i][k], unstaged";
+  EXPECT_EQ(whole[0], 1) << "A[i][k], unstaged";
+  // Unrolled by 32 or 16 it is walked four k a read (an LDS.128), served a
+  // quarter-warp at a time: 8 lanes of one row, one 16-byte group a pass, 4
+  // passes, staged or not.
+  EXPECT_EQ(wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 stage=k:64 cache=A,B unroll=k:32", hw)[0], 4);
+  EXPECT_EQ(wavesOf(ki, "block=i:4,j:16 fold=i:4,j:4 cache=A unroll=k:16", hw)[0], 4);
 }
 
 namespace {
@@ -545,12 +547,12 @@ KernelInfo rowTimesColumn(const std::string &elem, const std::string &aRead) {
 } // namespace
 
 TEST(SharedWavefronts, ARowWalkedFourFloatsAReadIsOneLds128) {
-  // mm_acc's `block=i:32,j:8 stage=k:64 cache=A,B` (the H200's SASS: A[i][k]
-  // as 16 LDS.128 a stage, B[k][j] as 64 LDS). A warp is 8 j x 4 i. A[i][k]:
-  // k walks the tile's rows, 4 floats a read: 1020 / 4 = 255 reads a thread;
-  // each quarter-warp pass reads one row's 16 bytes (a broadcast): 4 passes,
-  // 4 wavefronts (scalar reads of 4 rows 64 words apart, one bank: 4 each,
-  // 4 times as many). B[k][j]: k moves the row: scalar, 1020 reads, 1.
+  // As mm_acc's `block=i:32,j:8 stage=k:64 cache=A,B` (the H200's SASS:
+  // A[i][k] as 16 LDS.128 a stage, B[k][j] as 64 LDS), staged by 68. A warp
+  // is 8 j x 4 i. A[i][k]: k walks the tile's rows, 4 floats a read: 1020 / 4
+  // = 255 reads a thread; each quarter-warp pass reads one row's 16 bytes (a
+  // broadcast): 4 passes, 4 wavefronts (scalar: 1020 reads of 1, the 4 rows
+  // 68 words apart in 4 banks). B[k][j]: k moves the row: scalar, 1020 reads, 1.
   auto hw = spec("h200");
   auto ki = rowTimesColumn("float", "A[i][k]");
   const std::string staged = "block=i:32,j:8 stage=k:68 cache=A,B";
@@ -578,6 +580,19 @@ TEST(SharedWavefronts, ARowWalkedFourFloatsAReadIsOneLds128) {
   EXPECT_EQ(both[1].first, 1);
   EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 stage=k:68 cache=A,B unroll=k:2", hw)[0].first, 1);
   EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 stage=k:66 cache=A,B", hw)[0].first, 1);
+  // Unstaged and not unrolled: emit keeps the loop rolled (`#pragma unroll 1`),
+  // one LDS an iteration.
+  EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 cache=A", hw)[0].first, 1);
+  EXPECT_EQ(vectorsOf(ki, "block=i:32,j:8 cache=A unroll=k:4", hw)[0].first, 4);
+  // An outer loop in the last subscript, A[i][k + r]: its r = 1 moves every
+  // read one element off 16 bytes.
+  auto outer = analyzeKernel(skeleton::parseSkeleton("#define N 1024\nfloat A[N][N]\nfloat C[N][N]\n"
+                                                     "parallel_for(N, N) : i, j {\n  for r = 0:4 {\n"
+                                                     "    stream k = 0:N - 4 {\n      ld A[i][k + r]\n"
+                                                     "      comp 2\n    }\n  }\n  st C[i][j]\n}\n",
+                                                     "outer.skel"),
+                             0);
+  EXPECT_EQ(vectorsOf(outer, "block=i:32,j:8 stage=k:68 cache=A", hw)[0].first, 1);
 }
 
 namespace {

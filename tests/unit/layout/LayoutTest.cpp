@@ -297,7 +297,7 @@ TEST(Coalescing, AWarpsEightByteLoadIsLookedUpAHalfWarpAtATime) {
   // A rank-k update's A[j][k] in a block 8 threads wide: lane t on row t mod 8
   // (rows 8 KB apart). Both half-warps touch the same 8 rows: doubles 2 x 8
   // lookups, floats 8 (validation/results/h200_l1lines_fp64.txt: doubles on
-  // 8 lines so placed 16.06 cycles a load, floats 8.03). Lane t on row t / 4
+  // 8 lines so placed 16.06 cycles a load, floats 8.04). Lane t on row t / 4
   // gives each half 4 rows of its own: 8 either way. 16-byte elements: a
   // quarter-warp a pass, 4 passes of 8 rows.
   std::vector<std::optional<int64_t>> mod8, div4;
