@@ -647,7 +647,7 @@ void Characterizer::Impl::fillWaves(Tile::Fill &f, const std::vector<const Acces
     key.push_back(lp);
     key.push_back(u);
   }
-  if (f.wavesKey == key && f.waves.size() == ld.size() && f.vectors.size() == ld.size())
+  if (f.wavesKey == key && f.waves.size() == ld.size()) // vectors is filled beside waves
     return;
   std::vector<const AccessInfo *> reads;
   std::vector<size_t> at; // their positions in ld

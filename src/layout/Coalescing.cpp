@@ -210,6 +210,11 @@ void appendWarpAddresses(std::vector<std::optional<int64_t>> &addrs, const Kerne
   }
 }
 
+// The lanes of a warp the L1 serves in one 128-byte pass: the whole warp for
+// elements of 4 bytes or less, a half-warp for 8-byte ones, a quarter-warp
+// for 16-byte ones (global lines and shared banks alike).
+size_t lanesPerPass(int64_t bytesPerLane) { return bytesPerLane >= 16 ? 8 : bytesPerLane >= 8 ? 16 : 32; }
+
 } // namespace
 
 WarpAccess classifyWarp(const std::vector<std::optional<int64_t>> &addrs, int eb,
@@ -239,7 +244,7 @@ WarpAccess classifyWarp(const std::optional<int64_t> *addrs, size_t n, int eb,
   // a line both halves touch is looked up twice (validation/kernels/
   // l1lines_fp64.cu on the H200: doubles on L lines, lane t on line t mod L,
   // 2 L cycles a load; lane t on line t / (32 / L), L).
-  size_t pass = eb >= 16 ? 8 : eb >= 8 ? 16 : 32;
+  size_t pass = lanesPerPass(eb);
   w.lines = 0;
   for (size_t h = 0; h < n; h += pass)
     w.lines += distinctUnits(addrs, h, std::min(n, h + pass), 128);
@@ -513,7 +518,7 @@ double sharedWavefronts(const KernelInfo &ki, const AccessInfo &a, const Layout 
   // A warp's 8-byte reads are served a half-warp at a time, 16-byte ones a
   // quarter-warp: each pass waits for its own busiest bank (Nsight Compute on
   // the H200: 4 rows x 8 doubles 20 words apart, 4 wavefronts).
-  size_t pass = vb >= 16 ? 8 : vb >= 8 ? 16 : 32;
+  size_t pass = lanesPerPass(vb);
   int64_t perElem = std::max<int64_t>(1, vb / kBankBytes); // words a lane's read spans
   double total = 0;
   std::vector<int64_t> words;

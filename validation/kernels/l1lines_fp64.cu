@@ -29,7 +29,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common.cuh" // CK, CKL, median_of
+#include "common.cuh" // CK, median_alone_ms
 
 constexpr int BUF_BYTES = 65536;
 constexpr int WINDOW_BYTES = 32768; // the iterations walk round it
@@ -64,24 +64,9 @@ __global__ void lines(const T *__restrict__ buf, T *__restrict__ out) {
 
 template <typename T, int L, bool MOD>
 void row(const void *buf, void *out, int sms, int warps, double clockKhz) {
-  std::vector<double> t;
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int r = 0; r < 9; ++r) {
-    CK(cudaEventRecord(a));
-    lines<T, L, MOD><<<sms, 32 * warps>>>(static_cast<const T *>(buf), static_cast<T *>(out));
-    CKL();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r >= 2)
-      t.push_back(ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  double ms = median_of(t);
+  double ms = median_alone_ms(
+      [&](int) { lines<T, L, MOD><<<sms, 32 * warps>>>(static_cast<const T *>(buf), static_cast<T *>(out)); },
+      7, 2, [](int) {});
   double loadsPerSm = double(warps) * ITERS * UNROLL;
   double cycles = ms * 1e-3 * clockKhz * 1e3;
   printf("%-6s %-3s %2d %5d %10.4f %12.3f\n", sizeof(T) == 8 ? "double" : "float", MOD ? "mod" : "div", L,
