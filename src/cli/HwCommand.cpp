@@ -83,6 +83,12 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
       pts.push_back({bytes, gbps});
     field("dram_gbps_by_bytes_in_flight", pts);
   }
+  if (!h.dramWarpWaitCyclesByRequests.empty()) {
+    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
+    for (const auto &[requests, cycles] : h.dramWarpWaitCyclesByRequests)
+      pts.push_back({requests, cycles});
+    field("dram_warp_wait_cycles_by_requests", pts);
+  }
   field("launch_overhead_us", h.launchOverheadUs);
   if (h.sources.count("launch_back_to_back_us"))
     field("launch_back_to_back_us", h.launchBackToBackUs);

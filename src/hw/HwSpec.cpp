@@ -228,6 +228,19 @@ double HwSpec::dramGBpsAt(double bytesPerSM) const {
   return interpolate(c, bytesPerSM);
 }
 
+double HwSpec::dramWarpWaitCycles(double requests) const {
+  const Curve &c = dramWarpWaitCyclesByRequests;
+  if (c.empty() || !(requests > 0))
+    return 0;
+  if (requests <= c.front().first)
+    return c.front().second;
+  if (requests >= c.back().first) {
+    const auto &p = c[c.size() - 2], &q = c.back();
+    return q.second + (requests - q.first) * (q.second - p.second) / (q.first - p.first);
+  }
+  return interpolate(c, requests);
+}
+
 double HwSpec::warpsByRegisters(double registers) const {
   double parts = std::max(1, schedulersPerSM);
   double perWarp = std::ceil(registers / 8.0) * 8.0 * warpSize;
@@ -342,6 +355,11 @@ HwSpec parseHwSpec(const std::string &text, const std::string &path) {
         r.points(r.field("dram_gbps_by_bytes_in_flight"), "dram_gbps_by_bytes_in_flight",
                  {"[bytes per SM, GB/s]", 1, 1e9, 0.001, h.memBandwidthGBps, {nullptr, "mem_bandwidth_gbps"},
                   "the first numbers must increase", "the second numbers cannot decrease"});
+  if (root.contains("dram_warp_wait_cycles_by_requests"))
+    h.dramWarpWaitCyclesByRequests =
+        r.points(r.field("dram_warp_wait_cycles_by_requests"), "dram_warp_wait_cycles_by_requests",
+                 {"[requests, cycles]", 1, 1e6, 1, 1e7, {}, "the first numbers must increase",
+                  "the second numbers cannot decrease"});
   h.launchOverheadUs = r.number("launch_overhead_us", 0, 1e6);
   h.launchBackToBackUs = root.contains("launch_back_to_back_us")
                              ? r.number("launch_back_to_back_us", 0, h.launchOverheadUs,
@@ -392,7 +410,7 @@ const std::vector<std::string> &hwSpecFieldNames() {
       "departure_del_coal_cycles", "departure_del_uncoal_cycles", "mem_capacity_bytes",
       "l1_cache_bytes", "l2_cache_bytes", "l1_latency_cycles", "l2_latency_cycles",
       "peak_sp_gflops", "peak_dp_gflops", "l1_wavefronts_per_cycle", "shared_mem_banks", "l1_line_latency_cycles", "block_starts_per_us",
-      "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight",
+      "dram_bw_per_warp_gbps", "dram_gbps_by_bytes_in_flight", "dram_warp_wait_cycles_by_requests",
       "launch_overhead_us", "launch_back_to_back_us", "launch_gap_us", "l2_bandwidth_gbps",
       "l2_store_bandwidth_gbps", "l2_store_miss_bandwidth_gbps",
       "l2_resident_bytes", "l2_thrash_bytes", "atomic_same_address_ns", "bound_overlap_exponent", "host_link.kind", "host_link.h2d_pinned_gbps",

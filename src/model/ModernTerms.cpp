@@ -818,8 +818,23 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
       if (a.effects.bytesInFlightPerSM > 0)
         bandwidth = std::min(bandwidth, dramGBpsDrawn(hw, a.effects.bytesInFlightPerSM, sms));
     }
-    if (hw.dramBwPerWarpGBps > 0)
+    // A warp's own bandwidth: where the spec has dram_warp_wait_cycles_by_requests,
+    // Little's law for one warp, the bytes it holds in flight (I / W) over the
+    // wait of that many 128-byte requests issued together, at least one:
+    // B_w = max(I / W, 128) / wait(max(1, I / W / 128)) x clock. One warp's
+    // requests leave one after another (validation/kernels/inflight_walk.cu on
+    // the H200: 1 request 725 cycles, 2 855, 4 938, 8 1,073, 16 1,283, alike for
+    // 1, 2 and 4 warps per SM), so 16 loads in flight draw 3.16 GB/s a warp
+    // and 32 more (emit's mvt_1 in one-warp blocks: 5.2 GB/s a warp, Nsight
+    // Compute's DRAM bytes), where dram_bw_per_warp_gbps is one value for all.
+    if (!hw.dramWarpWaitCyclesByRequests.empty() && a.effects.bytesInFlightPerSM > 0) {
+      constexpr double kRequestBytes = 128; // the walk's request: a warp's 32 floats
+      double perWarp = std::max(a.effects.bytesInFlightPerSM / warpsPerSM, kRequestBytes);
+      a.effects.warpDramGBps = perWarp / hw.dramWarpWaitCycles(perWarp / kRequestBytes) * hw.clockGHz;
+      bandwidth = std::min(bandwidth, sms * warpsPerSM * a.effects.warpDramGBps);
+    } else if (hw.dramBwPerWarpGBps > 0) {
       bandwidth = std::min(bandwidth, sms * warpsPerSM * hw.dramBwPerWarpGBps);
+    }
   }
   a.effects.drawnBandwidthGBps = bandwidth;
   a.effects.dramFloorMs = dram / (bandwidth * 1e6);
@@ -838,8 +853,14 @@ std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
   if (e.bytesInFlightPerSM > 0)
     rows.push_back({"DRAM bytes in flight per SM", e.bytesInFlightPerSM, 6,
                     "warps per SM x warp size x DRAM bytes per thread / (load groups x Mem_LD / DRAM latency) (occupancy)"});
+  if (e.warpDramGBps > 0)
+    rows.push_back({"DRAM bandwidth a warp draws (GB/s)", e.warpDramGBps, 6,
+                    "max(bytes in flight per SM / warps per SM, 128) / dram_warp_wait_cycles_by_requests at "
+                    "those bytes / 128 x clock (occupancy)"});
   rows.push_back({"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
-                  e.bytesInFlightPerSM > 0
+                  e.warpDramGBps > 0
+                      ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs, active SMs x warps per SM x a warp's) (occupancy)"
+                  : e.bytesInFlightPerSM > 0
                       ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs) (occupancy)"
                       : "Mem_Bandwidth, or active SMs x warps per SM x dram_bw_per_warp_gbps when lower (occupancy)"});
   rows.push_back({"DRAM floor (ms)", e.dramFloorMs, 6, "DRAM bytes / the bandwidth drawn (bandwidth)"});

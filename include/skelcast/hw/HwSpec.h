@@ -114,6 +114,15 @@ struct HwSpec {
   /// points, in proportion to the bytes below the first (one latency), the
   /// last point's above the last.
   double dramGBpsAt(double bytesPerSM) const;
+  /// The cycles one warp waits for n independent 128-byte DRAM requests it
+  /// issued together, against n (y not decreasing; empty: not given). Where
+  /// given, the `occupancy` term takes a warp's own bandwidth from it in
+  /// place of dramBwPerWarpGBps (docs/model.md, section 7).
+  Curve dramWarpWaitCyclesByRequests;
+  /// The curve's wait for `requests`: linear between its points, the first
+  /// point's below the first, and past the last each request adding the last
+  /// segment's cycles a request.
+  double dramWarpWaitCycles(double requests) const;
   double launchOverheadUs = 0;     ///< a launch timed alone
   double launchBackToBackUs = 0;   ///< a launch queued behind another (parseHwSpec: launchOverheadUs when absent)
   /// The GPU's idle time between two kernels queued back to back (0: not

@@ -25,7 +25,7 @@
 /// | bandwidth  | settle | floors: DRAM bytes / bandwidth, an SM's requests x departure delay |
 /// | lsu        | settle | floor: an SM's L1/shared-memory wavefronts over its data pipe's rate |
 /// | lines      | (lsu)  | an uncoalesced access takes one wavefront per 128-byte line it touches |
-/// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps, dram_gbps_by_bytes_in_flight) |
+/// | occupancy  | (bandwidth) | the DRAM floor at the bandwidth the active warps draw (dram_bw_per_warp_gbps or dram_warp_wait_cycles_by_requests, dram_gbps_by_bytes_in_flight) |
 /// | l2         | settle | floor: the bytes between the SMs and L2 at its rates (all, the stores, the stores to sectors it does not hold) |
 /// | blocks     | settle | floor: the GPU starts block_starts_per_us thread blocks a microsecond |
 /// | chain      | settle | floor: a warp runs the dependent chain of a correctly rounded division or square root before the work after it |
@@ -98,6 +98,7 @@ struct TermEffects {
   double spillDramBytes = 0;       ///< spill traffic that leaves L2 (spills; bandwidth adds it)
   double drawnBandwidthGBps = 0; ///< the DRAM bandwidth the DRAM floor uses (occupancy: what the active warps draw)
   double bytesInFlightPerSM = 0; ///< DRAM bytes an SM's warps keep in flight (occupancy, with dram_gbps_by_bytes_in_flight)
+  double warpDramGBps = 0;       ///< what one warp draws from DRAM (occupancy, with dram_warp_wait_cycles_by_requests)
   double footprintBytes = 0;    ///< every element the kernel loads or stores, once (residency of a repeated kernel)
   /// A kernel launched again over its arrays (KernelInfo::timing not Once),
   /// and the share of its footprint L2 keeps from the last launch (residency)

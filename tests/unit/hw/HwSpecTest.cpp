@@ -133,6 +133,30 @@ TEST(HwSpec, PageableCurvesAreCheckedPointByPoint) {
               "field 'host_link.h2d_pageable_ms_by_bytes[1][1]': -1 is out of range");
 }
 
+TEST(HwSpec, AWarpsWaitByRequestsIsOptionalAndCheckedPointByPoint) {
+  EXPECT_TRUE(hw::parseHwSpec(h100Text(), "h100.json").dramWarpWaitCyclesByRequests.empty());
+  EXPECT_EQ(hw::parseHwSpec(h100Text(), "h100.json").dramWarpWaitCycles(4), 0); // absent
+  auto with = [](const char *pts) {
+    return edited([&](auto &j) {
+      j["dram_warp_wait_cycles_by_requests"] = {{"value", nlohmann::json::parse(pts)}, {"source", "test"}};
+    });
+  };
+  hw::HwSpec h = hw::parseHwSpec(with("[[1, 700], [4, 1000]]"), "x.json");
+  ASSERT_EQ(h.dramWarpWaitCyclesByRequests.size(), 2u);
+  EXPECT_DOUBLE_EQ(h.dramWarpWaitCycles(2), 800);   // linear between the points
+  EXPECT_DOUBLE_EQ(h.dramWarpWaitCycles(0.5), 700); // below the first: the first's
+  EXPECT_DOUBLE_EQ(h.dramWarpWaitCycles(8), 1400);  // past the last: 100 cycles a request more
+  expectError(with("[[1, 700]]"),
+              "field 'dram_warp_wait_cycles_by_requests': must be a list of two or more [requests, cycles] points");
+  expectError(with("[[1, 700], [1, 800]]"),
+              "field 'dram_warp_wait_cycles_by_requests[1]': the first numbers must increase");
+  expectError(with("[[1, 700], [2, 600]]"),
+              "field 'dram_warp_wait_cycles_by_requests[1]': the second numbers cannot decrease");
+  expectError(with("[[0, 700], [2, 800]]"), "field 'dram_warp_wait_cycles_by_requests[0][0]': 0 is out of range");
+  expectError(with("[[1, 700], [2, \"x\"]]"),
+              "field 'dram_warp_wait_cycles_by_requests[1]': must be a [requests, cycles] pair of numbers");
+}
+
 TEST(HwSpec, TheBandwidthByBytesInFlightIsOptionalAndCheckedPointByPoint) {
   EXPECT_TRUE(hw::parseHwSpec(h100Text(), "h100.json").dramGBpsByBytesInFlight.empty());
   EXPECT_EQ(hw::parseHwSpec(h100Text(), "h100.json").dramGBpsAt(4096), 0); // absent: nothing drawn from it

@@ -389,15 +389,46 @@ TEST(Terms, OccupancyReadsTheBandwidthOfTheBytesInFlightFromTheSpecsCurve) {
   // Folded by 8 in blocks of 32 over 2^17 elements: 512 blocks of one warp on
   // 132 SMs, 3.88 warps per SM with 8 x 12 bytes a thread in flight: 11,916
   // bytes per SM. Every SM is busy: the curve gives 1,856 + (11,916 - 8,192) /
-  // 4,096 x 651 = 2,448 GB/s; a warp's own limit (dram_bw_per_warp_gbps) gives
-  // 512 warps x 3.707 = 1,898: the lower is drawn.
+  // 4,096 x 651 = 2,448 GB/s; a warp's own (without
+  // dram_warp_wait_cycles_by_requests, dram_bw_per_warp_gbps) 512 warps x
+  // 3.707 = 1,898: the lower is drawn.
   const char *small = "#define N 131072\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
                       "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
-  auto f = applyOnly(kernelOf(small), "block=i:32 fold=i:8", on, hw);
+  auto flat = hw;
+  flat.dramWarpWaitCyclesByRequests.clear();
+  auto f = applyOnly(kernelOf(small), "block=i:32 fold=i:8", on, flat);
   double inflight = 512.0 / 132.0 * 32 * 96;
   EXPECT_NEAR(f.a.effects.bytesInFlightPerSM, inflight, 1e-9);
   double curve = 1856 + (inflight - 8192) / 4096 * (2507 - 1856);
   EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, std::min(curve, 512 * 3.707), 1e-9);
+  EXPECT_EQ(f.a.effects.warpDramGBps, 0);
+}
+
+TEST(Terms, OccupancyTakesAWarpsBandwidthFromTheWaitOfItsRequestsInFlight) {
+  // The H200's dram_warp_wait_cycles_by_requests: [[1, 726], [2, 856], [4,
+  // 938], [8, 1077], [16, 1286]]. The folded triad above: each warp holds 32 x
+  // 96 = 3,072 bytes in flight, 24 requests of 128 bytes, past the last point:
+  // 1,286 + 8 x (1,286 - 1,077) / 8 = 1,495 cycles; the warp draws 3,072 /
+  // 1,495 x 1.9787 = 4.066 GB/s, its 512 warps 2,081.7 GB/s, below the
+  // curve's 2,448 (the test above): that is drawn.
+  auto hw = hw::resolveHwSpec("h200", kSrc + "/hwspecs");
+  ASSERT_EQ(hw.dramWarpWaitCyclesByRequests.size(), 5u);
+  ASSERT_DOUBLE_EQ(hw.dramWarpWaitCycles(24), 1495);
+  auto on = termBit(TermId::Bandwidth) | termBit(TermId::Occupancy);
+  const char *small = "#define N 131072\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
+                      "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
+  auto f = applyOnly(kernelOf(small), "block=i:32 fold=i:8", on, hw);
+  double perWarp = 32.0 * 96;
+  EXPECT_NEAR(f.a.effects.warpDramGBps, perWarp / 1495 * hw.clockGHz, 1e-12);
+  EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, 512 * perWarp / 1495 * hw.clockGHz, 1e-9);
+  EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, 2081.7, 0.1);
+  // Unfolded, a warp holds 32 x 12 = 384 bytes, 3 requests: 856 + 0.5 x 82 =
+  // 897 cycles, 0.847 GB/s a warp; 2^17 / 32 = 4,096 warps, 31 an SM: 3,469
+  // GB/s, above the bytes-in-flight curve's 2,448 at 31 x 384 = 11,916 bytes
+  // (the same bytes an SM as folded): the curve's is drawn.
+  auto u = applyOnly(kernelOf(small), "block=i:32", on, hw);
+  EXPECT_NEAR(u.a.effects.warpDramGBps, 384.0 / 897 * hw.clockGHz, 1e-12);
+  EXPECT_NEAR(u.a.effects.drawnBandwidthGBps, hw.dramGBpsAt(u.a.effects.bytesInFlightPerSM), 1e-9);
 }
 
 TEST(Terms, OccupancyWithFewSmsBusySolvesLittlesLawAtTheLatencyOfTheirLoad) {
