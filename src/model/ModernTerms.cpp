@@ -805,7 +805,7 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   if (in.on & kOccupancy) {
     double blocksPerSM = std::min(w.blocks / sms, std::max(1.0, activeBlocksPerSM(w, a.hw, sms)));
     double warpsPerSM = blocksPerSM * std::ceil(w.threadsPerBlock / hw.warpSize);
-    if (!hw.dramGBpsByBytesInFlight.empty()) {
+    if (!hw.dramGBpsByBytesInFlight.empty() || !hw.dramWarpWaitCyclesByRequests.empty()) {
       double fills = 0;
       for (const auto &au : in.c.arrays)
         if (au.cached)
@@ -815,18 +815,16 @@ void adjustBandwidth(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
       double lat = (in.on & kCaches) ? a.effects.effectiveLatencyCycles : hw.dramLatencyCycles;
       double waits = std::max(1.0, groups * lat / hw.dramLatencyCycles);
       a.effects.bytesInFlightPerSM = warpsPerSM * hw.warpSize * perThread / waits;
-      if (a.effects.bytesInFlightPerSM > 0)
+      if (a.effects.bytesInFlightPerSM > 0 && !hw.dramGBpsByBytesInFlight.empty())
         bandwidth = std::min(bandwidth, dramGBpsDrawn(hw, a.effects.bytesInFlightPerSM, sms));
     }
-    // A warp's own bandwidth: where the spec has dram_warp_wait_cycles_by_requests,
-    // Little's law for one warp, the bytes it holds in flight (I / W) over the
-    // wait of that many 128-byte requests issued together, at least one:
-    // B_w = max(I / W, 128) / wait(max(1, I / W / 128)) x clock. One warp's
-    // requests leave one after another (validation/kernels/inflight_walk.cu on
-    // the H200: 1 request 725 cycles, 2 855, 4 938, 8 1,073, 16 1,283, alike for
-    // 1, 2 and 4 warps per SM), so 16 loads in flight draw 3.16 GB/s a warp
-    // and 32 more (emit's mvt_1 in one-warp blocks: 5.2 GB/s a warp, Nsight
-    // Compute's DRAM bytes), where dram_bw_per_warp_gbps is one value for all.
+    // A warp's own bandwidth (docs/model.md eq. 7.3): where the spec has
+    // dram_warp_wait_cycles_by_requests, Little's law for one warp, the bytes
+    // it holds in flight (I / W) over the wait of that many 128-byte requests
+    // issued together, at least one: B_w = max(I / W, 128) /
+    // wait(max(1, I / W / 128)) x clock. One warp's requests leave one after
+    // another (validation/kernels/inflight_walk.cu), so a warp's bandwidth
+    // grows with what it holds, where dram_bw_per_warp_gbps is one value.
     if (!hw.dramWarpWaitCyclesByRequests.empty() && a.effects.bytesInFlightPerSM > 0) {
       constexpr double kRequestBytes = 128; // the walk's request: a warp's 32 floats
       double perWarp = std::max(a.effects.bytesInFlightPerSM / warpsPerSM, kRequestBytes);
@@ -859,7 +857,7 @@ std::vector<ExplainRow> explainBandwidth(const TermEffects &e) {
                     "those bytes / 128 x clock (occupancy)"});
   rows.push_back({"DRAM bandwidth drawn (GB/s)", e.drawnBandwidthGBps, 6,
                   e.warpDramGBps > 0
-                      ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs, active SMs x warps per SM x a warp's) (occupancy)"
+                      ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs where given, active SMs x warps per SM x a warp's) (occupancy)"
                   : e.bytesInFlightPerSM > 0
                       ? "min(Mem_Bandwidth, dram_gbps_by_bytes_in_flight at those bytes x active SMs / SMs) (occupancy)"
                       : "Mem_Bandwidth, or active SMs x warps per SM x dram_bw_per_warp_gbps when lower (occupancy)"});

@@ -389,9 +389,9 @@ TEST(Terms, OccupancyReadsTheBandwidthOfTheBytesInFlightFromTheSpecsCurve) {
   // Folded by 8 in blocks of 32 over 2^17 elements: 512 blocks of one warp on
   // 132 SMs, 3.88 warps per SM with 8 x 12 bytes a thread in flight: 11,916
   // bytes per SM. Every SM is busy: the curve gives 1,856 + (11,916 - 8,192) /
-  // 4,096 x 651 = 2,448 GB/s; a warp's own (without
-  // dram_warp_wait_cycles_by_requests, dram_bw_per_warp_gbps) 512 warps x
-  // 3.707 = 1,898: the lower is drawn.
+  // 4,096 x 651 = 2,448 GB/s; a spec without dram_warp_wait_cycles_by_requests
+  // caps a warp at dram_bw_per_warp_gbps, 512 warps x 3.707 = 1,898: the
+  // lower is drawn.
   const char *small = "#define N 131072\nfloat a[N]\nfloat b[N]\nfloat c[N]\n"
                       "parallel_for(N) : i {\n  comp 13\n  ld b[i]\n  ld c[i]\n  comp 4\n  st a[i]\n}\n";
   auto flat = hw;
@@ -405,7 +405,7 @@ TEST(Terms, OccupancyReadsTheBandwidthOfTheBytesInFlightFromTheSpecsCurve) {
 }
 
 TEST(Terms, OccupancyTakesAWarpsBandwidthFromTheWaitOfItsRequestsInFlight) {
-  // The H200's dram_warp_wait_cycles_by_requests: [[1, 726], [2, 856], [4,
+  // Eq. 7.3 on the H200's dram_warp_wait_cycles_by_requests: [[1, 726], [2, 856], [4,
   // 938], [8, 1077], [16, 1286]]. The folded triad above: each warp holds 32 x
   // 96 = 3,072 bytes in flight, 24 requests of 128 bytes, past the last point:
   // 1,286 + 8 x (1,286 - 1,077) / 8 = 1,495 cycles; the warp draws 3,072 /
@@ -422,6 +422,13 @@ TEST(Terms, OccupancyTakesAWarpsBandwidthFromTheWaitOfItsRequestsInFlight) {
   EXPECT_NEAR(f.a.effects.warpDramGBps, perWarp / 1495 * hw.clockGHz, 1e-12);
   EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, 512 * perWarp / 1495 * hw.clockGHz, 1e-9);
   EXPECT_NEAR(f.a.effects.drawnBandwidthGBps, 2081.7, 0.1);
+  // A spec with the wait but not the whole GPU's curve: the same bytes in
+  // flight, the same warp's bandwidth, nothing else drawn from.
+  auto waitOnly = hw;
+  waitOnly.dramGBpsByBytesInFlight.clear();
+  auto wo = applyOnly(kernelOf(small), "block=i:32 fold=i:8", on, waitOnly);
+  EXPECT_NEAR(wo.a.effects.bytesInFlightPerSM, f.a.effects.bytesInFlightPerSM, 1e-9);
+  EXPECT_NEAR(wo.a.effects.drawnBandwidthGBps, 512 * perWarp / 1495 * hw.clockGHz, 1e-9);
   // Unfolded, a warp holds 32 x 12 = 384 bytes, 3 requests: 856 + 0.5 x 82 =
   // 897 cycles, 0.847 GB/s a warp; 2^17 / 32 = 4,096 warps, 31 an SM: 3,469
   // GB/s, above the bytes-in-flight curve's 2,448 at 31 x 384 = 11,916 bytes
