@@ -77,18 +77,11 @@ std::vector<std::pair<std::string, nlohmann::ordered_json>> specFields(const hw:
     field("block_starts_per_us", h.blockStartsPerUs);
   if (h.dramBwPerWarpGBps > 0)
     field("dram_bw_per_warp_gbps", h.dramBwPerWarpGBps);
-  if (!h.dramGBpsByBytesInFlight.empty()) {
-    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
-    for (const auto &[bytes, gbps] : h.dramGBpsByBytesInFlight)
-      pts.push_back({bytes, gbps});
-    field("dram_gbps_by_bytes_in_flight", pts);
-  }
-  if (!h.dramWarpWaitCyclesByRequests.empty()) {
-    nlohmann::ordered_json pts = nlohmann::ordered_json::array();
-    for (const auto &[requests, cycles] : h.dramWarpWaitCyclesByRequests)
-      pts.push_back({requests, cycles});
-    field("dram_warp_wait_cycles_by_requests", pts);
-  }
+  // A curve's points print as [x, y] pairs (nlohmann writes a std::pair as one).
+  if (!h.dramGBpsByBytesInFlight.empty())
+    field("dram_gbps_by_bytes_in_flight", h.dramGBpsByBytesInFlight);
+  if (!h.dramWarpWaitCyclesByRequests.empty())
+    field("dram_warp_wait_cycles_by_requests", h.dramWarpWaitCyclesByRequests);
   field("launch_overhead_us", h.launchOverheadUs);
   if (h.sources.count("launch_back_to_back_us"))
     field("launch_back_to_back_us", h.launchBackToBackUs);

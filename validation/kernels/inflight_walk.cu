@@ -3,7 +3,9 @@
 // data[i][j..j+31]: every 128-byte request on a row of its own), against the
 // same warps each streaming a contiguous slice (inflight.cu's shape, where
 // dram_bw_per_warp_gbps comes from). The question: is a warp's 3.7 GB/s a
-// limit of the warp, or of a contiguous stream?
+// limit of the warp, or of a contiguous stream? spread.cu asked it with its
+// loop left to nvcc, which unrolled it (16 loads in flight at L = 1); here the
+// loop is rolled.
 //
 // Not part of run_all.sh (its output is not a measurement file of cases):
 //   nvcc -arch=sm_90 -O3 -std=c++17 validation/kernels/inflight_walk.cu -o /tmp/iw
@@ -44,45 +46,28 @@ __device__ __forceinline__ float load(const float *p) {
   return v;
 }
 
-template <int L, int K>
-__global__ void walk(const float *__restrict__ a, float *out, size_t kCols) {
+// A warp's 128-byte strip read L rows at a time: a walk down a column block
+// (Walk: the strip's rows kCols floats apart, warps side by side in a row)
+// or a stream (each warp's own kRows x 128 bytes in a row).
+template <int L, int K, bool Walk>
+__global__ void strip(const float *__restrict__ a, float *out, size_t kCols) {
   extern __shared__ float pad[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t strip = size_t(blockIdx.x) * (blockDim.x >> 5) + warp;
-  const float *p = a + strip * 32 + lane;
+  const size_t w = size_t(blockIdx.x) * (blockDim.x >> 5) + warp;
+  const float *p = a + w * (Walk ? 32 : kRows * 32) + lane;
+  const size_t row = Walk ? kCols : 32; // floats from one row of the strip to the next
   float acc = 0;
 #pragma unroll 1
   for (size_t r = 0; r < kRows; r += L) {
     float v[L];
 #pragma unroll
     for (int k = 0; k < L; ++k)
-      v[k] = load<K>(p + (r + k) * kCols);
+      v[k] = load<K>(p + (r + k) * row);
 #pragma unroll
     for (int k = 0; k < L; ++k)
       acc += v[k];
   }
   if (acc == 1234.5f) // never true for the zero-filled matrix; keeps the loads
-    out[0] = acc + pad[0];
-}
-
-template <int L, int K>
-__global__ void stream(const float *__restrict__ a, float *out, size_t) {
-  extern __shared__ float pad[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t slice = size_t(blockIdx.x) * (blockDim.x >> 5) + warp;
-  const float *p = a + slice * (kRows * 32) + lane;
-  float acc = 0;
-#pragma unroll 1
-  for (size_t r = 0; r < kRows; r += L) {
-    float v[L];
-#pragma unroll
-    for (int k = 0; k < L; ++k)
-      v[k] = load<K>(p + (r + k) * 32);
-#pragma unroll
-    for (int k = 0; k < L; ++k)
-      acc += v[k];
-  }
-  if (acc == 1234.5f)
     out[0] = acc + pad[0];
 }
 
@@ -131,7 +116,7 @@ double timeVec(const float *a, float *out, float *scratch, size_t scratchN, int 
 template <int L, int K>
 double timeOne(bool isWalk, const float *a, float *out, float *scratch, size_t scratchN, int sms, int warps,
                size_t cols, bool flushed, size_t smem) {
-  auto k = isWalk ? walk<L, K> : stream<L, K>;
+  auto k = isWalk ? strip<L, K, true> : strip<L, K, false>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemBytes)));
   return median_alone_ms([&](int) { k<<<sms, 32 * warps, smem>>>(a, out, cols); }, 5, 2, [&](int) {
     if (flushed)
@@ -143,7 +128,7 @@ double timeOne(bool isWalk, const float *a, float *out, float *scratch, size_t s
 // (common.cuh's back_to_back_us, as emit's programs and validate time them).
 template <int L, int K>
 double timeBackToBack(const float *a, float *out, int blocks, size_t cols, int batch) {
-  auto k = walk<L, K>;
+  auto k = strip<L, K, true>;
   return back_to_back_us([&] { k<<<blocks, 32, 0>>>(a, out, cols); }, batch, 7) / 1000.0;
 }
 
