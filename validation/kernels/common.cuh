@@ -143,6 +143,13 @@ Timing time_launches(F&& launch) {
   return res;
 }
 
+// Writes n floats of a scratch buffer larger than L2 (the programs pass
+// 256 MB), so that L2 keeps none of the next timed kernel's data.
+__global__ void flush(float *b, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    b[i] = float(i & 7);
+}
+
 // Launches timed alone: `warmups + reps` launches, each launch(r) (one kernel
 // launch, r its index: it may vary its arguments) between its own pair of
 // events after before(r) (untimed: a flush of L2, or nothing); the median of

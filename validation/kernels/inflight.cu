@@ -53,11 +53,6 @@ __global__ void stream(const float *__restrict__ a, float *out) {
     out[0] = acc + pad[0];
 }
 
-__global__ void flush(float *b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    b[i] = float(i & 7);
-}
-
 __global__ void spin(long long cycles, long long *out) {
   long long t0 = clock64();
   while (clock64() - t0 < cycles) {

@@ -100,11 +100,6 @@ __global__ void walkv(const float *__restrict__ a, float *out, size_t kCols) {
     out[0] = acc;
 }
 
-__global__ void flush(float *b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    b[i] = float(i & 7);
-}
-
 template <int L, int V>
 double timeVec(const float *a, float *out, float *scratch, size_t scratchN, int sms, int warps) {
   auto k = walkv<L, V>;

@@ -54,11 +54,6 @@ __global__ void walk(const float *__restrict__ a, float *out, int warpsTotal, in
     out[0] = acc + pad[0];
 }
 
-__global__ void flush(float *b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    b[i] = float(i & 7);
-}
-
 // The median of 5 event-timed launches, L2 flushed before each (common.cuh).
 template <int L, bool Rows, Load How>
 float timeOne(const float *a, float *out, float *scratch, size_t scratchN, int sms, int warps,

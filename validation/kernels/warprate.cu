@@ -59,11 +59,6 @@ __global__ void stream(const T *__restrict__ a, float *out) {
     out[0] = acc + pad[0];
 }
 
-__global__ void flush(float *b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    b[i] = float(i & 7);
-}
-
 template <class T, int L>
 double time_ms(const void *a, float *out, float *scratch, size_t scratchN, int sms, int warps) {
   auto k = stream<T, L>;
