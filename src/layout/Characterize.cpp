@@ -355,6 +355,8 @@ struct Characterizer::Impl {
   std::vector<double> sharedWaves; ///< per access, this layout's (0: not a shared read)
   std::vector<int64_t> sharedVectors; ///< per access, elements a shared read instruction loads
   int64_t stageSize(int loop, const std::vector<int> &cached);
+  void shareFoldedLoads(const std::vector<int64_t> &b, const std::vector<int64_t> &f);
+  double sharedLoads = 0; ///< this shape's loads shared by shareFoldedLoads
   void run(const Layout &l, Characterization &c);
 
   size_t indexOf(const AccessInfo *a) const { return static_cast<size_t>(a - ki.accesses.data()); }
@@ -532,7 +534,10 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
                            : footprintSize(ki, &pa, 1, th) * branchFactor(ki, a) * rereadFactor(ki, a);
     if (serial && !a.hasData() && !a.loops.empty())
       insts[i] = std::max(insts[i], foldProduct * taskInsts[i]);
-    int eb = ki.arrays[static_cast<size_t>(a.array)].elemBytes;
+  }
+  shareFoldedLoads(b, f);
+  for (size_t i = 0; i < nAccesses; ++i) {
+    int eb = ki.arrays[static_cast<size_t>(ki.accesses[i].array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
   }
   for (size_t i = 0; i < nAccesses; ++i) {
@@ -585,6 +590,77 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
     fp64Insts += foldProduct * static_cast<double>(cb.fp64) * cb.execs;
     chainCycles += foldProduct * static_cast<double>(cb.chain) * cb.execs;
     chainWaits += foldProduct * static_cast<double>(cb.chainWaits) * cb.execs;
+  }
+}
+
+/// Whether two affine accesses differ only in their subscripts' constants
+/// (in[i - 1][j] and in[i + 1][j]): their elements are the same addresses
+/// shifted, which the compiler recognises as equal across unrolled tasks.
+static bool sameCoefficients(const AccessInfo &a, const AccessInfo &b) {
+  if (a.index.size() != b.index.size())
+    return false;
+  for (size_t d = 0; d < a.index.size(); ++d)
+    if (a.index[d].kind != IndexForm::Kind::Affine || b.index[d].kind != IndexForm::Kind::Affine ||
+        a.index[d].coef != b.index[d].coef)
+      return false;
+  return true;
+}
+
+/// Loads of one read-only array, in the same loops and with the same
+/// subscripts but for their constants, that the thread's folded tasks read in
+/// common (vstencil's in[i - 1][j] of task f is in[i][j] of task
+/// f - 1): the fold runs unrolled and the pointer is restrict, so the compiler
+/// loads each element once for all of them. Their eq. 13 counts shrink to the
+/// union of their footprints, shared in proportion (vstencil k8 with
+/// fold=i:16: 24 rows for the 9 accesses' 144, as the SASS's 24 LDGs;
+/// docs/model.md section 2). Accesses inside a loop that moves them are left
+/// to rolledInsts: a rolled loop loads again in every iteration. Where a tile
+/// is partial, emit guards each task of a loop-free body on its own (`if
+/// (!(in range)) continue;`) and no load is shared across the guards
+/// (stencil27 254^3 with fold=i:8,j:8,k:2: 3,456 LDGs, 27 for each of the 128
+/// tasks); a loop's body runs under one guard for all tasks (emit's "every
+/// task of the thread in range" path).
+void Characterizer::Impl::shareFoldedLoads(const std::vector<int64_t> &b, const std::vector<int64_t> &f) {
+  sharedLoads = 0;
+  if (foldProduct <= 1)
+    return;
+  bool partial = false;
+  for (size_t d = 0; d < nDims; ++d)
+    partial = partial || ki.dimSize[d] % (b[d] * f[d]) != 0;
+  std::vector<const AccessInfo *> group;
+  std::vector<size_t> members;
+  std::vector<char> done(nAccesses, 0);
+  auto eligible = [&](size_t i) {
+    const AccessInfo &a = ki.accesses[i];
+    return !a.isStore && !a.hasData() && readOnlyAffine[static_cast<size_t>(a.array)] &&
+           rolledDepths[i] < 0 && branchFactor(ki, a) == 1.0 && rereadFactor(ki, a) == 1.0 &&
+           !(partial && a.loops.empty());
+  };
+  for (size_t i = 0; i < nAccesses; ++i) {
+    if (done[i] || !eligible(i))
+      continue;
+    group.clear();
+    members.clear();
+    for (size_t j = i; j < nAccesses; ++j) {
+      const AccessInfo &b = ki.accesses[j];
+      if (done[j] || b.array != ki.accesses[i].array || b.loops != ki.accesses[i].loops || !eligible(j) ||
+          !sameCoefficients(b, ki.accesses[i]))
+        continue;
+      done[j] = 1;
+      group.push_back(&b);
+      members.push_back(j);
+    }
+    if (members.size() < 2)
+      continue;
+    double sum = 0;
+    for (size_t j : members)
+      sum += insts[j];
+    double shared = footprintSize(ki, group.data(), group.size(), th);
+    if (sum <= 0 || shared >= sum)
+      continue;
+    for (size_t j : members)
+      insts[j] *= shared / sum;
+    sharedLoads += sum - shared;
   }
 }
 
@@ -939,6 +1015,7 @@ void Characterizer::Impl::run(const Layout &l, Characterization &c) {
   std::fill(registerGroups.begin(), registerGroups.end(), 0.0);
   heldGroups.assign(ki.loops.size(), 0.0);
   c.serialTasks = serialTasks(ki, l);
+  c.sharedFoldLoads = sharedLoads;
   const double perWait = loadRegistersPerWait(ki, l, hw, c.serialTasks);
   std::vector<double> loadWords(ki.blocks.size(), 0.0); // what a thread's loads fill, per block
   for (const auto &u : c.accesses) {

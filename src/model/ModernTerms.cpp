@@ -82,7 +82,7 @@ void adjustRegisters(const TermInputs &in, AdjustedInputs &a, TermScratch &) {
   const hw::HwSpec &hw = in.hw;
   // ptxas's count for the emitted kernel where the toolchain stage compiled it
   double count = in.l.compiledRegisters ? static_cast<double>(*in.l.compiledRegisters)
-                                        : estimateRegisters(in.ki, in.l, in.c.serialTasks);
+                                        : estimateRegisters(in.ki, in.l, in.c.serialTasks, in.c.sharedFoldLoads);
   double regs = std::min(count, static_cast<double>(hw.maxRegistersPerThread));
   a.effects.registersFromPtxas = in.l.compiledRegisters.has_value();
   double warps = hw.warpsByRegisters(regs);
@@ -1244,7 +1244,8 @@ const std::vector<std::string> &modernTermNames() {
   return names;
 }
 
-double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks) {
+double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks,
+                         double sharedLoads) {
   // Indices, bounds and base pointers; then per task a value per load of the
   // innermost body (and per accumulator), multiplied by unrolling and folding.
   // An access in a branch's arm counts by the arm's probability: the arms of a
@@ -1261,7 +1262,10 @@ double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, 
   // gives HotSpot 4096's `fold=j:4` and `fold=j:8` 24-26 registers alike
   // (h200_emit13_kernels.json).
   double fold = static_cast<double>(l.foldProduct());
-  double tasks = serialTasks > 1 ? perTask + 2.0 : perTask * fold;
+  // Jammed tasks hold a loaded value they share once (Characterization::
+  // sharedFoldLoads): ptxas gives vstencil k8's `fold=i:16`, 24 rows for 16
+  // tasks, 32 registers (h200_emit38b_kernels.json).
+  double tasks = serialTasks > 1 ? perTask + 2.0 : std::max(perTask, perTask * fold - sharedLoads);
   // A base pointer per array of the file, as before kernels carried only their own arrays.
   return 16.0 + 2.0 * static_cast<double>(std::max(ki.declaredArrays, ki.arrays.size())) + tasks;
 }

@@ -100,6 +100,10 @@ struct Characterization {
   /// shared memory of F x the per-task count - the distinct count of eq. 13.
   double jammedAddressInsts = 0;
   double loadGroups = 0;        ///< per thread: groups of global loads in flight together
+  /// Per thread: the loads of eq. 13 that folded tasks share across accesses
+  /// of a read-only array (in[i - 1][j] of task f is in[i][j] of task f - 1),
+  /// each loaded once: the sum of the accesses' own counts - their union's
+  double sharedFoldLoads = 0;
   /// Folded tasks that run one after another (serialTasks()): 1 when they are
   /// jammed into one register tile, the fold's product otherwise.
   double serialTasks = 1;

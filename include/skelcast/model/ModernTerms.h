@@ -195,6 +195,7 @@ TermMask termMask(const std::set<std::string> &enabled);
 /// A register estimate per thread (docs/model.md, "registers"), for a layout
 /// whose folded tasks run `serialTasks` at a time one after another
 /// (layout::serialTasks, the characterization's).
-double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks);
+double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks,
+                         double sharedLoads = 0);
 
 } // namespace skelcast::model

@@ -9,6 +9,7 @@
 #include "skelcast/layout/Footprint.h"
 #include "skelcast/skeleton/Parser.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -322,6 +323,61 @@ parallel_for win(N) : i {
   EXPECT_DOUBLE_EQ(unrolled["b"], 3.0);
   auto single = loadsOf("block=i:32");
   EXPECT_DOUBLE_EQ(single["a"], 3.0) << "one task a thread: nothing to share";
+}
+
+// Worked by hand: a vertical stencil of radius 1, out[i][j] = in[i-1][j] +
+// in[i][j] + in[i+1][j], each thread 4 tasks down a column (block=i:1,j:32
+// fold=i:4). Each access alone reads 4 rows (eq. 13: 4 + 4 + 4 = 12), but
+// the three accesses differ only in their constants, so the tasks' rows are
+// i0-1 .. i0+4: 6 loads in all, each access 6 x 4/12 = 2 of them, and 6
+// loaded values held once (sharedFoldLoads). With N = 66 interior rows the
+// tiles of 4 are partial: emit guards each task of the loop-free body on its
+// own and the compiler shares nothing, 12 (stencil27 254^3's SASS). The same
+// array's transpose, in[j][i], is not a shift of in[i][j]: not shared.
+TEST(Characterizer, FoldedTasksLoadTheRowsTheyShareAcrossAccessesOnce) {
+  auto kernel = [](int n) {
+    return analyzeKernel(skeleton::parseSkeleton(fmt::format(R"(float in[{0} + 2][64]
+float out[{0} + 2][64]
+parallel_for vs({0}, 64) : i, j {{
+  ld in[i][j]
+  ld in[i + 1][j]
+  ld in[i + 2][j]
+  comp 2
+  st out[i + 1][j]
+}}
+)", n), "vs.skel"), 0);
+  };
+  hw::HwSpec hw = spec("h200");
+  auto loads = [&](const KernelInfo &ki, const std::string &layout, double *shared = nullptr) {
+    Characterization c = characterize(ki, parseLayout(ki, layout, hw), hw);
+    if (shared)
+      *shared = c.sharedFoldLoads;
+    double n = 0;
+    for (const AccessUse &u : c.accesses)
+      if (!ki.accesses[static_cast<size_t>(u.access)].isStore)
+        n += u.insts;
+    return n;
+  };
+  KernelInfo whole = kernel(64);
+  double shared = -1;
+  EXPECT_DOUBLE_EQ(loads(whole, "block=i:1,j:32 fold=i:4", &shared), 6.0)
+      << "rows i0-1 .. i0+4 once, not 4 for each of the 3 accesses";
+  EXPECT_DOUBLE_EQ(shared, 6.0) << "12 values a thread held as 6";
+  EXPECT_DOUBLE_EQ(loads(whole, "block=i:1,j:32 fold=j:2"), 6.0)
+      << "a fold along j shares no row: 2 tasks x 3 accesses";
+  EXPECT_DOUBLE_EQ(loads(kernel(66), "block=i:1,j:32 fold=i:4"), 12.0)
+      << "partial tiles: each task under its own guard loads its 3 rows";
+  KernelInfo tr = analyzeKernel(skeleton::parseSkeleton(R"(float a[64][64]
+float b[64][64]
+parallel_for tr(64, 64) : i, j {
+  ld a[i][j]
+  ld a[j][i]
+  comp 1
+  st b[i][j]
+}
+)", "tr.skel"), 0);
+  EXPECT_DOUBLE_EQ(loads(tr, "block=i:4,j:8 fold=i:2,j:2"), 8.0)
+      << "a[i][j] and a[j][i] are not shifts of each other: 4 + 4";
 }
 
 // Worked by hand: the double `heavy` of validation/c/compute_heavy_fp64_16M.c,

@@ -570,6 +570,21 @@ TEST(ModernTerms, RegistersEstimateOfABranchAndOfTasksInSequence) {
   EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, eight, layout::serialTasks(ki, eight)), 28.25);
 }
 
+// Jammed tasks hold a value they share across accesses once: out[i][j] =
+// in[i][j] + in[i+1][j] + in[i+2][j] folded 4 down i loads 6 rows, not 12
+// (Characterization::sharedFoldLoads = 6).
+TEST(ModernTerms, RegistersEstimateHoldsTheLoadsFoldedTasksShareOnce) {
+  auto ki = kernelOf("float in[66][64]\nfloat out[66][64]\nparallel_for(64, 64) : i, j {\n"
+                     "  ld in[i][j]\n  ld in[i + 1][j]\n  ld in[i + 2][j]\n  comp 2\n  st out[i + 1][j]\n}\n");
+  auto hw = h100();
+  auto l = layout::parseLayout(ki, "block=i:1,j:32 fold=i:4", hw);
+  auto c = layout::characterize(ki, l, hw);
+  EXPECT_DOUBLE_EQ(c.sharedFoldLoads, 6);
+  // 16 + 2 x 2 arrays + 4 x (2 + 1 store + 3 loads) - 6 shared = 38 (44 without)
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, c.serialTasks, c.sharedFoldLoads), 38);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, c.serialTasks), 44);
+}
+
 // ptxas's count, where the toolchain stage read it, replaces the estimate
 // (docs/model.md, "Registers from ptxas"): 100 registers -> 104 per thread
 // allocated, x 256 threads = 26,624 per block: 65,536 / 26,624 = 2 blocks per SM,
