@@ -200,21 +200,27 @@ double serialTasks(const KernelInfo &ki, const Layout &l) {
   // would add each task's index level; a loop left rolled runs each task's
   // iterations after the last task's (softmax_rows 16384's `block=i:32
   // fold=i:2` ran 0.85 ms, the unfolded 0.52, on the H200, h200_emit39).
-  if (l.stages.empty()) {
-    int top = 0;
-    bool branched = false, rolled = false;
+  if (l.stages.empty() && taskLoopAroundBody(ki)) {
+    bool rolled = false;
     for (size_t lp = 0; lp < ki.loops.size(); ++lp) {
       const LoopInfo &li = ki.loops[lp];
-      if (li.parent < 0) {
-        top += li.inBranch ? 0 : 1;
-        branched = branched || li.inBranch;
-      }
       rolled = rolled || !li.constTrip || static_cast<double>(l.unrollFactor(static_cast<int>(lp))) < li.trip;
     }
-    if ((top > 1 || (top == 0 && branched)) && rolled)
+    if (rolled)
       return static_cast<double>(l.foldProduct());
   }
   return 1.0;
+}
+
+bool taskLoopAroundBody(const KernelInfo &ki) {
+  int top = 0;
+  bool branched = false;
+  for (const LoopInfo &li : ki.loops)
+    if (li.parent < 0) {
+      top += li.inBranch ? 0 : 1;
+      branched = branched || li.inBranch;
+    }
+  return top > 1 || (top == 0 && branched);
 }
 
 std::vector<double> shareDegrees(const KernelInfo &ki, const Layout &l) {
@@ -355,7 +361,7 @@ struct Characterizer::Impl {
   std::vector<double> sharedWaves; ///< per access, this layout's (0: not a shared read)
   std::vector<int64_t> sharedVectors; ///< per access, elements a shared read instruction loads
   int64_t stageSize(int loop, const std::vector<int> &cached);
-  void shareFoldedLoads(const std::vector<int64_t> &b, const std::vector<int64_t> &f);
+  void shareFoldedLoads(const std::vector<int64_t> &blk, const std::vector<int64_t> &f, bool serial);
   double sharedLoads = 0; ///< this shape's loads shared by shareFoldedLoads
   void run(const Layout &l, Characterization &c);
 
@@ -535,7 +541,18 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
     if (serial && !a.hasData() && !a.loops.empty())
       insts[i] = std::max(insts[i], foldProduct * taskInsts[i]);
   }
-  shareFoldedLoads(b, f);
+  // Jammed folded tasks compute an address once where they read the same
+  // element (A[i][k] for every j of a fold along j): eq. 17 counts the
+  // skeleton's one address instruction per access (the table's) F times, eq. 13
+  // the distinct elements; the difference is shared (term `jam`, which takes
+  // it for the reads from shared memory: docs/model.md says why not the others).
+  // Counted before shareFoldedLoads: the SASS showed the global loads shared
+  // across accesses, not their addresses.
+  for (size_t i = 0; i < nAccesses; ++i)
+    jammedAddress[i] = foldProduct > 1 && !ki.accesses[i].hasData()
+                           ? kGlobalAddrInsts * std::max(0.0, foldProduct * taskInsts[i] - insts[i])
+                           : 0.0;
+  shareFoldedLoads(b, f, serial);
   for (size_t i = 0; i < nAccesses; ++i) {
     int eb = ki.arrays[static_cast<size_t>(ki.accesses[i].array)].elemBytes;
     bytesPerThread[i] = insts[i] * bytesPerWarpInst(pattern[i], eb) / std::min<double>(hw.warpSize, tpb);
@@ -558,15 +575,6 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
     rolledInsts[i] =
         std::max(insts[i], footprintSize(ki, &pa, 1, tmp) * trips * branchFactor(ki, a));
   }
-  // Jammed folded tasks compute an address once where they read the same
-  // element (A[i][k] for every j of a fold along j): eq. 17 counts the
-  // skeleton's one address instruction per access (the table's) F times, eq. 13
-  // the distinct elements; the difference is shared (term `jam`, which takes
-  // it for the reads from shared memory: docs/model.md says why not the others).
-  for (size_t i = 0; i < nAccesses; ++i)
-    jammedAddress[i] = foldProduct > 1 && !ki.accesses[i].hasData()
-                           ? kGlobalAddrInsts * std::max(0.0, foldProduct * taskInsts[i] - insts[i])
-                           : 0.0;
   // Requests that reach L1 (a warp instruction asks once per distinct element),
   // and the distinct elements among them, of the direct loads of each array.
   for (size_t d = 0; d < nArrays; ++d) {
@@ -593,74 +601,65 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
   }
 }
 
-/// Whether two affine accesses differ only in their subscripts' constants
-/// (in[i - 1][j] and in[i + 1][j]): their elements are the same addresses
-/// shifted, which the compiler recognises as equal across unrolled tasks.
-static bool sameCoefficients(const AccessInfo &a, const AccessInfo &b) {
-  if (a.index.size() != b.index.size())
-    return false;
-  for (size_t d = 0; d < a.index.size(); ++d)
-    if (a.index[d].kind != IndexForm::Kind::Affine || b.index[d].kind != IndexForm::Kind::Affine ||
-        a.index[d].coef != b.index[d].coef)
-      return false;
-  return true;
-}
-
-/// Loads of one read-only array, in the same loops and with the same
-/// subscripts but for their constants, that the thread's folded tasks read in
-/// common (vstencil's in[i - 1][j] of task f is in[i][j] of task
-/// f - 1): the fold runs unrolled and the pointer is restrict, so the compiler
-/// loads each element once for all of them. Their eq. 13 counts shrink to the
-/// union of their footprints, shared in proportion (vstencil k8 with
-/// fold=i:16: 24 rows for the 9 accesses' 144, as the SASS's 24 LDGs;
-/// docs/model.md section 2). Accesses inside a loop that moves them are left
-/// to rolledInsts: a rolled loop loads again in every iteration. Where a tile
-/// is partial, emit guards each task of a loop-free body on its own (`if
-/// (!(in range)) continue;`) and no load is shared across the guards
-/// (stencil27 254^3 with fold=i:8,j:8,k:2: 3,456 LDGs, 27 for each of the 128
-/// tasks); a loop's body runs under one guard for all tasks (emit's "every
-/// task of the thread in range" path).
-void Characterizer::Impl::shareFoldedLoads(const std::vector<int64_t> &b, const std::vector<int64_t> &f) {
+/// Loads of one read-only array, in the same straight-line block and with the
+/// same subscripts but for their constants, that the thread's folded tasks
+/// read in common (vstencil's in[i + 1][j] of task f is in[i][j] of task
+/// f + 1): the fold runs unrolled and the pointer is restrict, so the
+/// compiler loads each element once for all of them. Their eq. 13 counts
+/// become the union of their footprints, each member the elements it adds to
+/// the ones before it (vstencil k8 with fold=i:16: 24 rows for the 9
+/// accesses' 144, as the SASS's 24 LDGs; docs/model.md section 2). The
+/// union is the same for every thread: the members move alike. Only where
+/// emit jams the tasks into one body (`serial` false, and no loop over the
+/// tasks around the body: taskLoopAroundBody); accesses inside a loop that
+/// moves them are left to rolledInsts (a rolled loop loads again in every
+/// iteration). Where a tile is partial, emit guards each task of a loop-free
+/// body on its own (`if (!(in range)) continue;`) and no load is shared
+/// across the guards (stencil27 254^3 with fold=i:8,j:8,k:2: 3,456 LDGs, 27
+/// for each of the 128 tasks); a loop's body runs under one guard for all
+/// tasks (emit's "every task of the thread in range" path; the edge threads'
+/// clamped path, a few, is counted as the others).
+void Characterizer::Impl::shareFoldedLoads(const std::vector<int64_t> &blk, const std::vector<int64_t> &f,
+                                           bool serial) {
   sharedLoads = 0;
-  if (foldProduct <= 1)
+  if (foldProduct <= 1 || serial || taskLoopAroundBody(ki))
     return;
   bool partial = false;
   for (size_t d = 0; d < nDims; ++d)
-    partial = partial || ki.dimSize[d] % (b[d] * f[d]) != 0;
-  std::vector<const AccessInfo *> group;
-  std::vector<size_t> members;
-  std::vector<char> done(nAccesses, 0);
+    partial = partial || ki.dimSize[d] % (blk[d] * f[d]) != 0;
   auto eligible = [&](size_t i) {
     const AccessInfo &a = ki.accesses[i];
-    return !a.isStore && !a.hasData() && readOnlyAffine[static_cast<size_t>(a.array)] &&
-           rolledDepths[i] < 0 && branchFactor(ki, a) == 1.0 && rereadFactor(ki, a) == 1.0 &&
+    return !a.isStore && !a.hasData() && readOnlyAffine[static_cast<size_t>(a.array)] && rolledDepths[i] < 0 &&
+           a.block >= 0 && !ki.blocks[static_cast<size_t>(a.block)].branchArm && rereadFactor(ki, a) == 1.0 &&
            !(partial && a.loops.empty());
   };
+  auto shifted = [](const AccessInfo &x, const AccessInfo &y) {
+    return x.index.size() == y.index.size() &&
+           std::equal(x.index.begin(), x.index.end(), y.index.begin(),
+                      [](const IndexForm &p, const IndexForm &q) { return sameCoefficients(p, q); });
+  };
+  std::vector<const AccessInfo *> group;
+  std::vector<char> done(nAccesses, 0);
   for (size_t i = 0; i < nAccesses; ++i) {
     if (done[i] || !eligible(i))
       continue;
+    const AccessInfo &first = ki.accesses[i];
     group.clear();
-    members.clear();
+    double before = 0, sum = 0;
     for (size_t j = i; j < nAccesses; ++j) {
-      const AccessInfo &b = ki.accesses[j];
-      if (done[j] || b.array != ki.accesses[i].array || b.loops != ki.accesses[i].loops || !eligible(j) ||
-          !sameCoefficients(b, ki.accesses[i]))
+      const AccessInfo &a = ki.accesses[j];
+      if (done[j] || a.array != first.array || a.block != first.block || a.loops != first.loops ||
+          !eligible(j) || !shifted(a, first))
         continue;
       done[j] = 1;
-      group.push_back(&b);
-      members.push_back(j);
-    }
-    if (members.size() < 2)
-      continue;
-    double sum = 0;
-    for (size_t j : members)
+      group.push_back(&a);
+      double now = footprintSize(ki, group.data(), group.size(), th);
       sum += insts[j];
-    double shared = footprintSize(ki, group.data(), group.size(), th);
-    if (sum <= 0 || shared >= sum)
-      continue;
-    for (size_t j : members)
-      insts[j] *= shared / sum;
-    sharedLoads += sum - shared;
+      insts[j] = std::min(insts[j], now - before); // the elements it adds
+      before = now;
+    }
+    if (group.size() > 1)
+      sharedLoads += std::max(0.0, sum - before);
   }
 }
 

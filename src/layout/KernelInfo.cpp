@@ -370,7 +370,7 @@ private:
       bool same = x.index.size() == ld.index.size(), never = false;
       for (size_t d = 0; x.index.size() == ld.index.size() && d < ld.index.size(); ++d) {
         const IndexForm &a = x.index[d], &b = ld.index[d];
-        bool sameCoef = a.kind == IndexForm::Kind::Affine && a.coef == b.coef;
+        bool sameCoef = sameCoefficients(a, b);
         same = same && sameCoef && a.constant == b.constant;
         never = never || (sameCoef && a.constant != b.constant);
       }

@@ -220,8 +220,7 @@ bool anyStoreOfTheSameWalk(const layout::KernelInfo &ki, const layout::AccessInf
     double ahead = 0;
     for (size_t d = 0; d < ld.index.size() && sameWalk; ++d) {
       const auto &x = ld.index[d], &y = st.index[d];
-      sameWalk = x.kind == layout::IndexForm::Kind::Affine && y.kind == layout::IndexForm::Kind::Affine &&
-                 x.coef == y.coef;
+      sameWalk = layout::sameCoefficients(x, y);
       sameElement = sameElement && x.constant == y.constant;
       if (strided)
         ahead += (static_cast<double>(y.constant) - static_cast<double>(x.constant)) * static_cast<double>(arr.strides[d]);

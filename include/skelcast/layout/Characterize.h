@@ -164,6 +164,13 @@ double loadRegistersPerWait(const KernelInfo &ki, const Layout &l, const hw::HwS
 /// and their loads go out together; docs/model.md, term `mlp`).
 double serialTasks(const KernelInfo &ki, const Layout &l);
 
+/// Whether emit runs a loop over the thread's tasks around the whole body
+/// (planTile, docs/emit.md "Folding"): several loops at the body's top
+/// outside any branch, or none there but some under an `if`. Otherwise the
+/// tasks are jammed inside the one top loop, or the loop-free body is
+/// unrolled over them.
+bool taskLoopAroundBody(const KernelInfo &ki);
+
 /// Branch probability of an access: its executions over its loops' trips.
 double branchFactor(const KernelInfo &ki, const AccessInfo &a);
 

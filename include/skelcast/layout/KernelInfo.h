@@ -64,6 +64,12 @@ struct IndexForm {
   skeleton::Expr expr;       ///< the subscript itself, for exact evaluation
 };
 
+/// Whether two subscripts are affine with the same coefficients: they move
+/// alike and differ at most in their constants (in[i - 1][j] and in[i][j]).
+inline bool sameCoefficients(const IndexForm &a, const IndexForm &b) {
+  return a.kind == IndexForm::Kind::Affine && b.kind == IndexForm::Kind::Affine && a.coef == b.coef;
+}
+
 struct AccessInfo {
   int array = -1;
   bool isStore = false;

@@ -194,8 +194,9 @@ TermMask termMask(const std::set<std::string> &enabled);
 
 /// A register estimate per thread (docs/model.md, "registers"), for a layout
 /// whose folded tasks run `serialTasks` at a time one after another
-/// (layout::serialTasks, the characterization's).
+/// (layout::serialTasks, the characterization's), less the loaded values its
+/// jammed tasks share (Characterization::sharedFoldLoads).
 double estimateRegisters(const layout::KernelInfo &ki, const layout::Layout &l, double serialTasks,
-                         double sharedLoads = 0);
+                         double sharedLoads);
 
 } // namespace skelcast::model

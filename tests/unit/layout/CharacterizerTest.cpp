@@ -124,6 +124,8 @@ void expectSame(const Characterization &a, const Characterization &b) {
   EXPECT_SAME(a.loadGroups, b.loadGroups);
   EXPECT_SAME(a.windowFootprintBytes, b.windowFootprintBytes);
   EXPECT_SAME(a.serialTasks, b.serialTasks);
+  EXPECT_SAME(a.sharedFoldLoads, b.sharedFoldLoads);
+  EXPECT_SAME(a.jammedAddressInsts, b.jammedAddressInsts);
   EXPECT_SAME(a.carriedIterations, b.carriedIterations);
   EXPECT_SAME(a.hoistedLoadWords, b.hoistedLoadWords);
 }
@@ -325,15 +327,17 @@ parallel_for win(N) : i {
   EXPECT_DOUBLE_EQ(single["a"], 3.0) << "one task a thread: nothing to share";
 }
 
-// Worked by hand: a vertical stencil of radius 1, out[i][j] = in[i-1][j] +
-// in[i][j] + in[i+1][j], each thread 4 tasks down a column (block=i:1,j:32
+// Worked by hand: a vertical stencil, out[i + 1][j] = in[i][j] + in[i + 1][j]
+// + in[i + 2][j], each thread 4 tasks down a column (block=i:1,j:32
 // fold=i:4). Each access alone reads 4 rows (eq. 13: 4 + 4 + 4 = 12), but
 // the three accesses differ only in their constants, so the tasks' rows are
-// i0-1 .. i0+4: 6 loads in all, each access 6 x 4/12 = 2 of them, and 6
-// loaded values held once (sharedFoldLoads). With N = 66 interior rows the
-// tiles of 4 are partial: emit guards each task of the loop-free body on its
-// own and the compiler shares nothing, 12 (stencil27 254^3's SASS). The same
-// array's transpose, in[j][i], is not a shift of in[i][j]: not shared.
+// i0 .. i0 + 5: 6 loads in all (4 for the first access, then 1 and 1 new
+// rows), and 6 loaded values held once (sharedFoldLoads). With N = 66 rows
+// the tiles of 4 are partial: emit guards each task of the loop-free body on
+// its own and the compiler shares nothing, 12 (stencil27 254^3's SASS). The
+// same array's transpose, in[j][i], is not a shift of in[i][j]: not shared.
+// A load in a branch's arm makes the tasks run one after another (serial):
+// nothing shared either.
 TEST(Characterizer, FoldedTasksLoadTheRowsTheyShareAcrossAccessesOnce) {
   auto kernel = [](int n) {
     return analyzeKernel(skeleton::parseSkeleton(fmt::format(R"(float in[{0} + 2][64]
@@ -361,7 +365,7 @@ parallel_for vs({0}, 64) : i, j {{
   KernelInfo whole = kernel(64);
   double shared = -1;
   EXPECT_DOUBLE_EQ(loads(whole, "block=i:1,j:32 fold=i:4", &shared), 6.0)
-      << "rows i0-1 .. i0+4 once, not 4 for each of the 3 accesses";
+      << "rows i0 .. i0+5 once, not 4 for each of the 3 accesses";
   EXPECT_DOUBLE_EQ(shared, 6.0) << "12 values a thread held as 6";
   EXPECT_DOUBLE_EQ(loads(whole, "block=i:1,j:32 fold=j:2"), 6.0)
       << "a fold along j shares no row: 2 tasks x 3 accesses";
@@ -378,6 +382,24 @@ parallel_for tr(64, 64) : i, j {
 )", "tr.skel"), 0);
   EXPECT_DOUBLE_EQ(loads(tr, "block=i:4,j:8 fold=i:2,j:2"), 8.0)
       << "a[i][j] and a[j][i] are not shifts of each other: 4 + 4";
+  KernelInfo armed = analyzeKernel(skeleton::parseSkeleton(R"(float in[66][64]
+float w[64][64]
+float out[66][64]
+parallel_for vs(64, 64) : i, j {
+  ld in[i][j]
+  ld in[i + 1][j]
+  if (p=0.5) {
+    ld w[i][j]
+    comp 1
+  }
+  comp 1
+  st out[i][j]
+}
+)", "armed.skel"), 0);
+  shared = -1;
+  EXPECT_DOUBLE_EQ(loads(armed, "block=i:1,j:32 fold=i:4", &shared), 4 * 2 + 4 * 0.5)
+      << "tasks in sequence (a load in a branch's arm): each its own rows";
+  EXPECT_DOUBLE_EQ(shared, 0.0);
 }
 
 // Worked by hand: the double `heavy` of validation/c/compute_heavy_fp64_16M.c,

@@ -544,7 +544,7 @@ TEST(ModernTerms, RegistersEstimateAndLimit) {
   auto hw = h100();
   // 16 + 2 x 3 arrays + F x (2 + 1 store + 2 loads x 1) = 27
   auto l = layout::parseLayout(ki, "block=i:16,j:16", hw);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, layout::serialTasks(ki, l)), 27);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, layout::serialTasks(ki, l), 0), 27);
   // fold 4, unroll 16: 16 + 6 + 4 x (2 + 1 + 2 x 4) = 66 -> 72 per thread, 256 threads per block
   auto r = apply(ki, "block=i:16,j:16 fold=i:4 unroll=k:16", {"registers"});
   EXPECT_DOUBLE_EQ(r.a.effects.registersPerThread, 66);
@@ -560,14 +560,14 @@ TEST(ModernTerms, RegistersEstimateOfABranchAndOfTasksInSequence) {
   auto hw = h100();
   // 16 + 2 x 3 arrays + (2 + 1 store + (1 + 0.25) loads) = 26.25
   auto one = layout::parseLayout(ki, "block=i:64", hw);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, one, layout::serialTasks(ki, one)), 26.25);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, one, layout::serialTasks(ki, one), 0), 26.25);
   // fold 4, the tasks in sequence: one task's values and the task loop's index
   // and bound: 16 + 6 + 4.25 + 2 = 28.25 (jammed it would be 16 + 6 + 4 x 4.25 = 39);
   // fold 8 the same
   auto four = layout::parseLayout(ki, "block=i:64 fold=i:4", hw);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, four, layout::serialTasks(ki, four)), 28.25);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, four, layout::serialTasks(ki, four), 0), 28.25);
   auto eight = layout::parseLayout(ki, "block=i:64 fold=i:8", hw);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, eight, layout::serialTasks(ki, eight)), 28.25);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, eight, layout::serialTasks(ki, eight), 0), 28.25);
 }
 
 // Jammed tasks hold a value they share across accesses once: out[i][j] =
@@ -582,7 +582,9 @@ TEST(ModernTerms, RegistersEstimateHoldsTheLoadsFoldedTasksShareOnce) {
   EXPECT_DOUBLE_EQ(c.sharedFoldLoads, 6);
   // 16 + 2 x 2 arrays + 4 x (2 + 1 store + 3 loads) - 6 shared = 38 (44 without)
   EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, c.serialTasks, c.sharedFoldLoads), 38);
-  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, c.serialTasks), 44);
+  EXPECT_DOUBLE_EQ(model::estimateRegisters(ki, l, c.serialTasks, 0), 44);
+  // and the term reads it from the characterization
+  EXPECT_DOUBLE_EQ(model::applyModernTerms(c, ki, l, hw, {"registers"}).effects.registersPerThread, 38);
 }
 
 // ptxas's count, where the toolchain stage read it, replaces the estimate
