@@ -361,6 +361,9 @@ struct Characterizer::Impl {
   std::vector<double> sharedWaves; ///< per access, this layout's (0: not a shared read)
   std::vector<int64_t> sharedVectors; ///< per access, elements a shared read instruction loads
   int64_t stageSize(int loop, const std::vector<int> &cached);
+  /// Groups of two or more loads that folded tasks may share across
+  /// accesses (shareFoldedLoads), which depend on the kernel alone.
+  std::vector<std::vector<size_t>> shiftedLoads;
   void shareFoldedLoads(const std::vector<int64_t> &blk, const std::vector<int64_t> &f, bool serial);
   double sharedLoads = 0; ///< this shape's loads shared by shareFoldedLoads
   void run(const Layout &l, Characterization &c);
@@ -443,6 +446,39 @@ Characterizer::Impl::Impl(const KernelInfo &k, const hw::HwSpec &h)
   rolledDepths.resize(nAccesses);
   for (size_t i = 0; i < nAccesses; ++i)
     rolledDepths[i] = rolledDepth(ki, ki.accesses[i]);
+  // shareFoldedLoads' groups: loads of one read-only array in the same
+  // straight-line block and loops, outside branches and rereads, that no
+  // enclosing loop moves and whose subscripts differ only in their constants;
+  // none where emit runs a loop over the tasks around the body.
+  if (!taskLoopAroundBody(ki)) {
+    auto eligible = [&](size_t i) {
+      const AccessInfo &a = ki.accesses[i];
+      return !a.isStore && !a.hasData() && readOnlyAffine[static_cast<size_t>(a.array)] && rolledDepths[i] < 0 &&
+             a.block >= 0 && !ki.blocks[static_cast<size_t>(a.block)].branchArm && rereadFactor(ki, a) == 1.0;
+    };
+    auto shifted = [](const AccessInfo &x, const AccessInfo &y) {
+      return x.index.size() == y.index.size() &&
+             std::equal(x.index.begin(), x.index.end(), y.index.begin(),
+                        [](const IndexForm &p, const IndexForm &q) { return sameCoefficients(p, q); });
+    };
+    std::vector<char> grouped(nAccesses, 0);
+    for (size_t i = 0; i < nAccesses; ++i) {
+      if (grouped[i] || !eligible(i))
+        continue;
+      const AccessInfo &first = ki.accesses[i];
+      std::vector<size_t> g;
+      for (size_t j = i; j < nAccesses; ++j) {
+        const AccessInfo &a = ki.accesses[j];
+        if (!grouped[j] && a.array == first.array && a.block == first.block && a.loops == first.loops &&
+            eligible(j) && shifted(a, first)) {
+          grouped[j] = 1;
+          g.push_back(j);
+        }
+      }
+      if (g.size() > 1)
+        shiftedLoads.push_back(std::move(g));
+    }
+  }
   IterSet task = full;
   threadSet(ki, std::vector<int64_t>(nDims, 1), std::vector<int64_t>(nDims, 1), task);
   for (size_t i = 0; i < nAccesses; ++i) {
@@ -611,9 +647,9 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
 /// accesses' 144, as the SASS's 24 LDGs; docs/model.md section 2). The
 /// union is the same for every thread: the members move alike. Only where
 /// emit jams the tasks into one body (`serial` false, and no loop over the
-/// tasks around the body: taskLoopAroundBody); accesses inside a loop that
-/// moves them are left to rolledInsts (a rolled loop loads again in every
-/// iteration). Where a tile is partial, emit guards each task of a loop-free
+/// tasks around the body: taskLoopAroundBody; the groups, shiftedLoads, are
+/// the kernel's, set once); accesses inside a loop that moves them are left
+/// to rolledInsts (a rolled loop loads again in every iteration). Where a tile is partial, emit guards each task of a loop-free
 /// body on its own (`if (!(in range)) continue;`) and no load is shared
 /// across the guards (stencil27 254^3 with fold=i:8,j:8,k:2: 3,456 LDGs, 27
 /// for each of the 128 tasks); a loop's body runs under one guard for all
@@ -622,44 +658,25 @@ void Characterizer::Impl::setShape(const std::vector<int64_t> &b, const std::vec
 void Characterizer::Impl::shareFoldedLoads(const std::vector<int64_t> &blk, const std::vector<int64_t> &f,
                                            bool serial) {
   sharedLoads = 0;
-  if (foldProduct <= 1 || serial || taskLoopAroundBody(ki))
+  if (foldProduct <= 1 || serial)
     return;
   bool partial = false;
   for (size_t d = 0; d < nDims; ++d)
     partial = partial || ki.dimSize[d] % (blk[d] * f[d]) != 0;
-  auto eligible = [&](size_t i) {
-    const AccessInfo &a = ki.accesses[i];
-    return !a.isStore && !a.hasData() && readOnlyAffine[static_cast<size_t>(a.array)] && rolledDepths[i] < 0 &&
-           a.block >= 0 && !ki.blocks[static_cast<size_t>(a.block)].branchArm && rereadFactor(ki, a) == 1.0 &&
-           !(partial && a.loops.empty());
-  };
-  auto shifted = [](const AccessInfo &x, const AccessInfo &y) {
-    return x.index.size() == y.index.size() &&
-           std::equal(x.index.begin(), x.index.end(), y.index.begin(),
-                      [](const IndexForm &p, const IndexForm &q) { return sameCoefficients(p, q); });
-  };
   std::vector<const AccessInfo *> group;
-  std::vector<char> done(nAccesses, 0);
-  for (size_t i = 0; i < nAccesses; ++i) {
-    if (done[i] || !eligible(i))
-      continue;
-    const AccessInfo &first = ki.accesses[i];
+  for (const std::vector<size_t> &g : shiftedLoads) {
+    if (partial && ki.accesses[g.front()].loops.empty())
+      continue; // each task under its own guard
     group.clear();
     double before = 0, sum = 0;
-    for (size_t j = i; j < nAccesses; ++j) {
-      const AccessInfo &a = ki.accesses[j];
-      if (done[j] || a.array != first.array || a.block != first.block || a.loops != first.loops ||
-          !eligible(j) || !shifted(a, first))
-        continue;
-      done[j] = 1;
-      group.push_back(&a);
+    for (size_t j : g) {
+      group.push_back(&ki.accesses[j]);
       double now = footprintSize(ki, group.data(), group.size(), th);
       sum += insts[j];
       insts[j] = std::min(insts[j], now - before); // the elements it adds
       before = now;
     }
-    if (group.size() > 1)
-      sharedLoads += std::max(0.0, sum - before);
+    sharedLoads += std::max(0.0, sum - before);
   }
 }
 
